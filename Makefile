@@ -1,0 +1,41 @@
+# The README's two commands wrap CMake:
+#   make run    build, then run the main job on the cpu device
+#   make test   build, then run the whole test suite (unit, conformance,
+#               sanitizers)
+BUILD ?= build
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?=
+
+.PHONY: all deps build run test test-unit test-asan test-tsan clean
+
+all: build
+
+deps:
+	@sh scripts/install-deps.sh
+
+build: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	./$(BUILD)/wnn devices
+	./$(BUILD)/wnn run examples/mlp.json --device cpu --repeat 100
+
+test: test-unit test-asan test-tsan
+
+test-unit: build
+	ctest --test-dir $(BUILD) --no-tests=error --output-on-failure -j $(JOBS)
+
+test-asan: deps
+	cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DWNN_SANITIZE=address >/dev/null
+	cmake --build $(BUILD)-asan -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --test-dir $(BUILD)-asan --no-tests=error --output-on-failure -j $(JOBS)
+
+test-tsan: deps
+	cmake -S . -B $(BUILD)-tsan -DCMAKE_BUILD_TYPE=Debug -DWNN_SANITIZE=thread >/dev/null
+	cmake --build $(BUILD)-tsan -j $(JOBS)
+	TSAN_OPTIONS=halt_on_error=1 ctest --test-dir $(BUILD)-tsan --no-tests=error --output-on-failure -L threads
+
+clean:
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan

@@ -1,0 +1,16 @@
+#!/bin/sh
+# Installs the Debian 12 packages wnn needs to build and test, if missing.
+# Runs apt-get as root, or through sudo when present.
+set -e
+PKGS="build-essential cmake pkg-config libopenblas-dev libjansson-dev python3 python3-dev python3-numpy python3-pytest python3-setuptools"
+missing=""
+for p in $PKGS; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "install-deps: installing$missing"
+if [ "$(id -u)" -eq 0 ]; then SUDO=""; elif command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
+    echo "install-deps: need root or sudo to install:$missing" >&2; exit 1; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends $missing

@@ -1,0 +1,102 @@
+/*
+** cpu.c -- the cpu backend: host memory is device memory, graphs run the
+** portable kernels of kernels.h node by node.
+**
+** A compiled graph owns one arena for its intermediates, planned once at
+** compile time and reused by every dispatch (the timeline runs one dispatch
+** at a time per context, so one arena per graph is enough).
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/backend.h"
+#include "backends/cpu/cpu_graph.h"
+#include "backends/cpu/kernels.h"
+
+#define CPU_MAX_TENSOR_BYTES ((uint64_t)1 << 34)
+
+static uint32_t cpu_device_count(void) { return 1; }
+
+static wnn_status cpu_device_info(uint32_t index, wnn_device_info *info)
+{
+    *info = (wnn_device_info){
+        .name = "cpu",
+        .description = "host CPU (portable C kernels, OpenBLAS)",
+        .kind = WNN_DEVICE_KIND_CPU,
+        .accelerated = false,
+        .max_tensor_byte_length = CPU_MAX_TENSOR_BYTES,
+        .memory_bytes = 0,
+        .dlpack_device_type = 1, /* kDLCPU */
+        .dlpack_device_id = 0,
+    };
+    return WNN_OK;
+}
+
+struct wnn__device {
+    int unused;
+};
+
+static wnn_status cpu_device_open(uint32_t index, wnn__device **out)
+{
+    *out = calloc(1, sizeof **out);
+    return *out ? WNN_OK : WNN_STATUS_OUT_OF_MEMORY;
+}
+
+static void cpu_device_close(wnn__device *dev) { free(dev); }
+
+static bool cpu_supports_data_type(const wnn__device *dev, wnn_data_type t)
+{
+    return t >= WNN_DATA_TYPE_FLOAT32 && t <= WNN_DATA_TYPE_UINT8;
+}
+
+static wnn_status cpu_storage_alloc(wnn__device *dev, size_t bytes, void **storage)
+{
+    *storage = wnn__cpu_alloc_zeroed(bytes);
+    return *storage ? WNN_OK : WNN_STATUS_OUT_OF_MEMORY;
+}
+
+static void cpu_storage_free(wnn__device *dev, void *storage) { free(storage); }
+
+static void *cpu_storage_host_ptr(wnn__device *dev, void *storage) { return storage; }
+
+static wnn_status cpu_storage_write(wnn__device *dev, void *storage, const void *src, size_t n)
+{
+    memcpy(storage, src, n);
+    return WNN_OK;
+}
+
+static wnn_status cpu_storage_read(wnn__device *dev, void *storage, void *dst, size_t n)
+{
+    memcpy(dst, storage, n);
+    return WNN_OK;
+}
+
+static wnn_status cpu_graph_compile(wnn__device *dev, const wnn__ir *ir, void **compiled)
+{
+    return wnn__cpu_graph_compile(ir, (wnn__cpu_graph **)compiled);
+}
+
+static void cpu_graph_release(wnn__device *dev, void *compiled) { wnn__cpu_graph_free(compiled); }
+
+static wnn_status cpu_graph_execute(wnn__device *dev, void *compiled, void *const *inputs, void *const *outputs)
+{
+    return wnn__cpu_graph_run(compiled, inputs, outputs);
+}
+
+const wnn__backend wnn__cpu_backend = {
+    .version = WNN__BACKEND_VERSION,
+    .name = "cpu",
+    .device_count = cpu_device_count,
+    .device_info = cpu_device_info,
+    .device_open = cpu_device_open,
+    .device_close = cpu_device_close,
+    .supports_data_type = cpu_supports_data_type,
+    .storage_alloc = cpu_storage_alloc,
+    .storage_free = cpu_storage_free,
+    .storage_host_ptr = cpu_storage_host_ptr,
+    .storage_write = cpu_storage_write,
+    .storage_read = cpu_storage_read,
+    .graph_compile = cpu_graph_compile,
+    .graph_release = cpu_graph_release,
+    .graph_execute = cpu_graph_execute,
+};

@@ -1,0 +1,204 @@
+/*
+** cpu_graph.c -- plans the memory of a graph's intermediates and runs its
+** nodes in order with the cpu kernels.
+**
+** Intermediates share one arena: each gets an offset chosen first-fit among
+** the blocks alive at its producing node, and its block is free again after
+** its last consumer, so a long chain needs about two intermediates of memory.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/cpu/cpu_graph.h"
+#include "backends/cpu/kernels.h"
+
+#define ALIGN 64
+
+struct wnn__cpu_graph {
+    const wnn__ir *ir;
+    size_t *offset;      /* per value: arena offset, or SIZE_MAX if bound elsewhere */
+    int32_t *output_of;  /* per value: the first graph output it is, or -1 */
+    void *arena;
+    size_t arena_size;
+    wnn__view *views;    /* per value, refreshed by each run */
+    wnn__view *scratch;  /* kernel argument arrays */
+    uint32_t max_args;
+};
+
+void *wnn__cpu_alloc_zeroed(size_t bytes)
+{
+    size_t n = (bytes + ALIGN - 1) / ALIGN * ALIGN;
+    void *p = aligned_alloc(ALIGN, n ? n : ALIGN);
+    if (p)
+        memset(p, 0, n ? n : ALIGN);
+    return p;
+}
+
+typedef struct block {
+    size_t offset, size;
+    uint32_t value;
+} block;
+
+/* First-fit placement among live blocks kept sorted by offset. */
+static size_t place(block *live, uint32_t *n_live, size_t size, uint32_t value)
+{
+    size_t at = 0;
+    uint32_t i = 0;
+    for (; i < *n_live; i++) {
+        if (live[i].offset >= at + size)
+            break;
+        size_t end = live[i].offset + live[i].size;
+        if (end > at)
+            at = end;
+    }
+    memmove(&live[i + 1], &live[i], sizeof *live * (*n_live - i));
+    live[i] = (block){at, size, value};
+    (*n_live)++;
+    return at;
+}
+
+static void unplace(block *live, uint32_t *n_live, uint32_t value)
+{
+    for (uint32_t i = 0; i < *n_live; i++)
+        if (live[i].value == value) {
+            memmove(&live[i], &live[i + 1], sizeof *live * (*n_live - i - 1));
+            (*n_live)--;
+            return;
+        }
+}
+
+static wnn_status plan(wnn__cpu_graph *g)
+{
+    const wnn__ir *ir = g->ir;
+    uint32_t *last_use = malloc(sizeof *last_use * (ir->n_values ? ir->n_values : 1));
+    block *live = malloc(sizeof *live * (ir->n_values ? ir->n_values : 1));
+    if (!last_use || !live) {
+        free(last_use);
+        free(live);
+        return WNN_STATUS_OUT_OF_MEMORY;
+    }
+    for (uint32_t v = 0; v < ir->n_values; v++)
+        last_use[v] = ir->values[v].kind == WNN__VALUE_NODE ? ir->values[v].index : 0;
+    for (uint32_t n = 0; n < ir->n_nodes; n++)
+        for (uint32_t j = 0; j < ir->nodes[n].n_in; j++)
+            if (ir->nodes[n].in[j] != WNN__NONE)
+                last_use[ir->nodes[n].in[j]] = n;
+
+    uint32_t n_live = 0;
+    size_t top = 0;
+    for (uint32_t n = 0; n < ir->n_nodes; n++) {
+        const wnn__node *node = &ir->nodes[n];
+        for (uint32_t j = 0; j < node->n_out; j++) {
+            uint32_t v = node->out[j];
+            if (g->output_of[v] >= 0)
+                continue;
+            size_t size = (size_t)wnn_operand_desc_byte_length(&ir->values[v].desc);
+            size = (size + ALIGN - 1) / ALIGN * ALIGN;
+            g->offset[v] = place(live, &n_live, size ? size : ALIGN, v);
+            if (g->offset[v] + size > top)
+                top = g->offset[v] + size;
+        }
+        /* blocks whose last reader is this node are free for the next one */
+        for (uint32_t j = 0; j < node->n_in; j++)
+            if (node->in[j] != WNN__NONE && last_use[node->in[j]] == n && g->offset[node->in[j]] != SIZE_MAX)
+                unplace(live, &n_live, node->in[j]);
+        for (uint32_t j = 0; j < node->n_out; j++)
+            if (last_use[node->out[j]] == n && g->offset[node->out[j]] != SIZE_MAX)
+                unplace(live, &n_live, node->out[j]);
+    }
+    g->arena_size = top;
+    free(last_use);
+    free(live);
+    return WNN_OK;
+}
+
+wnn_status wnn__cpu_graph_compile(const wnn__ir *ir, wnn__cpu_graph **out)
+{
+    *out = NULL;
+    for (uint32_t n = 0; n < ir->n_nodes; n++)
+        if (!wnn__cpu_kernel_for(ir->nodes[n].op))
+            return WNN_STATUS_NOT_SUPPORTED;
+    wnn__cpu_graph *g = calloc(1, sizeof *g);
+    if (!g)
+        return WNN_STATUS_OUT_OF_MEMORY;
+    g->ir = ir;
+    uint32_t nv = ir->n_values ? ir->n_values : 1;
+    for (uint32_t n = 0; n < ir->n_nodes; n++) {
+        uint32_t args = ir->nodes[n].n_in + ir->nodes[n].n_out;
+        if (args > g->max_args)
+            g->max_args = args;
+    }
+    g->offset = malloc(sizeof *g->offset * nv);
+    g->output_of = malloc(sizeof *g->output_of * nv);
+    g->views = calloc(nv, sizeof *g->views);
+    g->scratch = calloc(g->max_args ? g->max_args : 1, sizeof *g->scratch);
+    if (!g->offset || !g->output_of || !g->views || !g->scratch) {
+        wnn__cpu_graph_free(g);
+        return WNN_STATUS_OUT_OF_MEMORY;
+    }
+    for (uint32_t v = 0; v < ir->n_values; v++) {
+        g->offset[v] = SIZE_MAX;
+        g->output_of[v] = -1;
+        g->views[v].desc = ir->values[v].desc;
+        if (ir->values[v].kind == WNN__VALUE_CONSTANT)
+            g->views[v].data = ir->values[v].data;
+    }
+    for (uint32_t i = ir->n_outputs; i-- > 0;)
+        g->output_of[ir->output_values[i]] = (int32_t)i;
+    wnn_status s = plan(g);
+    if (s == WNN_OK && g->arena_size && !(g->arena = wnn__cpu_alloc_zeroed(g->arena_size)))
+        s = WNN_STATUS_OUT_OF_MEMORY;
+    if (s != WNN_OK) {
+        wnn__cpu_graph_free(g);
+        return s;
+    }
+    *out = g;
+    return WNN_OK;
+}
+
+void wnn__cpu_graph_free(wnn__cpu_graph *g)
+{
+    if (!g)
+        return;
+    free(g->offset);
+    free(g->output_of);
+    free(g->views);
+    free(g->scratch);
+    free(g->arena);
+    free(g);
+}
+
+wnn_status wnn__cpu_graph_run(wnn__cpu_graph *g, void *const *inputs, void *const *outputs)
+{
+    const wnn__ir *ir = g->ir;
+    for (uint32_t i = 0; i < ir->n_inputs; i++)
+        g->views[ir->input_values[i]].data = inputs[i];
+    for (uint32_t v = 0; v < ir->n_values; v++) {
+        if (g->output_of[v] >= 0)
+            g->views[v].data = outputs[g->output_of[v]];
+        else if (g->offset[v] != SIZE_MAX)
+            g->views[v].data = (char *)g->arena + g->offset[v];
+    }
+    for (uint32_t n = 0; n < ir->n_nodes; n++) {
+        const wnn__node *node = &ir->nodes[n];
+        wnn__view *in = g->scratch, *out = g->scratch + node->n_in;
+        for (uint32_t j = 0; j < node->n_in; j++) {
+            if (node->in[j] == WNN__NONE)
+                in[j] = (wnn__view){{WNN_DATA_TYPE_INVALID, 0, {0}}, NULL};
+            else
+                in[j] = g->views[node->in[j]];
+        }
+        for (uint32_t j = 0; j < node->n_out; j++)
+            out[j] = g->views[node->out[j]];
+        wnn_status s = wnn__cpu_kernel_for(node->op)(node, in, out);
+        if (s != WNN_OK)
+            return s;
+    }
+    /* one operand under several output names: copy to the later ones */
+    for (uint32_t i = 0; i < ir->n_outputs; i++) {
+        uint32_t v = ir->output_values[i];
+        if (g->output_of[v] != (int32_t)i)
+            memcpy(outputs[i], outputs[g->output_of[v]], (size_t)wnn_operand_desc_byte_length(&ir->values[v].desc));
+    }
+    return WNN_OK;
+}

@@ -1,0 +1,26 @@
+/*
+** cpu_graph.h -- compiling and running an IR with the cpu kernels on host
+** memory. The cpu backend uses it directly; the null backend uses it on its
+** own (device-side) copies.
+*/
+#ifndef WNN_BACKENDS_CPU_CPU_GRAPH_H
+#define WNN_BACKENDS_CPU_CPU_GRAPH_H
+
+#include "core/ir.h"
+
+typedef struct wnn__cpu_graph wnn__cpu_graph;
+
+/* Zero-filled, 64-byte aligned host memory (free with free()); NULL on
+** failure. */
+void *wnn__cpu_alloc_zeroed(size_t bytes);
+
+/* Plans ir (kept by pointer; it must outlive the compiled graph). Fails with
+** NOT_SUPPORTED when an operator has no cpu kernel. */
+wnn_status wnn__cpu_graph_compile(const wnn__ir *ir, wnn__cpu_graph **out);
+void wnn__cpu_graph_free(wnn__cpu_graph *g);
+
+/* Runs g with host pointers bound to the IR's inputs and outputs. Not
+** reentrant for one g: calls on the same graph must not overlap. */
+wnn_status wnn__cpu_graph_run(wnn__cpu_graph *g, void *const *inputs, void *const *outputs);
+
+#endif

@@ -1,0 +1,565 @@
+/*
+** k_elementwise.c -- element-wise kernels of the cpu backend: the binary
+** operators with broadcasting (add sub mul div max min pow), the unary
+** operators (abs neg exp log sqrt relu sigmoid tanh), clamp and cast.
+**
+** Every operator is a scalar function per data type; macros stamp out one
+** loop per (operator, type) and tables indexed by operator and data type pick
+** the loop at run time, so the inner loops carry no type dispatch.
+**
+** float16 is stored as raw binary16 bits (uint16_t), computed in float32 and
+** rounded once per element. Integer arithmetic wraps (done in unsigned types,
+** where C defines overflow); division by zero gives 0 and the one overflowing
+** quotient, MIN / -1, gives MIN, so no input can trap.
+*/
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "backends/cpu/kernels.h"
+#include "backends/cpu/pool.h"
+#include "core/half.h"
+
+/* Work below this many elements is not worth waking the pool for. */
+#define PARALLEL_MIN ((size_t)1 << 16)
+#define PARALLEL_GRAIN ((size_t)1 << 14)
+
+#define TYPE_SLOTS (WNN_DATA_TYPE_UINT4 + 1)
+
+/* ------------------------------------------------------------------------ */
+/* Element types                                                             */
+/* ------------------------------------------------------------------------ */
+
+/* Every data type the element-wise kernels handle: X(suffix, C type, enum).
+** The second list exists because a macro cannot expand itself when casts
+** nest one list inside the other. */
+#define ELEMENT_TYPES(X, ...)                                                  \
+    X(f32, float, WNN_DATA_TYPE_FLOAT32, __VA_ARGS__)                          \
+    X(f16, uint16_t, WNN_DATA_TYPE_FLOAT16, __VA_ARGS__)                       \
+    X(i32, int32_t, WNN_DATA_TYPE_INT32, __VA_ARGS__)                          \
+    X(u32, uint32_t, WNN_DATA_TYPE_UINT32, __VA_ARGS__)                        \
+    X(i64, int64_t, WNN_DATA_TYPE_INT64, __VA_ARGS__)                          \
+    X(u64, uint64_t, WNN_DATA_TYPE_UINT64, __VA_ARGS__)                        \
+    X(i8, int8_t, WNN_DATA_TYPE_INT8, __VA_ARGS__)                             \
+    X(u8, uint8_t, WNN_DATA_TYPE_UINT8, __VA_ARGS__)
+#define ELEMENT_TYPES_INNER(X, ...)                                            \
+    X(f32, float, WNN_DATA_TYPE_FLOAT32, __VA_ARGS__)                          \
+    X(f16, uint16_t, WNN_DATA_TYPE_FLOAT16, __VA_ARGS__)                       \
+    X(i32, int32_t, WNN_DATA_TYPE_INT32, __VA_ARGS__)                          \
+    X(u32, uint32_t, WNN_DATA_TYPE_UINT32, __VA_ARGS__)                        \
+    X(i64, int64_t, WNN_DATA_TYPE_INT64, __VA_ARGS__)                          \
+    X(u64, uint64_t, WNN_DATA_TYPE_UINT64, __VA_ARGS__)                        \
+    X(i8, int8_t, WNN_DATA_TYPE_INT8, __VA_ARGS__)                             \
+    X(u8, uint8_t, WNN_DATA_TYPE_UINT8, __VA_ARGS__)
+
+/* Integer types: X(suffix, C type, same-width unsigned type, min, max). The
+** unsigned arithmetic of add/sub/mul is done in the same-width type; for the
+** 8-bit types that promotes to int, where 255 * 255 still fits. */
+#define SIGNED_TYPES(X)                                                        \
+    X(i32, int32_t, uint32_t, INT32_MIN, INT32_MAX)                            \
+    X(i64, int64_t, uint64_t, INT64_MIN, INT64_MAX)                            \
+    X(i8, int8_t, uint8_t, INT8_MIN, INT8_MAX)
+#define UNSIGNED_TYPES(X)                                                      \
+    X(u32, uint32_t, uint32_t, 0, UINT32_MAX)                                  \
+    X(u64, uint64_t, uint64_t, 0, UINT64_MAX)                                  \
+    X(u8, uint8_t, uint8_t, 0, UINT8_MAX)
+
+/* Conversions through double, used by cast and by clamp's bounds.
+** to_double is exact for every type but the 64-bit integers. */
+static inline double to_double_f32(float x) { return x; }
+static inline float from_double_f32(double d) { return (float)d; }
+static inline double to_double_f16(uint16_t x) { return wnn__half_to_float(x); }
+static inline uint16_t from_double_f16(double d) { return wnn__float_to_half((float)d); }
+
+/* wrap_: keep the low bits of v (two's complement), as C's conversion to an
+** unsigned type does. from_double: truncate toward zero and saturate; NaN
+** gives 0. (double)MAX rounds up to a power of two for the 32- and 64-bit
+** types, so ">=" catches every value that would not fit. */
+#define DEFINE_INT_CONVERSIONS(S, T, UW, MINV, MAXV)                           \
+    static inline T wrap_##S(uint64_t v) { return (T)(UW)v; }                  \
+    static inline double to_double_##S(T x) { return (double)x; }              \
+    static inline T from_double_##S(double d)                                  \
+    {                                                                          \
+        if (d != d)                                                            \
+            return 0;                                                          \
+        if (d <= (double)(MINV))                                               \
+            return MINV;                                                       \
+        if (d >= (double)(MAXV))                                               \
+            return MAXV;                                                       \
+        return (T)d;                                                           \
+    }
+SIGNED_TYPES(DEFINE_INT_CONVERSIONS)
+UNSIGNED_TYPES(DEFINE_INT_CONVERSIONS)
+
+/* ------------------------------------------------------------------------ */
+/* Scalar operators                                                          */
+/* ------------------------------------------------------------------------ */
+
+static inline float add_f32(float a, float b) { return a + b; }
+static inline float sub_f32(float a, float b) { return a - b; }
+static inline float mul_f32(float a, float b) { return a * b; }
+static inline float div_f32(float a, float b) { return a / b; }
+/* max and min propagate NaN from either side. */
+static inline float max_f32(float a, float b) { return (a > b || a != a) ? a : b; }
+static inline float min_f32(float a, float b) { return (a < b || a != a) ? a : b; }
+static inline float pow_f32(float a, float b) { return powf(a, b); }
+
+static inline float abs_f32(float x) { return fabsf(x); }
+static inline float neg_f32(float x) { return -x; }
+static inline float exp_f32(float x) { return expf(x); }
+static inline float log_f32(float x) { return logf(x); }
+static inline float sqrt_f32(float x) { return sqrtf(x); }
+static inline float relu_f32(float x) { return x < 0.0f ? 0.0f : x; }
+static inline float sigmoid_f32(float x) { return 1.0f / (1.0f + expf(-x)); }
+static inline float tanh_f32(float x) { return tanhf(x); }
+
+/* float16 operators: widen, apply the float32 operator, round once. */
+#define DEFINE_F16_BINARY(OP)                                                  \
+    static inline uint16_t OP##_f16(uint16_t a, uint16_t b)                    \
+    {                                                                          \
+        return wnn__float_to_half(OP##_f32(wnn__half_to_float(a), wnn__half_to_float(b))); \
+    }
+#define DEFINE_F16_UNARY(OP)                                                   \
+    static inline uint16_t OP##_f16(uint16_t x)                                \
+    {                                                                          \
+        return wnn__float_to_half(OP##_f32(wnn__half_to_float(x)));            \
+    }
+DEFINE_F16_BINARY(add)
+DEFINE_F16_BINARY(sub)
+DEFINE_F16_BINARY(mul)
+DEFINE_F16_BINARY(div)
+DEFINE_F16_BINARY(max)
+DEFINE_F16_BINARY(min)
+DEFINE_F16_BINARY(pow)
+DEFINE_F16_UNARY(abs)
+DEFINE_F16_UNARY(neg)
+DEFINE_F16_UNARY(exp)
+DEFINE_F16_UNARY(log)
+DEFINE_F16_UNARY(sqrt)
+DEFINE_F16_UNARY(relu)
+DEFINE_F16_UNARY(sigmoid)
+DEFINE_F16_UNARY(tanh)
+
+/* base^e modulo 2^64 by repeated squaring; callers keep the low bits, which
+** equals the power modulo 2^width. */
+static uint64_t pow_wrapping(uint64_t base, uint64_t e)
+{
+    uint64_t r = 1;
+    while (e) {
+        if (e & 1u)
+            r *= base;
+        base *= base;
+        e >>= 1;
+    }
+    return r;
+}
+
+#define DEFINE_INT_BINARY(S, T, UW, MINV, MAXV)                                \
+    static inline T add_##S(T a, T b) { return wrap_##S((uint64_t)((UW)a + (UW)b)); } \
+    static inline T sub_##S(T a, T b) { return wrap_##S((uint64_t)((UW)a - (UW)b)); } \
+    static inline T mul_##S(T a, T b) { return wrap_##S((uint64_t)((UW)a * (UW)b)); } \
+    static inline T max_##S(T a, T b) { return a > b ? a : b; }               \
+    static inline T min_##S(T a, T b) { return a < b ? a : b; }
+SIGNED_TYPES(DEFINE_INT_BINARY)
+UNSIGNED_TYPES(DEFINE_INT_BINARY)
+
+/* A negative exponent gives 1/base^|e|, which truncates to 0 except for bases
+** 1 and -1. */
+#define DEFINE_SIGNED_OPS(S, T, UW, MINV, MAXV)                                \
+    static inline T div_##S(T a, T b)                                          \
+    {                                                                          \
+        if (b == 0)                                                            \
+            return 0;                                                          \
+        if (b == -1)                                                           \
+            return wrap_##S(0u - (uint64_t)a);                                 \
+        return (T)(a / b);                                                     \
+    }                                                                          \
+    static inline T pow_##S(T a, T b)                                          \
+    {                                                                          \
+        if (b < 0) {                                                           \
+            if (a == 1)                                                        \
+                return 1;                                                      \
+            if (a == -1)                                                       \
+                return ((uint64_t)b & 1u) ? -1 : 1;                            \
+            return 0;                                                          \
+        }                                                                      \
+        return wrap_##S(pow_wrapping((uint64_t)a, (uint64_t)b));               \
+    }                                                                          \
+    static inline T abs_##S(T x) { return x < 0 ? wrap_##S(0u - (uint64_t)x) : x; } \
+    static inline T neg_##S(T x) { return wrap_##S(0u - (uint64_t)x); }        \
+    static inline T relu_##S(T x) { return x < 0 ? 0 : x; }
+SIGNED_TYPES(DEFINE_SIGNED_OPS)
+
+#define DEFINE_UNSIGNED_OPS(S, T, UW, MINV, MAXV)                              \
+    static inline T div_##S(T a, T b) { return b == 0 ? 0 : (T)(a / b); }     \
+    static inline T pow_##S(T a, T b) { return wrap_##S(pow_wrapping(a, b)); }
+UNSIGNED_TYPES(DEFINE_UNSIGNED_OPS)
+
+/* ------------------------------------------------------------------------ */
+/* Parallel driver                                                           */
+/* ------------------------------------------------------------------------ */
+
+static void run_elementwise(size_t n, wnn__range_fn fn, void *arg)
+{
+    if (n > PARALLEL_MIN)
+        wnn__parallel_for(n, PARALLEL_GRAIN, fn, arg);
+    else
+        fn(arg, 0, n);
+}
+
+/* A map writes n outputs from n inputs; params is the operator's own. */
+typedef void (*map_fn)(const void *in, void *out, size_t n, const void *params);
+
+typedef struct map_job {
+    map_fn fn;
+    const char *in;
+    char *out;
+    size_t in_size, out_size; /* element sizes in bytes */
+    const void *params;
+} map_job;
+
+static void map_range(void *arg, size_t begin, size_t end)
+{
+    const map_job *j = arg;
+    j->fn(j->in + begin * j->in_size, j->out + begin * j->out_size, end - begin, j->params);
+}
+
+static void run_map(map_fn fn, const wnn__view *in, const wnn__view *out, const void *params)
+{
+    map_job job = {fn, in->data, out->data, wnn_data_type_size(in->desc.data_type),
+                   wnn_data_type_size(out->desc.data_type), params};
+    run_elementwise(wnn__view_count(out), map_range, &job);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Binary operators with broadcasting                                        */
+/* ------------------------------------------------------------------------ */
+
+/* A row: n outputs from a and b, each read with stride 0 (broadcast) or 1.
+** The four stride cases get their own loops so that each vectorizes. */
+typedef void (*binary_row)(const void *a, size_t sa, const void *b, size_t sb, void *out, size_t n);
+
+#define DEFINE_BINARY_ROW(OP, S, T)                                            \
+    static void row_##OP##_##S(const void *va, size_t sa, const void *vb, size_t sb, void *vo, size_t n) \
+    {                                                                          \
+        const T *a = va;                                                       \
+        const T *b = vb;                                                       \
+        T *o = vo;                                                             \
+        if (sa && sb) {                                                        \
+            for (size_t i = 0; i < n; i++)                                     \
+                o[i] = OP##_##S(a[i], b[i]);                                   \
+        } else if (sa) {                                                       \
+            const T y = b[0];                                                  \
+            for (size_t i = 0; i < n; i++)                                     \
+                o[i] = OP##_##S(a[i], y);                                      \
+        } else if (sb) {                                                       \
+            const T x = a[0];                                                  \
+            for (size_t i = 0; i < n; i++)                                     \
+                o[i] = OP##_##S(x, b[i]);                                      \
+        } else {                                                               \
+            const T r = OP##_##S(a[0], b[0]);                                  \
+            for (size_t i = 0; i < n; i++)                                     \
+                o[i] = r;                                                      \
+        }                                                                      \
+    }
+#define DEFINE_BINARY_ROWS(S, T, E, ...)                                       \
+    DEFINE_BINARY_ROW(add, S, T)                                               \
+    DEFINE_BINARY_ROW(sub, S, T)                                               \
+    DEFINE_BINARY_ROW(mul, S, T)                                               \
+    DEFINE_BINARY_ROW(div, S, T)                                               \
+    DEFINE_BINARY_ROW(max, S, T)                                               \
+    DEFINE_BINARY_ROW(min, S, T)                                               \
+    DEFINE_BINARY_ROW(pow, S, T)
+ELEMENT_TYPES(DEFINE_BINARY_ROWS, )
+
+#define BINARY_ROW_ENTRY(S, T, E, OP) [E] = row_##OP##_##S,
+static const binary_row binary_rows[WNN__OP_COUNT][TYPE_SLOTS] = {
+    [WNN__OP_ADD] = {ELEMENT_TYPES(BINARY_ROW_ENTRY, add)},
+    [WNN__OP_SUB] = {ELEMENT_TYPES(BINARY_ROW_ENTRY, sub)},
+    [WNN__OP_MUL] = {ELEMENT_TYPES(BINARY_ROW_ENTRY, mul)},
+    [WNN__OP_DIV] = {ELEMENT_TYPES(BINARY_ROW_ENTRY, div)},
+    [WNN__OP_MAX] = {ELEMENT_TYPES(BINARY_ROW_ENTRY, max)},
+    [WNN__OP_MIN] = {ELEMENT_TYPES(BINARY_ROW_ENTRY, min)},
+    [WNN__OP_POW] = {ELEMENT_TYPES(BINARY_ROW_ENTRY, pow)},
+};
+
+/* The output shape with both inputs' strides (in elements, 0 where the input
+** is broadcast), after dropping size-1 dimensions and merging neighbours that
+** both inputs walk contiguously. Same-shape inputs collapse to one dimension,
+** and the innermost stride of each input is always 0 or 1. */
+typedef struct bcast_plan {
+    uint32_t rank;
+    size_t shape[WNN_MAX_RANK];
+    size_t stride[2][WNN_MAX_RANK];
+} bcast_plan;
+
+static void plan_broadcast(bcast_plan *p, const wnn_operand_desc *out, const wnn__view *in)
+{
+    uint32_t rank = out->rank;
+    size_t stride[2][WNN_MAX_RANK];
+    for (int k = 0; k < 2; k++) {
+        const wnn_operand_desc *d = &in[k].desc;
+        size_t step = 1;
+        for (uint32_t i = rank; i-- > 0;) {
+            /* Inputs of lower rank align to the right. */
+            size_t dim = i + d->rank >= rank ? d->shape[i + d->rank - rank] : 1;
+            stride[k][i] = dim == 1 ? 0 : step;
+            step *= dim;
+        }
+    }
+
+    p->rank = 0;
+    for (uint32_t i = 0; i < rank; i++) {
+        size_t dim = out->shape[i];
+        if (dim == 1)
+            continue;
+        uint32_t r = p->rank;
+        if (r > 0 && p->stride[0][r - 1] == stride[0][i] * dim &&
+            p->stride[1][r - 1] == stride[1][i] * dim) {
+            p->shape[r - 1] *= dim;
+            p->stride[0][r - 1] = stride[0][i];
+            p->stride[1][r - 1] = stride[1][i];
+            continue;
+        }
+        p->shape[r] = dim;
+        p->stride[0][r] = stride[0][i];
+        p->stride[1][r] = stride[1][i];
+        p->rank++;
+    }
+    if (p->rank == 0) { /* a single element */
+        p->rank = 1;
+        p->shape[0] = 1;
+        p->stride[0][0] = p->stride[1][0] = 0;
+    }
+}
+
+typedef struct binary_job {
+    bcast_plan plan;
+    binary_row row;
+    const char *a, *b;
+    char *out;
+    size_t size; /* element size in bytes */
+} binary_job;
+
+/* Computes outputs [begin, end): rows of the innermost dimension, with an
+** odometer over the outer dimensions carrying each input's offset. */
+static void binary_range(void *arg, size_t begin, size_t end)
+{
+    const binary_job *j = arg;
+    const bcast_plan *p = &j->plan;
+    uint32_t last = p->rank - 1;
+    size_t inner = p->shape[last];
+    size_t sa = p->stride[0][last], sb = p->stride[1][last];
+
+    size_t idx[WNN_MAX_RANK];
+    size_t row_a = 0, row_b = 0; /* offsets of the current row's start */
+    size_t rest = begin / inner;
+    size_t col = begin % inner;
+    for (uint32_t d = last; d-- > 0;) {
+        idx[d] = rest % p->shape[d];
+        rest /= p->shape[d];
+        row_a += idx[d] * p->stride[0][d];
+        row_b += idx[d] * p->stride[1][d];
+    }
+
+    for (size_t pos = begin; pos < end;) {
+        size_t len = inner - col < end - pos ? inner - col : end - pos;
+        j->row(j->a + (row_a + col * sa) * j->size, sa, j->b + (row_b + col * sb) * j->size, sb,
+               j->out + pos * j->size, len);
+        pos += len;
+        col = 0;
+        for (uint32_t d = last; d-- > 0;) {
+            row_a += p->stride[0][d];
+            row_b += p->stride[1][d];
+            if (++idx[d] < p->shape[d])
+                break;
+            row_a -= p->shape[d] * p->stride[0][d];
+            row_b -= p->shape[d] * p->stride[1][d];
+            idx[d] = 0;
+        }
+    }
+}
+
+wnn_status wnn__k_binary(const wnn__node *node, const wnn__view *in, const wnn__view *out)
+{
+    wnn_data_type t = out[0].desc.data_type;
+    if ((unsigned)node->op >= WNN__OP_COUNT || (unsigned)t >= TYPE_SLOTS ||
+        !binary_rows[node->op][t])
+        return WNN_STATUS_UNSUPPORTED_DATA_TYPE;
+
+    binary_job job = {.row = binary_rows[node->op][t], .a = in[0].data, .b = in[1].data,
+                      .out = out[0].data, .size = wnn_data_type_size(t)};
+    plan_broadcast(&job.plan, &out[0].desc, in);
+    run_elementwise(wnn__view_count(&out[0]), binary_range, &job);
+    return WNN_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Unary operators                                                           */
+/* ------------------------------------------------------------------------ */
+
+#define DEFINE_UNARY_MAP(OP, S, T)                                             \
+    static void map_##OP##_##S(const void *vi, void *vo, size_t n, const void *params) \
+    {                                                                          \
+        const T *x = vi;                                                       \
+        T *o = vo;                                                             \
+        (void)params;                                                          \
+        for (size_t i = 0; i < n; i++)                                         \
+            o[i] = OP##_##S(x[i]);                                             \
+    }
+#define DEFINE_FLOAT_MAPS(S, T)                                                \
+    DEFINE_UNARY_MAP(abs, S, T)                                                \
+    DEFINE_UNARY_MAP(neg, S, T)                                                \
+    DEFINE_UNARY_MAP(exp, S, T)                                                \
+    DEFINE_UNARY_MAP(log, S, T)                                                \
+    DEFINE_UNARY_MAP(sqrt, S, T)                                               \
+    DEFINE_UNARY_MAP(relu, S, T)                                               \
+    DEFINE_UNARY_MAP(sigmoid, S, T)                                            \
+    DEFINE_UNARY_MAP(tanh, S, T)
+#define DEFINE_SIGNED_MAPS(S, T, UW, MINV, MAXV)                               \
+    DEFINE_UNARY_MAP(abs, S, T)                                                \
+    DEFINE_UNARY_MAP(neg, S, T)                                                \
+    DEFINE_UNARY_MAP(relu, S, T)
+DEFINE_FLOAT_MAPS(f32, float)
+DEFINE_FLOAT_MAPS(f16, uint16_t)
+SIGNED_TYPES(DEFINE_SIGNED_MAPS)
+
+#define FLOAT_MAPS(OP)                                                         \
+    [WNN_DATA_TYPE_FLOAT32] = map_##OP##_f32, [WNN_DATA_TYPE_FLOAT16] = map_##OP##_f16
+#define SIGNED_MAPS(OP)                                                        \
+    [WNN_DATA_TYPE_INT32] = map_##OP##_i32, [WNN_DATA_TYPE_INT64] = map_##OP##_i64, \
+    [WNN_DATA_TYPE_INT8] = map_##OP##_i8
+static const map_fn unary_maps[WNN__OP_COUNT][TYPE_SLOTS] = {
+    [WNN__OP_ABS] = {FLOAT_MAPS(abs), SIGNED_MAPS(abs)},
+    [WNN__OP_NEG] = {FLOAT_MAPS(neg), SIGNED_MAPS(neg)},
+    [WNN__OP_RELU] = {FLOAT_MAPS(relu), SIGNED_MAPS(relu)},
+    [WNN__OP_EXP] = {FLOAT_MAPS(exp)},
+    [WNN__OP_LOG] = {FLOAT_MAPS(log)},
+    [WNN__OP_SQRT] = {FLOAT_MAPS(sqrt)},
+    [WNN__OP_SIGMOID] = {FLOAT_MAPS(sigmoid)},
+    [WNN__OP_TANH] = {FLOAT_MAPS(tanh)},
+};
+
+wnn_status wnn__k_unary(const wnn__node *node, const wnn__view *in, const wnn__view *out)
+{
+    wnn_data_type t = out[0].desc.data_type;
+    if ((unsigned)node->op >= WNN__OP_COUNT || (unsigned)t >= TYPE_SLOTS ||
+        !unary_maps[node->op][t])
+        return WNN_STATUS_UNSUPPORTED_DATA_TYPE;
+    run_map(unary_maps[node->op][t], &in[0], &out[0], NULL);
+    return WNN_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* clamp                                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* Bounds as given; each map casts them to its own type once per range, so
+** integer inputs compare in their own domain with saturated bounds. */
+typedef struct clamp_params {
+    double lo, hi;
+} clamp_params;
+
+/* NaN input passes through: both comparisons are false. */
+#define DEFINE_CLAMP_MAP(S, T, E, ...)                                         \
+    static void clamp_##S(const void *vi, void *vo, size_t n, const void *vp)  \
+    {                                                                          \
+        const clamp_params *p = vp;                                            \
+        const T lo = from_double_##S(p->lo), hi = from_double_##S(p->hi);      \
+        const T *x = vi;                                                       \
+        T *o = vo;                                                             \
+        for (size_t i = 0; i < n; i++)                                         \
+            o[i] = x[i] < lo ? lo : x[i] > hi ? hi : x[i];                     \
+    }
+DEFINE_CLAMP_MAP(f32, float, WNN_DATA_TYPE_FLOAT32, )
+SIGNED_TYPES(DEFINE_CLAMP_MAP)
+UNSIGNED_TYPES(DEFINE_CLAMP_MAP)
+
+/* float16 compares widened values but copies bits, so that an unclamped
+** element (NaN payloads included) comes out exactly as it went in. */
+static void clamp_f16(const void *vi, void *vo, size_t n, const void *vp)
+{
+    const clamp_params *p = vp;
+    const uint16_t lo = from_double_f16(p->lo), hi = from_double_f16(p->hi);
+    const float lo_f = wnn__half_to_float(lo), hi_f = wnn__half_to_float(hi);
+    const uint16_t *x = vi;
+    uint16_t *o = vo;
+    for (size_t i = 0; i < n; i++) {
+        float v = wnn__half_to_float(x[i]);
+        o[i] = v < lo_f ? lo : v > hi_f ? hi : x[i];
+    }
+}
+
+#define CLAMP_ENTRY(S, T, E, ...) [E] = clamp_##S,
+static const map_fn clamp_maps[TYPE_SLOTS] = {ELEMENT_TYPES(CLAMP_ENTRY, )};
+
+wnn_status wnn__k_clamp(const wnn__node *node, const wnn__view *in, const wnn__view *out)
+{
+    wnn_data_type t = out[0].desc.data_type;
+    if ((unsigned)t >= TYPE_SLOTS || !clamp_maps[t])
+        return WNN_STATUS_UNSUPPORTED_DATA_TYPE;
+    /* A NaN bound clamps nothing; as an infinity it also saturates right
+    ** for integer types, where NaN would otherwise cast to 0. */
+    clamp_params p = {node->attrs.clamp.min_value, node->attrs.clamp.max_value};
+    if (p.lo != p.lo)
+        p.lo = -INFINITY;
+    if (p.hi != p.hi)
+        p.hi = INFINITY;
+    run_map(clamp_maps[t], &in[0], &out[0], &p);
+    return WNN_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* cast                                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* Each type belongs to a domain, float or int. A conversion touching a float
+** goes through double (exact for all but 64-bit integers, whose rounding to
+** double then float matches JavaScript's Number(BigInt)); int to int keeps
+** the low bits. The indirection expands DOMAIN_x before pasting. */
+#define DOMAIN_f32 float
+#define DOMAIN_f16 float
+#define DOMAIN_i32 int
+#define DOMAIN_u32 int
+#define DOMAIN_i64 int
+#define DOMAIN_u64 int
+#define DOMAIN_i8 int
+#define DOMAIN_u8 int
+#define CONVERT(SS, SD, x) CONVERT_IN(DOMAIN_##SS, DOMAIN_##SD, SS, SD, x)
+#define CONVERT_IN(DS, DD, SS, SD, x) CONVERT_PASTE(DS, DD, SS, SD, x)
+#define CONVERT_PASTE(DS, DD, SS, SD, x) CONVERT_##DS##_##DD(SS, SD, x)
+#define CONVERT_float_float(SS, SD, x) from_double_##SD(to_double_##SS(x))
+#define CONVERT_float_int(SS, SD, x) from_double_##SD(to_double_##SS(x))
+#define CONVERT_int_float(SS, SD, x) from_double_##SD(to_double_##SS(x))
+#define CONVERT_int_int(SS, SD, x) wrap_##SD((uint64_t)(x))
+
+#define DEFINE_CAST_MAP(SD, TD, ED, SS, TS)                                    \
+    static void cast_##SS##_##SD(const void *vi, void *vo, size_t n, const void *params) \
+    {                                                                          \
+        const TS *x = vi;                                                      \
+        TD *o = vo;                                                            \
+        (void)params;                                                          \
+        for (size_t i = 0; i < n; i++)                                         \
+            o[i] = CONVERT(SS, SD, x[i]);                                      \
+    }
+#define DEFINE_CASTS_FROM(SS, TS, ES, ...) ELEMENT_TYPES_INNER(DEFINE_CAST_MAP, SS, TS)
+ELEMENT_TYPES(DEFINE_CASTS_FROM, )
+
+#define CAST_ENTRY(SD, TD, ED, SS) [ED] = cast_##SS##_##SD,
+#define CAST_ROW(SS, TS, ES, ...) [ES] = {ELEMENT_TYPES_INNER(CAST_ENTRY, SS)},
+static const map_fn cast_maps[TYPE_SLOTS][TYPE_SLOTS] = {ELEMENT_TYPES(CAST_ROW, )};
+
+wnn_status wnn__k_cast(const wnn__node *node, const wnn__view *in, const wnn__view *out)
+{
+    wnn_data_type from = in[0].desc.data_type, to = out[0].desc.data_type;
+    (void)node;
+    if ((unsigned)from >= TYPE_SLOTS || (unsigned)to >= TYPE_SLOTS || !cast_maps[from][to])
+        return WNN_STATUS_UNSUPPORTED_DATA_TYPE;
+    if (from == to) { /* bit-exact, NaN payloads included */
+        if (out[0].data != in[0].data)
+            memcpy(out[0].data, in[0].data, wnn__view_count(&out[0]) * wnn_data_type_size(to));
+        return WNN_OK;
+    }
+    run_map(cast_maps[from][to], &in[0], &out[0], NULL);
+    return WNN_OK;
+}

@@ -1,0 +1,203 @@
+/*
+** k_movement.c -- data-movement kernels of the cpu backend: reshape,
+** transpose, concat and slice.
+**
+** None of them looks at values, only at element sizes, so one code path
+** serves every data type. Transpose and slice are both a strided gather: the
+** output, walked in order, reads the input at base + sum(index[d] * stride[d]).
+*/
+#include <string.h>
+
+#include "backends/cpu/kernels.h"
+#include "backends/cpu/pool.h"
+
+#define PARALLEL_MIN ((size_t)1 << 16)
+#define PARALLEL_GRAIN ((size_t)1 << 14)
+
+static size_t element_size(const wnn__view *v)
+{
+    return wnn_data_type_size(v->desc.data_type);
+}
+
+/* Copies n elements of size bytes from src (every stride-th element) to the
+** contiguous dst. Fixed-size memcpy compiles to one load and store. */
+static void copy_strided(char *dst, const char *src, size_t stride, size_t n, size_t size)
+{
+    size_t step = stride * size;
+    if (stride == 1) {
+        memcpy(dst, src, n * size);
+        return;
+    }
+#define COPY_FIXED(N)                                                          \
+    for (size_t i = 0; i < n; i++)                                             \
+        memcpy(dst + i * (N), src + i * step, (N));                            \
+    return;
+    switch (size) {
+    case 1: COPY_FIXED(1)
+    case 2: COPY_FIXED(2)
+    case 4: COPY_FIXED(4)
+    case 8: COPY_FIXED(8)
+    default: COPY_FIXED(size)
+    }
+#undef COPY_FIXED
+}
+
+/* ------------------------------------------------------------------------ */
+/* Strided gather                                                            */
+/* ------------------------------------------------------------------------ */
+
+typedef struct gather_plan {
+    uint32_t rank;
+    size_t shape[WNN_MAX_RANK];  /* output dimensions */
+    size_t stride[WNN_MAX_RANK]; /* input elements per step of each */
+    const char *in;              /* at the base offset */
+    char *out;
+    size_t size;                 /* element size in bytes */
+} gather_plan;
+
+/* Adds an output dimension, dropping size 1 and merging it into the previous
+** one when the input walks both as one, so that contiguous runs become long
+** inner rows. Dimensions must come outermost first. */
+static void plan_push(gather_plan *p, size_t dim, size_t stride)
+{
+    if (dim == 1)
+        return;
+    if (p->rank > 0 && p->stride[p->rank - 1] == stride * dim) {
+        p->shape[p->rank - 1] *= dim;
+        p->stride[p->rank - 1] = stride;
+        return;
+    }
+    p->shape[p->rank] = dim;
+    p->stride[p->rank] = stride;
+    p->rank++;
+}
+
+static void plan_finish(gather_plan *p)
+{
+    if (p->rank == 0) { /* a single element */
+        p->shape[0] = 1;
+        p->stride[0] = 1;
+        p->rank = 1;
+    }
+}
+
+/* Input strides (in elements) of a row-major shape. */
+static void row_major_strides(const wnn_operand_desc *d, size_t *stride)
+{
+    size_t step = 1;
+    for (uint32_t i = d->rank; i-- > 0;) {
+        stride[i] = step;
+        step *= d->shape[i];
+    }
+}
+
+/* Writes outputs [begin, end): rows of the innermost dimension, with an
+** odometer over the outer ones carrying the input offset. */
+static void gather_range(void *arg, size_t begin, size_t end)
+{
+    const gather_plan *p = arg;
+    uint32_t last = p->rank - 1;
+    size_t inner = p->shape[last];
+
+    size_t idx[WNN_MAX_RANK];
+    size_t row = 0; /* input offset of the current row's start */
+    size_t rest = begin / inner;
+    size_t col = begin % inner;
+    for (uint32_t d = last; d-- > 0;) {
+        idx[d] = rest % p->shape[d];
+        rest /= p->shape[d];
+        row += idx[d] * p->stride[d];
+    }
+
+    for (size_t pos = begin; pos < end;) {
+        size_t len = inner - col < end - pos ? inner - col : end - pos;
+        copy_strided(p->out + pos * p->size, p->in + (row + col * p->stride[last]) * p->size,
+                     p->stride[last], len, p->size);
+        pos += len;
+        col = 0;
+        for (uint32_t d = last; d-- > 0;) {
+            row += p->stride[d];
+            if (++idx[d] < p->shape[d])
+                break;
+            row -= p->shape[d] * p->stride[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+static void run_gather(gather_plan *p, size_t n)
+{
+    plan_finish(p);
+    if (n > PARALLEL_MIN)
+        wnn__parallel_for(n, PARALLEL_GRAIN, gather_range, p);
+    else
+        gather_range(p, 0, n);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Kernels                                                                   */
+/* ------------------------------------------------------------------------ */
+
+wnn_status wnn__k_reshape(const wnn__node *node, const wnn__view *in, const wnn__view *out)
+{
+    (void)node;
+    if (out[0].data != in[0].data)
+        memcpy(out[0].data, in[0].data, wnn__view_count(&out[0]) * element_size(&out[0]));
+    return WNN_OK;
+}
+
+wnn_status wnn__k_transpose(const wnn__node *node, const wnn__view *in, const wnn__view *out)
+{
+    size_t in_stride[WNN_MAX_RANK];
+    row_major_strides(&in[0].desc, in_stride);
+
+    gather_plan p = {.in = in[0].data, .out = out[0].data, .size = element_size(&out[0])};
+    for (uint32_t i = 0; i < out[0].desc.rank; i++)
+        plan_push(&p, out[0].desc.shape[i], in_stride[node->attrs.transpose.perm[i]]);
+    run_gather(&p, wnn__view_count(&out[0]));
+    return WNN_OK;
+}
+
+wnn_status wnn__k_slice(const wnn__node *node, const wnn__view *in, const wnn__view *out)
+{
+    size_t in_stride[WNN_MAX_RANK];
+    row_major_strides(&in[0].desc, in_stride);
+
+    size_t size = element_size(&out[0]);
+    size_t base = 0;
+    gather_plan p = {.out = out[0].data, .size = size};
+    for (uint32_t i = 0; i < out[0].desc.rank; i++) {
+        base += node->attrs.slice.starts[i] * in_stride[i];
+        plan_push(&p, out[0].desc.shape[i], node->attrs.slice.strides[i] * in_stride[i]);
+    }
+    p.in = (const char *)in[0].data + base * size;
+    run_gather(&p, wnn__view_count(&out[0]));
+    return WNN_OK;
+}
+
+/* The output is [outer, axis, after]; input k fills a band of its own axis
+** length in each of the outer blocks. */
+wnn_status wnn__k_concat(const wnn__node *node, const wnn__view *in, const wnn__view *out)
+{
+    const wnn_operand_desc *od = &out[0].desc;
+    uint32_t axis = node->attrs.axis.axis;
+    size_t size = element_size(&out[0]);
+
+    size_t outer = 1, after = 1;
+    for (uint32_t i = 0; i < axis; i++)
+        outer *= od->shape[i];
+    for (uint32_t i = axis + 1; i < od->rank; i++)
+        after *= od->shape[i];
+
+    size_t out_block = od->shape[axis] * after * size;
+    size_t offset = 0; /* bytes from a block's start to input k's band */
+    for (uint32_t k = 0; k < node->n_in; k++) {
+        size_t band = in[k].desc.shape[axis] * after * size;
+        const char *src = in[k].data;
+        char *dst = (char *)out[0].data + offset;
+        for (size_t o = 0; o < outer; o++)
+            memcpy(dst + o * out_block, src + o * band, band);
+        offset += band;
+    }
+    return WNN_OK;
+}

@@ -1,0 +1,114 @@
+/*
+** k_softmax.c -- softmax along one axis, float32 and float16.
+**
+** The input is viewed as [outer, len, inner] around the axis. Each (outer,
+** column) pair is one lane of len elements, inner apart. Lanes are done a
+** tile of adjacent columns at a time, so that every pass over the axis reads
+** contiguous memory and the per-lane max and sum fit on the stack (no
+** allocation). Numerically stable: exp(x - max) never overflows.
+**
+** float16 is computed in float32 and rounded once: the final pass recomputes
+** exp rather than storing it, since the output cannot hold an unrounded value.
+*/
+#include <math.h>
+#include <stdint.h>
+
+#include "backends/cpu/kernels.h"
+#include "backends/cpu/pool.h"
+#include "core/half.h"
+
+#define TILE 64 /* columns per tile */
+#define PARALLEL_MIN ((size_t)1 << 15)
+
+typedef struct softmax_job {
+    wnn_data_type type;
+    const void *in;
+    void *out;
+    size_t len, inner;
+    size_t tiles_per_outer;
+} softmax_job;
+
+static void softmax_tile_f32(const float *x, float *y, size_t len, size_t inner, size_t cols)
+{
+    float mx[TILE], sum[TILE];
+    for (size_t c = 0; c < cols; c++) {
+        mx[c] = x[c];
+        sum[c] = 0.0f;
+    }
+    for (size_t l = 1; l < len; l++)
+        for (size_t c = 0; c < cols; c++)
+            mx[c] = x[l * inner + c] > mx[c] ? x[l * inner + c] : mx[c];
+    for (size_t l = 0; l < len; l++)
+        for (size_t c = 0; c < cols; c++) {
+            float e = expf(x[l * inner + c] - mx[c]);
+            y[l * inner + c] = e;
+            sum[c] += e;
+        }
+    for (size_t l = 0; l < len; l++)
+        for (size_t c = 0; c < cols; c++)
+            y[l * inner + c] /= sum[c];
+}
+
+static void softmax_tile_f16(const uint16_t *x, uint16_t *y, size_t len, size_t inner, size_t cols)
+{
+    float mx[TILE], sum[TILE];
+    for (size_t c = 0; c < cols; c++) {
+        mx[c] = wnn__half_to_float(x[c]);
+        sum[c] = 0.0f;
+    }
+    for (size_t l = 1; l < len; l++)
+        for (size_t c = 0; c < cols; c++) {
+            float v = wnn__half_to_float(x[l * inner + c]);
+            mx[c] = v > mx[c] ? v : mx[c];
+        }
+    for (size_t l = 0; l < len; l++)
+        for (size_t c = 0; c < cols; c++)
+            sum[c] += expf(wnn__half_to_float(x[l * inner + c]) - mx[c]);
+    for (size_t l = 0; l < len; l++)
+        for (size_t c = 0; c < cols; c++) {
+            float e = expf(wnn__half_to_float(x[l * inner + c]) - mx[c]);
+            y[l * inner + c] = wnn__float_to_half(e / sum[c]);
+        }
+}
+
+/* Runs tiles [begin, end), numbered outer-major. */
+static void softmax_range(void *arg, size_t begin, size_t end)
+{
+    const softmax_job *j = arg;
+    for (size_t t = begin; t < end; t++) {
+        size_t o = t / j->tiles_per_outer;
+        size_t c0 = (t % j->tiles_per_outer) * TILE;
+        size_t cols = j->inner - c0 < TILE ? j->inner - c0 : TILE;
+        size_t at = o * j->len * j->inner + c0;
+        if (j->type == WNN_DATA_TYPE_FLOAT32)
+            softmax_tile_f32((const float *)j->in + at, (float *)j->out + at, j->len, j->inner, cols);
+        else
+            softmax_tile_f16((const uint16_t *)j->in + at, (uint16_t *)j->out + at, j->len, j->inner,
+                             cols);
+    }
+}
+
+wnn_status wnn__k_softmax(const wnn__node *node, const wnn__view *in, const wnn__view *out)
+{
+    const wnn_operand_desc *d = &in[0].desc;
+    if (d->data_type != WNN_DATA_TYPE_FLOAT32 && d->data_type != WNN_DATA_TYPE_FLOAT16)
+        return WNN_STATUS_UNSUPPORTED_DATA_TYPE;
+
+    uint32_t axis = node->attrs.axis.axis;
+    size_t outer = 1, inner = 1;
+    for (uint32_t i = 0; i < axis; i++)
+        outer *= d->shape[i];
+    for (uint32_t i = axis + 1; i < d->rank; i++)
+        inner *= d->shape[i];
+
+    softmax_job job = {d->data_type, in[0].data, out[0].data, d->shape[axis], inner,
+                       (inner + TILE - 1) / TILE};
+    size_t tiles = outer * job.tiles_per_outer;
+    size_t per_tile = job.len * (inner < TILE ? inner : TILE);
+    size_t n = wnn__view_count(&in[0]);
+    if (n > PARALLEL_MIN)
+        wnn__parallel_for(tiles, PARALLEL_MIN / per_tile + 1, softmax_range, &job);
+    else
+        softmax_range(&job, 0, tiles);
+    return WNN_OK;
+}

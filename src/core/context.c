@@ -1,0 +1,226 @@
+/*
+** context.c -- contexts and their timeline.
+**
+** Each context owns one worker thread that runs the context's tasks (writes,
+** reads, dispatches, storage releases) strictly in the order they were
+** recorded. That single order gives WebNN's per-tensor ordering for free: a
+** dispatch's outputs are complete before any later task that reads them, so
+** chained dispatches need no wait. Public calls validate, record a task and
+** return; the worker runs it later.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+
+void wnn__context_retain(wnn_context *ctx) { atomic_fetch_add(&ctx->refs, 1); }
+
+void wnn__context_unref(wnn_context *ctx)
+{
+    if (!ctx || atomic_fetch_sub(&ctx->refs, 1) != 1)
+        return;
+    ctx->backend->device_close(ctx->device);
+    pthread_mutex_destroy(&ctx->lock);
+    pthread_cond_destroy(&ctx->work_cv);
+    pthread_cond_destroy(&ctx->done_cv);
+    free(ctx);
+}
+
+static void *worker_main(void *arg)
+{
+    wnn_context *ctx = arg;
+    pthread_mutex_lock(&ctx->lock);
+    for (;;) {
+        while (!ctx->head && !ctx->stopping)
+            pthread_cond_wait(&ctx->work_cv, &ctx->lock);
+        wnn__task *task = ctx->head;
+        if (!task)
+            break; /* stopping and drained */
+        ctx->head = task->next;
+        if (!ctx->head)
+            ctx->tail = NULL;
+        pthread_mutex_unlock(&ctx->lock);
+
+        wnn__task_run(ctx, task);
+        wnn__task_free(task);
+
+        pthread_mutex_lock(&ctx->lock);
+        ctx->completed++;
+        pthread_cond_broadcast(&ctx->done_cv);
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    return NULL;
+}
+
+wnn_status wnn__timeline_submit(wnn_context *ctx, wnn__task *task)
+{
+    pthread_mutex_lock(&ctx->lock);
+    if (ctx->stopping) {
+        pthread_mutex_unlock(&ctx->lock);
+        return wnn__fail(WNN_STATUS_CONTEXT_LOST, "context is lost");
+    }
+    task->next = NULL;
+    if (ctx->tail)
+        ctx->tail->next = task;
+    else
+        ctx->head = task;
+    ctx->tail = task;
+    ctx->submitted++;
+    pthread_cond_signal(&ctx->work_cv);
+    pthread_mutex_unlock(&ctx->lock);
+    return WNN_OK;
+}
+
+void wnn__timeline_error(wnn_context *ctx, wnn_status s, const char *message)
+{
+    pthread_mutex_lock(&ctx->lock);
+    if (ctx->first_error == WNN_OK) {
+        ctx->first_error = s;
+        snprintf(ctx->first_error_message, sizeof ctx->first_error_message, "%s", message);
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    if (ctx->on_error)
+        ctx->on_error(s, message, ctx->on_error_user_data);
+}
+
+static wnn_status pick_device(const wnn_context_options *o, uint32_t *index)
+{
+    uint32_t n = wnn__registry_device_count();
+    wnn_device_info info;
+    for (uint32_t i = 0; i < n; i++) {
+        if (wnn_device_get_info(i, &info) != WNN_OK)
+            continue;
+        if (o->device ? strcmp(o->device, info.name) == 0
+                      : o->power_preference == WNN_POWER_PREFERENCE_HIGH_PERFORMANCE && info.accelerated) {
+            *index = i;
+            return WNN_OK;
+        }
+    }
+    if (!o->device) {
+        *index = 0; /* "cpu" */
+        return WNN_OK;
+    }
+    return wnn__fail(WNN_STATUS_NO_SUCH_DEVICE, "wnn_context_create: no usable device named \"%s\"",
+                     o->device);
+}
+
+wnn_status wnn_context_create(const wnn_context_options *options, wnn_context **out)
+{
+    static const wnn_context_options defaults = WNN_CONTEXT_OPTIONS_INIT;
+    const wnn_context_options *o = options ? options : &defaults;
+    if (!out)
+        return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "wnn_context_create: out is NULL");
+    *out = NULL;
+    if (o->policy != WNN_POLICY_CHROMIUM && o->policy != WNN_POLICY_SPEC)
+        return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "wnn_context_create: unknown policy %d", (int)o->policy);
+
+    uint32_t index, local;
+    const wnn__backend *be;
+    wnn_status s = pick_device(o, &index);
+    if (s != WNN_OK)
+        return s;
+    if (wnn__registry_lookup(index, &be, &local) != WNN_OK)
+        return wnn__fail(WNN_STATUS_NO_SUCH_DEVICE, "wnn_context_create: device %u vanished", index);
+
+    wnn_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return wnn__fail(WNN_STATUS_OUT_OF_MEMORY, "wnn_context_create: out of memory");
+    atomic_init(&ctx->refs, 1);
+    atomic_init(&ctx->lost, false);
+    ctx->backend = be;
+    ctx->policy = o->policy;
+    ctx->on_error = o->on_error;
+    ctx->on_error_user_data = o->on_error_user_data;
+    if ((s = be->device_info(local, &ctx->info)) != WNN_OK ||
+        (s = be->device_open(local, &ctx->device)) != WNN_OK) {
+        free(ctx);
+        return wnn__fail(s, "wnn_context_create: cannot open device \"%s\"", ctx->info.name);
+    }
+    pthread_mutex_init(&ctx->lock, NULL);
+    pthread_cond_init(&ctx->work_cv, NULL);
+    pthread_cond_init(&ctx->done_cv, NULL);
+    if (pthread_create(&ctx->worker, NULL, worker_main, ctx) != 0) {
+        wnn__context_unref(ctx);
+        return wnn__fail(WNN_STATUS_OUT_OF_MEMORY, "wnn_context_create: cannot start the timeline thread");
+    }
+    ctx->worker_started = true;
+    *out = ctx;
+    return WNN_OK;
+}
+
+bool wnn_context_is_lost(const wnn_context *ctx) { return !ctx || atomic_load(&ctx->lost); }
+
+wnn_status wnn_context_get_device_info(const wnn_context *ctx, wnn_device_info *info)
+{
+    if (!ctx || !info)
+        return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "wnn_context_get_device_info: NULL argument");
+    *info = ctx->info;
+    return WNN_OK;
+}
+
+void wnn_context_destroy(wnn_context *ctx)
+{
+    if (!ctx || atomic_exchange(&ctx->lost, true))
+        return;
+    /* Take every tensor and graph out under the lock, kill them outside it:
+    ** killing queues tasks, which takes the lock again. */
+    for (;;) {
+        pthread_mutex_lock(&ctx->lock);
+        wnn_tensor *t = ctx->tensors;
+        while (t && atomic_load(&t->destroyed))
+            t = t->next;
+        wnn_graph *g = ctx->graphs;
+        while (g && atomic_load(&g->destroyed))
+            g = g->next;
+        if (t)
+            wnn__tensor_retain(t);
+        if (g)
+            wnn__graph_retain(g);
+        pthread_mutex_unlock(&ctx->lock);
+        if (!t && !g)
+            break;
+        if (t) {
+            wnn__tensor_kill(t);
+            wnn__tensor_unref(t);
+        }
+        if (g) {
+            wnn__graph_kill(g);
+            wnn__graph_unref(g);
+        }
+    }
+}
+
+void wnn_context_release(wnn_context *ctx)
+{
+    if (!ctx)
+        return;
+    wnn_context_destroy(ctx);
+    pthread_mutex_lock(&ctx->lock);
+    ctx->stopping = true;
+    pthread_cond_signal(&ctx->work_cv);
+    pthread_mutex_unlock(&ctx->lock);
+    if (ctx->worker_started)
+        pthread_join(ctx->worker, NULL);
+    wnn__context_unref(ctx);
+}
+
+wnn_status wnn_context_finish(wnn_context *ctx)
+{
+    if (!ctx)
+        return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "wnn_context_finish: context is NULL");
+    pthread_mutex_lock(&ctx->lock);
+    uint64_t target = ctx->submitted;
+    while (ctx->completed < target)
+        pthread_cond_wait(&ctx->done_cv, &ctx->lock);
+    wnn_status s = ctx->first_error;
+    char message[sizeof ctx->first_error_message];
+    memcpy(message, ctx->first_error_message, sizeof message);
+    ctx->first_error = WNN_OK;
+    pthread_mutex_unlock(&ctx->lock);
+    if (atomic_load(&ctx->lost))
+        return wnn__fail(WNN_STATUS_CONTEXT_LOST, "wnn_context_finish: context is lost");
+    if (s != WNN_OK)
+        return wnn__fail(s, "%s", message);
+    return WNN_OK;
+}

@@ -1,0 +1,156 @@
+/*
+** internal.h -- the core's private objects: context, tensor, builder, graph,
+** the timeline's tasks, and error helpers.
+*/
+#ifndef WNN_CORE_INTERNAL_H
+#define WNN_CORE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "backends/backend.h"
+#include "core/ir.h"
+#include "wnn/wnn.h"
+
+#define WNN__PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+/* ---- errors ------------------------------------------------------------ */
+
+/* Records a message for wnn_last_error_message() and returns s. */
+wnn_status wnn__fail(wnn_status s, const char *fmt, ...) WNN__PRINTF(2, 3);
+
+/* Checks a descriptor by WebNN's "check dimensions" plus wnn's rank limit.
+** fn names the caller in the message. */
+wnn_status wnn__check_desc(const char *fn, const wnn_operand_desc *desc);
+
+/* ---- the timeline ------------------------------------------------------ */
+
+typedef enum wnn__task_kind {
+    WNN__TASK_WRITE,
+    WNN__TASK_READ,
+    WNN__TASK_DISPATCH,
+    WNN__TASK_FREE_STORAGE
+} wnn__task_kind;
+
+typedef struct wnn__task {
+    struct wnn__task *next;
+    wnn__task_kind kind;
+    wnn_tensor *tensor;  /* WRITE, READ, FREE_STORAGE: holds a reference */
+    void *bytes;         /* WRITE: staged copy; READ: destination */
+    size_t size;         /* WRITE: bytes; READ: tensor byte length */
+    bool own_bytes;      /* READ into a buffer wnn allocated */
+    wnn_read_callback callback;
+    void *user_data;
+    struct wnn__waiter *waiter; /* READ: a blocking caller to wake */
+    wnn_graph *graph;           /* DISPATCH: holds a reference */
+    wnn_tensor **tensors;       /* DISPATCH: inputs then outputs, referenced */
+    void *storage;              /* FREE_STORAGE */
+} wnn__task;
+
+/* ---- objects ----------------------------------------------------------- */
+
+struct wnn_context {
+    atomic_int refs;
+    const wnn__backend *backend;
+    wnn__device *device;
+    wnn_device_info info;
+    wnn_policy policy;
+    wnn_error_callback on_error;
+    void *on_error_user_data;
+    atomic_bool lost;
+
+    pthread_mutex_t lock; /* guards everything below */
+    pthread_cond_t work_cv;
+    pthread_cond_t done_cv;
+    wnn__task *head;
+    wnn__task *tail;
+    uint64_t submitted;
+    uint64_t completed;
+    bool stopping;
+    bool worker_started;
+    pthread_t worker;
+    wnn_status first_error;
+    char first_error_message[256];
+    wnn_tensor *tensors; /* every live tensor, for destroy-on-loss */
+    wnn_graph *graphs;
+};
+
+struct wnn_tensor {
+    atomic_int refs;
+    wnn_context *ctx;
+    wnn_tensor_desc desc;
+    uint64_t byte_length;
+    bool constant;
+    atomic_bool destroyed;
+    void *storage;         /* freed by a FREE_STORAGE task after destroy */
+    void *constant_bytes;  /* constant tensors keep a host copy for builders */
+    wnn_tensor *prev, *next; /* in ctx->tensors, under ctx->lock */
+};
+
+struct wnn_operand {
+    wnn_graph_builder *builder;
+    uint32_t value;
+};
+
+struct wnn_graph_builder {
+    wnn_context *ctx;
+    bool built;
+    wnn_status status;
+    char message[256];
+    uint32_t n_values, cap_values;
+    wnn__value *values;
+    char **input_names; /* per value; non-NULL for inputs */
+    wnn_tensor **const_tensors; /* per value; the constant tensor behind it */
+    uint32_t cap_const_tensors;
+    uint32_t n_nodes, cap_nodes;
+    wnn__node *nodes;
+    uint32_t n_operands, cap_operands;
+    wnn_operand **operands; /* handles, freed with the builder */
+};
+
+struct wnn_graph {
+    atomic_int refs;
+    wnn_context *ctx;
+    atomic_bool destroyed;
+    wnn__ir ir;
+    void *compiled;
+    wnn_graph *prev, *next; /* in ctx->graphs */
+};
+
+/* ---- shared helpers ----------------------------------------------------- */
+
+void wnn__context_retain(wnn_context *ctx);
+void wnn__context_unref(wnn_context *ctx);
+void wnn__tensor_retain(wnn_tensor *t);
+void wnn__tensor_unref(wnn_tensor *t);
+void wnn__graph_retain(wnn_graph *g);
+void wnn__graph_unref(wnn_graph *g);
+
+/* Appends a task to ctx's timeline. Fails with CONTEXT_LOST (and frees
+** nothing) if the worker is stopping. */
+wnn_status wnn__timeline_submit(wnn_context *ctx, wnn__task *task);
+/* Records a timeline error for finish() and the error callback. */
+void wnn__timeline_error(wnn_context *ctx, wnn_status s, const char *message);
+/* Runs one task on the worker; defined in tensor.c and graph.c. */
+void wnn__task_run(wnn_context *ctx, wnn__task *task);
+/* Fails a task without running it (context lost); runs callbacks. */
+void wnn__task_cancel(wnn_context *ctx, wnn__task *task, wnn_status s, const char *message);
+void wnn__task_free(wnn__task *task);
+
+/* Status to return for a destroyed tensor under ctx's policy. */
+wnn_status wnn__destroyed_status(const wnn_context *ctx);
+
+/* The checks every tensor operation shares: ctx alive, tensor of ctx and not
+** destroyed. fn names the caller. */
+wnn_status wnn__check_tensor_use(const char *fn, wnn_context *ctx, const wnn_tensor *t);
+
+/* Marks t destroyed and queues the release of its storage. Caller must not
+** hold ctx->lock. */
+void wnn__tensor_kill(wnn_tensor *t);
+void wnn__graph_kill(wnn_graph *g);
+
+/* Builds the reachable IR of builder for outputs (validated by the caller). */
+wnn_status wnn__ir_extract(const wnn_graph_builder *b, const wnn_named_operand *outputs, size_t n,
+                           wnn__ir *ir);
+
+#endif

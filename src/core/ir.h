@@ -1,0 +1,55 @@
+/*
+** ir.h -- the graph intermediate representation shared by core and backends.
+**
+** The builder records values (operands) and nodes (operators) in creation
+** order, which is a topological order. build() copies the part reachable from
+** the outputs into a compact wnn__ir that backends compile. Backends read the
+** IR; they never see builder or public-API objects.
+*/
+#ifndef WNN_CORE_IR_H
+#define WNN_CORE_IR_H
+
+#include "wnn/wnn.h"
+#include "core/ops.h"
+
+#define WNN__NONE UINT32_MAX /* an absent optional operand */
+
+typedef enum wnn__value_kind {
+    WNN__VALUE_INPUT = 0,
+    WNN__VALUE_CONSTANT = 1,
+    WNN__VALUE_NODE = 2 /* the output of a node */
+} wnn__value_kind;
+
+typedef struct wnn__value {
+    wnn_operand_desc desc;
+    wnn__value_kind kind;
+    uint32_t index; /* graph input index (INPUT) or producing node (NODE) */
+    void *data;     /* CONSTANT: the bytes, owned by the IR or builder */
+} wnn__value;
+
+typedef struct wnn__node {
+    wnn__op op;
+    uint32_t n_in;
+    uint32_t n_out;
+    uint32_t *in;  /* value ids; WNN__NONE for an absent optional operand */
+    uint32_t *out; /* value ids */
+    wnn__attrs attrs;
+} wnn__node;
+
+typedef struct wnn__ir {
+    uint32_t n_values;
+    wnn__value *values;
+    uint32_t n_nodes;
+    wnn__node *nodes;
+    uint32_t n_inputs;
+    uint32_t *input_values;
+    char **input_names;
+    uint32_t n_outputs;
+    uint32_t *output_values;
+    char **output_names;
+} wnn__ir;
+
+/* Frees everything an IR made by wnn__ir_extract() owns. */
+void wnn__ir_free(wnn__ir *ir);
+
+#endif

@@ -1,0 +1,399 @@
+/*
+** tensor.c -- MLTensor: creation, write, read, destroy, attributes, and the
+** timeline tasks that move bytes.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+
+void wnn__tensor_retain(wnn_tensor *t) { atomic_fetch_add(&t->refs, 1); }
+
+void wnn__tensor_unref(wnn_tensor *t)
+{
+    if (!t || atomic_fetch_sub(&t->refs, 1) != 1)
+        return;
+    wnn_context *ctx = t->ctx;
+    pthread_mutex_lock(&ctx->lock);
+    if (t->prev)
+        t->prev->next = t->next;
+    else if (ctx->tensors == t)
+        ctx->tensors = t->next;
+    if (t->next)
+        t->next->prev = t->prev;
+    pthread_mutex_unlock(&ctx->lock);
+    if (t->storage) /* its release task could not be queued */
+        ctx->backend->storage_free(ctx->device, t->storage);
+    free(t->constant_bytes);
+    free(t);
+    wnn__context_unref(ctx);
+}
+
+wnn_status wnn__destroyed_status(const wnn_context *ctx)
+{
+    return ctx->policy == WNN_POLICY_SPEC ? WNN_STATUS_DESTROYED_OBJECT : WNN_STATUS_DESTROYED;
+}
+
+wnn_status wnn__check_tensor_use(const char *fn, wnn_context *ctx, const wnn_tensor *t)
+{
+    if (!ctx || !t)
+        return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "%s: %s is NULL", fn, ctx ? "tensor" : "context");
+    if (atomic_load(&ctx->lost))
+        return wnn__fail(WNN_STATUS_CONTEXT_LOST, "%s: context is lost", fn);
+    if (t->ctx != ctx)
+        return wnn__fail(WNN_STATUS_WRONG_CONTEXT, "%s: tensor belongs to another context", fn);
+    if (atomic_load(&t->destroyed))
+        return wnn__fail(wnn__destroyed_status(ctx), "%s: tensor has been destroyed", fn);
+    return WNN_OK;
+}
+
+static void to_operand_desc(const wnn_tensor_desc *td, wnn_operand_desc *od)
+{
+    od->data_type = td->data_type;
+    od->rank = td->rank;
+    memcpy(od->shape, td->shape, sizeof od->shape);
+}
+
+/* Shared by both creation paths: validation, storage, registration. */
+static wnn_status create(const char *fn, wnn_context *ctx, const wnn_tensor_desc *desc, bool constant,
+                         wnn_tensor **out)
+{
+    if (!out)
+        return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "%s: out is NULL", fn);
+    *out = NULL;
+    if (!ctx)
+        return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "%s: context is NULL", fn);
+    if (atomic_load(&ctx->lost))
+        return wnn__fail(WNN_STATUS_CONTEXT_LOST, "%s: context is lost", fn);
+    wnn_operand_desc od;
+    if (!desc)
+        return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "%s: descriptor is NULL", fn);
+    to_operand_desc(desc, &od);
+    wnn_status s = wnn__check_desc(fn, &od);
+    if (s != WNN_OK)
+        return s;
+    if (!ctx->backend->supports_data_type(ctx->device, od.data_type))
+        return wnn__fail(WNN_STATUS_UNSUPPORTED_DATA_TYPE, "%s: device \"%s\" has no %s tensors", fn,
+                         ctx->info.name, wnn_data_type_name(od.data_type));
+    uint64_t bytes = wnn_operand_desc_byte_length(&od);
+    if (bytes > ctx->info.max_tensor_byte_length)
+        return wnn__fail(WNN_STATUS_TENSOR_TOO_LARGE, "%s: %llu bytes, over the device's limit of %llu",
+                         fn, (unsigned long long)bytes, (unsigned long long)ctx->info.max_tensor_byte_length);
+
+    wnn_tensor *t = calloc(1, sizeof *t);
+    if (!t)
+        return wnn__fail(WNN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
+    if ((s = ctx->backend->storage_alloc(ctx->device, (size_t)bytes, &t->storage)) != WNN_OK) {
+        free(t);
+        return wnn__fail(s, "%s: cannot allocate %llu bytes on \"%s\"", fn, (unsigned long long)bytes,
+                         ctx->info.name);
+    }
+    atomic_init(&t->refs, 1);
+    atomic_init(&t->destroyed, false);
+    t->desc = *desc;
+    t->byte_length = bytes;
+    t->constant = constant;
+    if (constant)
+        t->desc.readable = t->desc.writable = false;
+    wnn__context_retain(ctx);
+    t->ctx = ctx;
+    pthread_mutex_lock(&ctx->lock);
+    t->next = ctx->tensors;
+    if (t->next)
+        t->next->prev = t;
+    ctx->tensors = t;
+    pthread_mutex_unlock(&ctx->lock);
+    *out = t;
+    return WNN_OK;
+}
+
+wnn_status wnn_context_create_tensor(wnn_context *ctx, const wnn_tensor_desc *desc, wnn_tensor **out)
+{
+    return create("wnn_context_create_tensor", ctx, desc, false, out);
+}
+
+static wnn_status submit_write(wnn_context *ctx, wnn_tensor *t, const void *data, size_t n);
+
+wnn_status wnn_context_create_constant_tensor(wnn_context *ctx, const wnn_operand_desc *desc, const void *data,
+                                              size_t byte_length, wnn_tensor **out)
+{
+    static const char fn[] = "wnn_context_create_constant_tensor";
+    wnn_tensor_desc td = WNN_TENSOR_DESC_INIT;
+    if (!desc) {
+        if (out)
+            *out = NULL;
+        return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "%s: descriptor is NULL", fn);
+    }
+    td.data_type = desc->data_type;
+    td.rank = desc->rank;
+    memcpy(td.shape, desc->shape, sizeof td.shape);
+    wnn_tensor *t;
+    wnn_status s = create(fn, ctx, &td, true, &t);
+    if (s != WNN_OK)
+        return s;
+    if (!data || byte_length != t->byte_length) {
+        s = wnn__fail(data ? WNN_STATUS_BYTE_LENGTH_MISMATCH : WNN_STATUS_INVALID_ARGUMENT,
+                      "%s: data is %zu bytes, the descriptor needs %llu", fn, data ? byte_length : 0,
+                      (unsigned long long)t->byte_length);
+    } else if (!(t->constant_bytes = malloc(byte_length ? byte_length : 1))) {
+        s = wnn__fail(WNN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
+    } else {
+        memcpy(t->constant_bytes, data, byte_length);
+        s = submit_write(ctx, t, data, byte_length);
+    }
+    if (s != WNN_OK) {
+        wnn_tensor_release(t);
+        return s;
+    }
+    *out = t;
+    return WNN_OK;
+}
+
+static wnn__task *new_task(wnn__task_kind kind, wnn_tensor *t)
+{
+    wnn__task *task = calloc(1, sizeof *task);
+    if (!task)
+        return NULL;
+    task->kind = kind;
+    if (t) {
+        wnn__tensor_retain(t);
+        task->tensor = t;
+    }
+    return task;
+}
+
+static wnn_status submit_write(wnn_context *ctx, wnn_tensor *t, const void *data, size_t n)
+{
+    wnn__task *task = new_task(WNN__TASK_WRITE, t);
+    if (!task || !(task->bytes = malloc(n ? n : 1))) {
+        wnn__task_free(task);
+        return wnn__fail(WNN_STATUS_OUT_OF_MEMORY, "wnn_context_write_tensor: out of memory");
+    }
+    memcpy(task->bytes, data, n);
+    task->size = n;
+    wnn_status s = wnn__timeline_submit(ctx, task);
+    if (s != WNN_OK)
+        wnn__task_free(task);
+    return s;
+}
+
+wnn_status wnn_context_write_tensor(wnn_context *ctx, wnn_tensor *t, const void *data, size_t byte_length)
+{
+    static const char fn[] = "wnn_context_write_tensor";
+    wnn_status s = wnn__check_tensor_use(fn, ctx, t);
+    if (s != WNN_OK)
+        return s;
+    if (!t->desc.writable)
+        return wnn__fail(WNN_STATUS_NOT_WRITABLE, "%s: tensor was not created writable", fn);
+    if (!data)
+        return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "%s: data is NULL", fn);
+    if (byte_length != t->byte_length)
+        return wnn__fail(WNN_STATUS_BYTE_LENGTH_MISMATCH, "%s: data is %zu bytes, the tensor has %llu", fn,
+                         byte_length, (unsigned long long)t->byte_length);
+    return submit_write(ctx, t, data, byte_length);
+}
+
+static wnn_status submit_read(const char *fn, wnn_context *ctx, wnn_tensor *t, void *buffer, size_t size,
+                              wnn_read_callback cb, void *user)
+{
+    wnn_status s = wnn__check_tensor_use(fn, ctx, t);
+    if (s != WNN_OK)
+        return s;
+    if (!t->desc.readable)
+        return wnn__fail(WNN_STATUS_NOT_READABLE, "%s: tensor was not created readable", fn);
+    if (buffer) {
+        bool bad = ctx->policy == WNN_POLICY_SPEC ? size != t->byte_length : size < t->byte_length;
+        if (bad)
+            return wnn__fail(WNN_STATUS_BYTE_LENGTH_MISMATCH, "%s: buffer is %zu bytes, the tensor has %llu",
+                             fn, size, (unsigned long long)t->byte_length);
+    }
+    wnn__task *task = new_task(WNN__TASK_READ, t);
+    if (!task)
+        return wnn__fail(WNN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
+    task->size = (size_t)t->byte_length;
+    task->callback = cb;
+    task->user_data = user;
+    task->bytes = buffer;
+    if (!buffer) {
+        task->own_bytes = true;
+        if (!(task->bytes = malloc(task->size ? task->size : 1))) {
+            wnn__task_free(task);
+            return wnn__fail(WNN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
+        }
+    }
+    if ((s = wnn__timeline_submit(ctx, task)) != WNN_OK)
+        wnn__task_free(task);
+    return s;
+}
+
+wnn_status wnn_context_read_tensor(wnn_context *ctx, wnn_tensor *t, wnn_read_callback cb, void *user)
+{
+    if (!cb)
+        return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "wnn_context_read_tensor: callback is NULL");
+    return submit_read("wnn_context_read_tensor", ctx, t, NULL, 0, cb, user);
+}
+
+wnn_status wnn_context_read_tensor_into(wnn_context *ctx, wnn_tensor *t, void *buffer, size_t size,
+                                        wnn_read_callback cb, void *user)
+{
+    if (!buffer)
+        return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "wnn_context_read_tensor_into: buffer is NULL");
+    return submit_read("wnn_context_read_tensor_into", ctx, t, buffer, size, cb, user);
+}
+
+/* A blocking read waits on one of these. */
+typedef struct wnn__waiter {
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+    bool done;
+    wnn_status status;
+    char message[256];
+} wnn__waiter;
+
+static void wake_waiter(wnn_status s, const char *message, const void *data, size_t n, void *user)
+{
+    wnn__waiter *w = user;
+    pthread_mutex_lock(&w->lock);
+    w->status = s;
+    snprintf(w->message, sizeof w->message, "%s", message);
+    w->done = true;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->lock);
+}
+
+wnn_status wnn_context_read_tensor_sync(wnn_context *ctx, wnn_tensor *t, void *buffer, size_t size)
+{
+    static const char fn[] = "wnn_context_read_tensor_sync";
+    if (!buffer)
+        return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "%s: buffer is NULL", fn);
+    wnn__waiter w = {.done = false};
+    pthread_mutex_init(&w.lock, NULL);
+    pthread_cond_init(&w.cv, NULL);
+    wnn_status s = submit_read(fn, ctx, t, buffer, size, wake_waiter, &w);
+    if (s == WNN_OK) {
+        pthread_mutex_lock(&w.lock);
+        while (!w.done)
+            pthread_cond_wait(&w.cv, &w.lock);
+        pthread_mutex_unlock(&w.lock);
+        s = w.status;
+        if (s != WNN_OK)
+            wnn__fail(s, "%s: %s", fn, w.message);
+    }
+    pthread_mutex_destroy(&w.lock);
+    pthread_cond_destroy(&w.cv);
+    return s;
+}
+
+void wnn__tensor_kill(wnn_tensor *t)
+{
+    if (atomic_exchange(&t->destroyed, true))
+        return;
+    wnn__task *task = new_task(WNN__TASK_FREE_STORAGE, t);
+    if (task && wnn__timeline_submit(t->ctx, task) == WNN_OK)
+        return;
+    /* The timeline is gone (or no memory for the task): storage is freed with
+    ** the tensor itself, which nothing else can still be using. */
+    wnn__task_free(task);
+}
+
+void wnn_tensor_destroy(wnn_tensor *t)
+{
+    if (t)
+        wnn__tensor_kill(t);
+}
+
+void wnn_tensor_release(wnn_tensor *t)
+{
+    if (!t)
+        return;
+    wnn__tensor_kill(t);
+    wnn__tensor_unref(t);
+}
+
+/* ---- timeline tasks ------------------------------------------------------ */
+
+void wnn__task_free(wnn__task *task)
+{
+    if (!task)
+        return;
+    if (task->kind == WNN__TASK_WRITE || task->own_bytes)
+        free(task->bytes);
+    if (task->tensors) {
+        uint32_t n = wnn_graph_input_count(task->graph) + wnn_graph_output_count(task->graph);
+        for (uint32_t i = 0; i < n; i++)
+            wnn__tensor_unref(task->tensors[i]);
+        free(task->tensors);
+    }
+    if (task->graph)
+        wnn__graph_unref(task->graph);
+    if (task->tensor)
+        wnn__tensor_unref(task->tensor);
+    free(task);
+}
+
+static void run_read(wnn_context *ctx, wnn__task *task)
+{
+    wnn_tensor *t = task->tensor;
+    wnn_status s = WNN_OK;
+    const char *message = "";
+    char buf[160];
+    if (atomic_load(&ctx->lost)) {
+        s = WNN_STATUS_CONTEXT_LOST;
+        message = "context is lost";
+    } else if (atomic_load(&t->destroyed)) {
+        s = wnn__destroyed_status(ctx);
+        message = "tensor was destroyed before the read ran";
+    } else if ((s = ctx->backend->storage_read(ctx->device, t->storage, task->bytes, task->size)) != WNN_OK) {
+        snprintf(buf, sizeof buf, "read from \"%s\" failed: %s", ctx->info.name, wnn_status_string(s));
+        message = buf;
+        wnn__timeline_error(ctx, s, message);
+    }
+    if (task->callback)
+        task->callback(s, message, s == WNN_OK ? task->bytes : NULL, s == WNN_OK ? task->size : 0,
+                       task->user_data);
+    else if (s != WNN_OK)
+        wnn__timeline_error(ctx, s, message);
+}
+
+void wnn__graph_task_run(wnn_context *ctx, wnn__task *task); /* graph.c */
+
+void wnn__task_run(wnn_context *ctx, wnn__task *task)
+{
+    wnn_tensor *t = task->tensor;
+    wnn_status s;
+    switch (task->kind) {
+    case WNN__TASK_WRITE:
+        s = ctx->backend->storage_write(ctx->device, t->storage, task->bytes, task->size);
+        if (s != WNN_OK)
+            wnn__timeline_error(ctx, s, "write to the device failed");
+        break;
+    case WNN__TASK_READ:
+        run_read(ctx, task);
+        break;
+    case WNN__TASK_DISPATCH:
+        wnn__graph_task_run(ctx, task);
+        break;
+    case WNN__TASK_FREE_STORAGE:
+        ctx->backend->storage_free(ctx->device, t->storage);
+        t->storage = NULL;
+        break;
+    }
+}
+
+/* ---- attributes ---------------------------------------------------------- */
+
+void wnn_tensor_get_desc(const wnn_tensor *t, wnn_tensor_desc *out)
+{
+    if (t && out)
+        *out = t->desc;
+}
+
+wnn_data_type wnn_tensor_data_type(const wnn_tensor *t) { return t ? t->desc.data_type : WNN_DATA_TYPE_INVALID; }
+uint32_t wnn_tensor_rank(const wnn_tensor *t) { return t ? t->desc.rank : 0; }
+uint64_t wnn_tensor_byte_length(const wnn_tensor *t) { return t ? t->byte_length : 0; }
+bool wnn_tensor_is_readable(const wnn_tensor *t) { return t && t->desc.readable; }
+bool wnn_tensor_is_writable(const wnn_tensor *t) { return t && t->desc.writable; }
+bool wnn_tensor_is_constant(const wnn_tensor *t) { return t && t->constant; }
+bool wnn_tensor_is_destroyed(const wnn_tensor *t) { return !t || atomic_load(&t->destroyed); }
+wnn_context *wnn_tensor_get_context(const wnn_tensor *t) { return t ? t->ctx : NULL; }

@@ -1,0 +1,72 @@
+/*
+** test.h -- the small assertion kit every test file uses. Each failing check
+** prints the file, line, and both values; main() ends with TEST_DONE(), which
+** prints "N passed, N failed" and returns the exit status.
+*/
+#ifndef WNN_TESTS_TEST_H
+#define WNN_TESTS_TEST_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wnn/wnn.h"
+
+static int test_passed, test_failed;
+
+#define CHECK(cond)                                                                                   \
+    do {                                                                                              \
+        if (cond) {                                                                                   \
+            test_passed++;                                                                            \
+        } else {                                                                                      \
+            test_failed++;                                                                            \
+            fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond);                  \
+        }                                                                                             \
+    } while (0)
+
+#define CHECK_EQ_INT(got, want)                                                                       \
+    do {                                                                                              \
+        long long g_ = (long long)(got), w_ = (long long)(want);                                      \
+        if (g_ == w_) {                                                                               \
+            test_passed++;                                                                            \
+        } else {                                                                                      \
+            test_failed++;                                                                            \
+            fprintf(stderr, "%s:%d: %s == %lld, want %s == %lld\n", __FILE__, __LINE__, #got, g_,     \
+                    #want, w_);                                                                       \
+        }                                                                                             \
+    } while (0)
+
+/* Status checks print the names of both statuses and the last message. */
+#define CHECK_STATUS(got, want)                                                                       \
+    do {                                                                                              \
+        wnn_status g_ = (got), w_ = (want);                                                           \
+        if (g_ == w_) {                                                                               \
+            test_passed++;                                                                            \
+        } else {                                                                                      \
+            test_failed++;                                                                            \
+            fprintf(stderr, "%s:%d: %s gave %s, want %s (%s)\n", __FILE__, __LINE__, #got,            \
+                    wnn_status_string(g_), wnn_status_string(w_), wnn_last_error_message());          \
+        }                                                                                             \
+    } while (0)
+
+#define CHECK_OK(expr) CHECK_STATUS(expr, WNN_OK)
+
+#define CHECK_NEAR(got, want, tol)                                                                    \
+    do {                                                                                              \
+        double g_ = (double)(got), w_ = (double)(want);                                               \
+        if (g_ - w_ <= (tol) && w_ - g_ <= (tol)) {                                                   \
+            test_passed++;                                                                            \
+        } else {                                                                                      \
+            test_failed++;                                                                            \
+            fprintf(stderr, "%s:%d: %s == %.9g, want %.9g (tolerance %g)\n", __FILE__, __LINE__, #got, \
+                    g_, w_, (double)(tol));                                                           \
+        }                                                                                             \
+    } while (0)
+
+#define TEST_DONE()                                                                                   \
+    do {                                                                                              \
+        printf("%d passed, %d failed\n", test_passed, test_failed);                                   \
+        return test_failed ? 1 : 0;                                                                   \
+    } while (0)
+
+#endif
