@@ -263,9 +263,10 @@ typedef struct wnn_context_options {
     wnn_policy policy;
     wnn_error_callback on_error;           /* may be NULL */
     void *on_error_user_data;
+    uint64_t memory_limit;                 /* device bytes the context may hold; 0: no limit */
 } wnn_context_options;
 
-#define WNN_CONTEXT_OPTIONS_INIT {NULL, WNN_POWER_PREFERENCE_DEFAULT, WNN_POLICY_CHROMIUM, NULL, NULL}
+#define WNN_CONTEXT_OPTIONS_INIT {NULL, WNN_POWER_PREFERENCE_DEFAULT, WNN_POLICY_CHROMIUM, NULL, NULL, 0}
 
 /* Creates a context on a device. options may be NULL (defaults). On success
 ** *out holds a context the caller must release with wnn_context_release().
@@ -295,6 +296,31 @@ WNN_API wnn_status wnn_context_get_device_info(const wnn_context *ctx, wnn_devic
 ** finish (or WNN_OK), and WNN_STATUS_CONTEXT_LOST if the context is lost.
 ** Must not be called from a wnn callback. */
 WNN_API wnn_status wnn_context_finish(wnn_context *ctx);
+
+/* Device memory of a context, as its caching allocator sees it. Blocks are
+** rounded up to size classes (powers of two from 256 bytes to 1 MiB, then
+** multiples of 1 MiB); freed blocks stay cached for reuse until trimmed. */
+typedef struct wnn_memory_stats {
+    uint64_t in_use_bytes;       /* held by live tensors and compiled graphs */
+    uint64_t cached_bytes;       /* freed blocks kept for reuse */
+    uint64_t peak_bytes;         /* highest in_use_bytes so far */
+    uint64_t device_allocations; /* calls into the device's allocator */
+    uint64_t device_frees;
+    uint64_t copies_to_device;   /* host -> device transfers and their bytes */
+    uint64_t bytes_to_device;
+    uint64_t copies_to_host;     /* device -> host transfers */
+    uint64_t bytes_to_host;
+    uint64_t copies_on_device;   /* device -> device copies */
+    uint64_t bytes_on_device;
+} wnn_memory_stats;
+
+/* Fills *out with the context's memory statistics. Thread-safe. On the cpu
+** device host memory is device memory: tensors never copy, so the copy
+** counters stay 0. */
+WNN_API wnn_status wnn_context_get_memory_stats(wnn_context *ctx, wnn_memory_stats *out);
+
+/* Gives every cached block back to the device. Thread-safe. */
+WNN_API void wnn_context_trim_memory(wnn_context *ctx);
 
 /* ------------------------------------------------------------------------ */
 /* Tensors (MLTensor)                                                        */
@@ -556,6 +582,15 @@ typedef struct wnn_gemm_options {
 
 WNN_API wnn_operand *wnn_gemm(wnn_graph_builder *builder, wnn_operand *a, wnn_operand *b,
                               const wnn_gemm_options *options);
+
+/* ---- more operators, family A: element-wise, comparison, logical, activations, reductions, quantization ---- */
+/* (end of family A) */
+
+/* ---- more operators, family B: convolution, pooling, normalization, resample ---- */
+/* (end of family B) */
+
+/* ---- more operators, family C: data movement, gather/scatter, recurrent ---- */
+/* (end of family C) */
 
 #ifdef __cplusplus
 }

@@ -4,11 +4,10 @@
 ** A backend is a const table of function pointers (SQLite's VFS, ggml's
 ** backends). Core code reaches devices only through this table; backends
 ** never call the public API. All entries are called from the context's
-** timeline worker thread, in timeline order, except device_* (any thread,
-** under the registry's lock) and storage_alloc/storage_free (any thread; they
-** must be thread-safe). A backend that runs work asynchronously on a queue of
-** its own must keep that queue in call order and must have finished a
-** storage_read before it returns.
+** timeline worker thread, in timeline order, unless an entry says otherwise.
+** A backend that runs work asynchronously on a queue of its own (the null
+** device's worker, a CUDA stream) keeps that queue in call order; core relies
+** on that order and never waits for the device except to read.
 */
 #ifndef WNN_BACKENDS_BACKEND_H
 #define WNN_BACKENDS_BACKEND_H
@@ -31,26 +30,40 @@ typedef struct wnn__backend {
     wnn_status (*device_info)(uint32_t index, wnn_device_info *info);
     wnn_status (*device_open)(uint32_t index, wnn__device **out);
     void (*device_close)(wnn__device *dev);
+    /* True when device memory is host memory: tensors keep one copy and
+    ** core reads and writes it directly. */
+    bool unified_memory;
     /* Whether tensors of data type t can be created on the device. */
     bool (*supports_data_type)(const wnn__device *dev, wnn_data_type t);
 
-    /* Zero-filled storage of bytes (> 0) bytes. Thread-safe. */
-    wnn_status (*storage_alloc)(wnn__device *dev, size_t bytes, void **storage);
-    void (*storage_free)(wnn__device *dev, void *storage);
-    /* Host address of storage when host code may touch it directly (the cpu
-    ** device), else NULL. Optional: NULL entry means never. */
-    void *(*storage_host_ptr)(wnn__device *dev, void *storage);
-    /* Host -> device copy of n bytes at offset 0; src may be reused as soon as
-    ** this returns. */
-    wnn_status (*storage_write)(wnn__device *dev, void *storage, const void *src, size_t n);
-    /* Device -> host copy; complete when this returns. */
-    wnn_status (*storage_read)(wnn__device *dev, void *storage, void *dst, size_t n);
+    /* Raw device memory of bytes (> 0) bytes; the caching allocator is its
+    ** only caller. Thread-safe. mem_free may be called while queued work
+    ** still uses the block: the backend must defer the release until that
+    ** work is done (queue the free behind it). */
+    wnn_status (*mem_alloc)(wnn__device *dev, size_t bytes, void **ptr);
+    void (*mem_free)(wnn__device *dev, void *ptr);
 
-    /* Compiles ir (which stays alive until graph_release) for the device. */
+    /* Copies, in queue order. copy_to_device may return before the copy is
+    ** done, but src may be reused as soon as it returns. copy_to_host is
+    ** complete when it returns (and reports any earlier queued failure).
+    ** Unified-memory devices (the cpu) may leave these NULL: core then never
+    ** copies and reads device pointers directly. */
+    wnn_status (*copy_to_device)(wnn__device *dev, void *dst, const void *src, size_t n);
+    wnn_status (*copy_to_host)(wnn__device *dev, void *dst, const void *src, size_t n);
+    wnn_status (*copy_on_device)(wnn__device *dev, void *dst, const void *src, size_t n);
+    wnn_status (*fill_zero)(wnn__device *dev, void *dst, size_t n);
+    /* Waits until everything queued so far is done; returns the first error
+    ** queued work met since the last call. */
+    wnn_status (*synchronize)(wnn__device *dev);
+
+    /* Compiles ir (which stays alive until graph_release) for the device.
+    ** Called from any thread; may upload constants. */
     wnn_status (*graph_compile)(wnn__device *dev, const wnn__ir *ir, void **compiled);
+    /* Called from any thread once no queued work uses the graph. */
     void (*graph_release)(wnn__device *dev, void *compiled);
-    /* Runs a compiled graph. inputs[i] and outputs[i] are the storages bound
-    ** to ir->input_values[i] and ir->output_values[i]. */
+    /* Queues a run of a compiled graph. inputs[i] and outputs[i] are device
+    ** pointers bound to ir->input_values[i] and ir->output_values[i]; the
+    ** arrays themselves may be reused as soon as this returns. */
     wnn_status (*graph_execute)(wnn__device *dev, void *compiled, void *const *inputs,
                                 void *const *outputs);
 } wnn__backend;
@@ -62,5 +75,6 @@ uint32_t wnn__registry_device_count(void);
 wnn_status wnn__registry_lookup(uint32_t index, const wnn__backend **backend, uint32_t *local_index);
 
 extern const wnn__backend wnn__cpu_backend;
+extern const wnn__backend wnn__null_backend;
 
 #endif

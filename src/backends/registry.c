@@ -7,6 +7,7 @@
 
 static const wnn__backend *const backends[] = {
     &wnn__cpu_backend,
+    &wnn__null_backend,
 };
 
 #define BACKEND_COUNT (sizeof backends / sizeof backends[0])

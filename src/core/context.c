@@ -20,6 +20,7 @@ void wnn__context_unref(wnn_context *ctx)
 {
     if (!ctx || atomic_fetch_sub(&ctx->refs, 1) != 1)
         return;
+    wnn__allocator_fini(&ctx->alloc);
     ctx->backend->device_close(ctx->device);
     pthread_mutex_destroy(&ctx->lock);
     pthread_cond_destroy(&ctx->work_cv);
@@ -115,7 +116,7 @@ wnn_status wnn_context_create(const wnn_context_options *options, wnn_context **
     if (o->policy != WNN_POLICY_CHROMIUM && o->policy != WNN_POLICY_SPEC)
         return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "wnn_context_create: unknown policy %d", (int)o->policy);
 
-    uint32_t index, local;
+    uint32_t index = 0, local = 0;
     const wnn__backend *be;
     wnn_status s = pick_device(o, &index);
     if (s != WNN_OK)
@@ -135,8 +136,9 @@ wnn_status wnn_context_create(const wnn_context_options *options, wnn_context **
     if ((s = be->device_info(local, &ctx->info)) != WNN_OK ||
         (s = be->device_open(local, &ctx->device)) != WNN_OK) {
         free(ctx);
-        return wnn__fail(s, "wnn_context_create: cannot open device \"%s\"", ctx->info.name);
+        return wnn__fail(s, "wnn_context_create: cannot open device %u", index);
     }
+    wnn__allocator_init(&ctx->alloc, be, ctx->device, o->memory_limit);
     pthread_mutex_init(&ctx->lock, NULL);
     pthread_cond_init(&ctx->work_cv, NULL);
     pthread_cond_init(&ctx->done_cv, NULL);
@@ -218,9 +220,31 @@ wnn_status wnn_context_finish(wnn_context *ctx)
     memcpy(message, ctx->first_error_message, sizeof message);
     ctx->first_error = WNN_OK;
     pthread_mutex_unlock(&ctx->lock);
+    /* work the device queued asynchronously (the null device, CUDA) */
+    if (ctx->backend->synchronize) {
+        wnn_status ds = ctx->backend->synchronize(ctx->device);
+        if (s == WNN_OK && ds != WNN_OK) {
+            s = ds;
+            snprintf(message, sizeof message, "device \"%s\" failed: %s", ctx->info.name, wnn_status_string(ds));
+        }
+    }
     if (atomic_load(&ctx->lost))
         return wnn__fail(WNN_STATUS_CONTEXT_LOST, "wnn_context_finish: context is lost");
     if (s != WNN_OK)
         return wnn__fail(s, "%s", message);
     return WNN_OK;
+}
+
+wnn_status wnn_context_get_memory_stats(wnn_context *ctx, wnn_memory_stats *out)
+{
+    if (!ctx || !out)
+        return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "wnn_context_get_memory_stats: NULL argument");
+    wnn__allocator_stats(&ctx->alloc, out);
+    return WNN_OK;
+}
+
+void wnn_context_trim_memory(wnn_context *ctx)
+{
+    if (ctx)
+        wnn__allocator_trim(&ctx->alloc);
 }

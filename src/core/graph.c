@@ -395,16 +395,23 @@ void wnn__graph_task_run(wnn_context *ctx, wnn__task *task)
         return; /* nothing can read the results any more */
     wnn_graph *g = task->graph;
     uint32_t total = g->ir.n_inputs + g->ir.n_outputs;
-    void *stack[16];
+    void *stack[16] = {NULL};
     void **storages = total <= 16 ? stack : malloc(sizeof *storages * total);
     if (!storages) {
         wnn__timeline_error(ctx, WNN_STATUS_OUT_OF_MEMORY, "dispatch: out of memory");
         return;
     }
-    for (uint32_t i = 0; i < total; i++)
-        storages[i] = task->tensors[i]->storage;
-    wnn_status s = ctx->backend->graph_execute(ctx->device, g->compiled, storages, storages + g->ir.n_inputs);
-    if (s != WNN_OK) {
+    wnn_status s = WNN_OK;
+    for (uint32_t i = 0; i < g->ir.n_inputs && s == WNN_OK; i++)
+        s = wnn__storage_prepare_device(&task->tensors[i]->st, &storages[i]);
+    for (uint32_t i = g->ir.n_inputs; i < total; i++)
+        storages[i] = task->tensors[i]->st.device;
+    if (s == WNN_OK)
+        s = ctx->backend->graph_execute(ctx->device, g->compiled, storages, storages + g->ir.n_inputs);
+    if (s == WNN_OK) {
+        for (uint32_t i = g->ir.n_inputs; i < total; i++)
+            wnn__storage_device_written(&task->tensors[i]->st);
+    } else {
         char message[128];
         snprintf(message, sizeof message, "dispatch on \"%s\" failed: %s", ctx->info.name, wnn_status_string(s));
         wnn__timeline_error(ctx, s, message);

@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 
 #include "backends/backend.h"
+#include "memory/storage.h"
 #include "core/ir.h"
 #include "wnn/wnn.h"
 
@@ -44,7 +45,6 @@ typedef struct wnn__task {
     struct wnn__waiter *waiter; /* READ: a blocking caller to wake */
     wnn_graph *graph;           /* DISPATCH: holds a reference */
     wnn_tensor **tensors;       /* DISPATCH: inputs then outputs, referenced */
-    void *storage;              /* FREE_STORAGE */
 } wnn__task;
 
 /* ---- objects ----------------------------------------------------------- */
@@ -54,6 +54,7 @@ struct wnn_context {
     const wnn__backend *backend;
     wnn__device *device;
     wnn_device_info info;
+    wnn__allocator alloc;
     wnn_policy policy;
     wnn_error_callback on_error;
     void *on_error_user_data;
@@ -82,7 +83,8 @@ struct wnn_tensor {
     uint64_t byte_length;
     bool constant;
     atomic_bool destroyed;
-    void *storage;         /* freed by a FREE_STORAGE task after destroy */
+    wnn__storage st;       /* released by a FREE_STORAGE task after destroy */
+    bool has_storage;
     void *constant_bytes;  /* constant tensors keep a host copy for builders */
     wnn_tensor *prev, *next; /* in ctx->tensors, under ctx->lock */
 };

@@ -30,6 +30,12 @@ typedef union wnn__attrs {
         uint32_t strides[WNN_MAX_RANK];
     } slice;
     struct { double alpha, beta; bool a_transpose, b_transpose; } gemm;
+    /* family A */
+    /* end of family A */
+    /* family B */
+    /* end of family B */
+    /* family C */
+    /* end of family C */
 } wnn__attrs;
 
 #endif

@@ -23,8 +23,8 @@ void wnn__tensor_unref(wnn_tensor *t)
     if (t->next)
         t->next->prev = t->prev;
     pthread_mutex_unlock(&ctx->lock);
-    if (t->storage) /* its release task could not be queued */
-        ctx->backend->storage_free(ctx->device, t->storage);
+    if (t->has_storage) /* its release task could not be queued */
+        wnn__storage_fini(&t->st);
     free(t->constant_bytes);
     free(t);
     wnn__context_unref(ctx);
@@ -84,11 +84,12 @@ static wnn_status create(const char *fn, wnn_context *ctx, const wnn_tensor_desc
     wnn_tensor *t = calloc(1, sizeof *t);
     if (!t)
         return wnn__fail(WNN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
-    if ((s = ctx->backend->storage_alloc(ctx->device, (size_t)bytes, &t->storage)) != WNN_OK) {
+    if ((s = wnn__storage_init(&t->st, &ctx->alloc, (size_t)bytes)) != WNN_OK) {
         free(t);
         return wnn__fail(s, "%s: cannot allocate %llu bytes on \"%s\"", fn, (unsigned long long)bytes,
                          ctx->info.name);
     }
+    t->has_storage = true;
     atomic_init(&t->refs, 1);
     atomic_init(&t->destroyed, false);
     t->desc = *desc;
@@ -344,7 +345,7 @@ static void run_read(wnn_context *ctx, wnn__task *task)
     } else if (atomic_load(&t->destroyed)) {
         s = wnn__destroyed_status(ctx);
         message = "tensor was destroyed before the read ran";
-    } else if ((s = ctx->backend->storage_read(ctx->device, t->storage, task->bytes, task->size)) != WNN_OK) {
+    } else if ((s = wnn__storage_read(&t->st, task->bytes, task->size)) != WNN_OK) {
         snprintf(buf, sizeof buf, "read from \"%s\" failed: %s", ctx->info.name, wnn_status_string(s));
         message = buf;
         wnn__timeline_error(ctx, s, message);
@@ -364,7 +365,7 @@ void wnn__task_run(wnn_context *ctx, wnn__task *task)
     wnn_status s;
     switch (task->kind) {
     case WNN__TASK_WRITE:
-        s = ctx->backend->storage_write(ctx->device, t->storage, task->bytes, task->size);
+        s = wnn__storage_write(&t->st, task->bytes, task->size);
         if (s != WNN_OK)
             wnn__timeline_error(ctx, s, "write to the device failed");
         break;
@@ -375,8 +376,8 @@ void wnn__task_run(wnn_context *ctx, wnn__task *task)
         wnn__graph_task_run(ctx, task);
         break;
     case WNN__TASK_FREE_STORAGE:
-        ctx->backend->storage_free(ctx->device, t->storage);
-        t->storage = NULL;
+        wnn__storage_fini(&t->st);
+        t->has_storage = false;
         break;
     }
 }

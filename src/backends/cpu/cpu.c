@@ -49,27 +49,14 @@ static bool cpu_supports_data_type(const wnn__device *dev, wnn_data_type t)
     return t >= WNN_DATA_TYPE_FLOAT32 && t <= WNN_DATA_TYPE_UINT8;
 }
 
-static wnn_status cpu_storage_alloc(wnn__device *dev, size_t bytes, void **storage)
+static wnn_status cpu_mem_alloc(wnn__device *dev, size_t bytes, void **ptr)
 {
-    *storage = wnn__cpu_alloc_zeroed(bytes);
-    return *storage ? WNN_OK : WNN_STATUS_OUT_OF_MEMORY;
+    /* storage zeroes lazily (its ZERO state), so fresh memory need not be */
+    *ptr = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    return *ptr ? WNN_OK : WNN_STATUS_OUT_OF_MEMORY;
 }
 
-static void cpu_storage_free(wnn__device *dev, void *storage) { free(storage); }
-
-static void *cpu_storage_host_ptr(wnn__device *dev, void *storage) { return storage; }
-
-static wnn_status cpu_storage_write(wnn__device *dev, void *storage, const void *src, size_t n)
-{
-    memcpy(storage, src, n);
-    return WNN_OK;
-}
-
-static wnn_status cpu_storage_read(wnn__device *dev, void *storage, void *dst, size_t n)
-{
-    memcpy(dst, storage, n);
-    return WNN_OK;
-}
+static void cpu_mem_free(wnn__device *dev, void *ptr) { free(ptr); }
 
 static wnn_status cpu_graph_compile(wnn__device *dev, const wnn__ir *ir, void **compiled)
 {
@@ -90,12 +77,10 @@ const wnn__backend wnn__cpu_backend = {
     .device_info = cpu_device_info,
     .device_open = cpu_device_open,
     .device_close = cpu_device_close,
+    .unified_memory = true,
     .supports_data_type = cpu_supports_data_type,
-    .storage_alloc = cpu_storage_alloc,
-    .storage_free = cpu_storage_free,
-    .storage_host_ptr = cpu_storage_host_ptr,
-    .storage_write = cpu_storage_write,
-    .storage_read = cpu_storage_read,
+    .mem_alloc = cpu_mem_alloc,
+    .mem_free = cpu_mem_free,
     .graph_compile = cpu_graph_compile,
     .graph_release = cpu_graph_release,
     .graph_execute = cpu_graph_execute,

@@ -19,6 +19,7 @@ struct wnn__cpu_graph {
     size_t *offset;      /* per value: arena offset, or SIZE_MAX if bound elsewhere */
     int32_t *output_of;  /* per value: the first graph output it is, or -1 */
     void *arena;
+    bool owns_arena;
     size_t arena_size;
     wnn__view *views;    /* per value, refreshed by each run */
     wnn__view *scratch;  /* kernel argument arrays */
@@ -112,7 +113,7 @@ static wnn_status plan(wnn__cpu_graph *g)
     return WNN_OK;
 }
 
-wnn_status wnn__cpu_graph_compile(const wnn__ir *ir, wnn__cpu_graph **out)
+wnn_status wnn__cpu_graph_plan(const wnn__ir *ir, wnn__cpu_graph **out)
 {
     *out = NULL;
     for (uint32_t n = 0; n < ir->n_nodes; n++)
@@ -146,13 +147,43 @@ wnn_status wnn__cpu_graph_compile(const wnn__ir *ir, wnn__cpu_graph **out)
     for (uint32_t i = ir->n_outputs; i-- > 0;)
         g->output_of[ir->output_values[i]] = (int32_t)i;
     wnn_status s = plan(g);
-    if (s == WNN_OK && g->arena_size && !(g->arena = wnn__cpu_alloc_zeroed(g->arena_size)))
-        s = WNN_STATUS_OUT_OF_MEMORY;
     if (s != WNN_OK) {
         wnn__cpu_graph_free(g);
         return s;
     }
     *out = g;
+    return WNN_OK;
+}
+
+size_t wnn__cpu_graph_arena_size(const wnn__cpu_graph *g) { return g->arena_size; }
+
+void wnn__cpu_graph_counts(const wnn__cpu_graph *g, uint32_t *n_inputs, uint32_t *n_outputs)
+{
+    *n_inputs = g->ir->n_inputs;
+    *n_outputs = g->ir->n_outputs;
+}
+
+void wnn__cpu_graph_bind(wnn__cpu_graph *g, void *arena, void *const *constants)
+{
+    g->arena = arena;
+    for (uint32_t v = 0; constants && v < g->ir->n_values; v++)
+        if (g->ir->values[v].kind == WNN__VALUE_CONSTANT)
+            g->views[v].data = constants[v];
+}
+
+wnn_status wnn__cpu_graph_compile(const wnn__ir *ir, wnn__cpu_graph **out)
+{
+    wnn_status s = wnn__cpu_graph_plan(ir, out);
+    if (s != WNN_OK || !(*out)->arena_size)
+        return s;
+    void *arena = wnn__cpu_alloc_zeroed((*out)->arena_size);
+    if (!arena) {
+        wnn__cpu_graph_free(*out);
+        *out = NULL;
+        return WNN_STATUS_OUT_OF_MEMORY;
+    }
+    wnn__cpu_graph_bind(*out, arena, NULL);
+    (*out)->owns_arena = true;
     return WNN_OK;
 }
 
@@ -164,7 +195,8 @@ void wnn__cpu_graph_free(wnn__cpu_graph *g)
     free(g->output_of);
     free(g->views);
     free(g->scratch);
-    free(g->arena);
+    if (g->owns_arena)
+        free(g->arena);
     free(g);
 }
 

@@ -19,6 +19,15 @@ void *wnn__cpu_alloc_zeroed(size_t bytes);
 wnn_status wnn__cpu_graph_compile(const wnn__ir *ir, wnn__cpu_graph **out);
 void wnn__cpu_graph_free(wnn__cpu_graph *g);
 
+/* The same in two steps, for devices that place memory themselves: plan
+** without an arena, then bind an arena of wnn__cpu_graph_arena_size() bytes
+** (owned by the caller) and, optionally, per-value constant pointers
+** (constants[v] for each constant value v; NULL: the IR's own bytes). */
+wnn_status wnn__cpu_graph_plan(const wnn__ir *ir, wnn__cpu_graph **out);
+size_t wnn__cpu_graph_arena_size(const wnn__cpu_graph *g);
+void wnn__cpu_graph_counts(const wnn__cpu_graph *g, uint32_t *n_inputs, uint32_t *n_outputs);
+void wnn__cpu_graph_bind(wnn__cpu_graph *g, void *arena, void *const *constants);
+
 /* Runs g with host pointers bound to the IR's inputs and outputs. Not
 ** reentrant for one g: calls on the same graph must not overlap. */
 wnn_status wnn__cpu_graph_run(wnn__cpu_graph *g, void *const *inputs, void *const *outputs);
