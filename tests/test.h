@@ -63,6 +63,14 @@ static int test_passed, test_failed;
         }                                                                                             \
     } while (0)
 
+/* The device a test runs on: $WNN_TEST_DEVICE, default "cpu". CTest runs
+** every unit test once per device (the -null copies). */
+static inline const char *test_device(void)
+{
+    const char *d = getenv("WNN_TEST_DEVICE");
+    return d && d[0] ? d : "cpu";
+}
+
 #define TEST_DONE()                                                                                   \
     do {                                                                                              \
         printf("%d passed, %d failed\n", test_passed, test_failed);                                   \

@@ -18,6 +18,7 @@
 #define WNN__BACKEND_VERSION 1
 
 typedef struct wnn__device wnn__device; /* a backend's opened device */
+struct wnn__allocator;                  /* memory/allocator.h */
 
 typedef struct wnn__backend {
     uint32_t version; /* WNN__BACKEND_VERSION */
@@ -57,8 +58,11 @@ typedef struct wnn__backend {
     wnn_status (*synchronize)(wnn__device *dev);
 
     /* Compiles ir (which stays alive until graph_release) for the device.
-    ** Called from any thread; may upload constants. */
-    wnn_status (*graph_compile)(wnn__device *dev, const wnn__ir *ir, void **compiled);
+    ** Called from any thread; may upload constants. Device memory the graph
+    ** keeps (its arena of intermediates, constants) comes from alloc, the
+    ** context's caching allocator, and goes back to it on release. */
+    wnn_status (*graph_compile)(wnn__device *dev, struct wnn__allocator *alloc, const wnn__ir *ir,
+                                void **compiled);
     /* Called from any thread once no queued work uses the graph. */
     void (*graph_release)(wnn__device *dev, void *compiled);
     /* Queues a run of a compiled graph. inputs[i] and outputs[i] are device

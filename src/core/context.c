@@ -20,6 +20,9 @@ void wnn__context_unref(wnn_context *ctx)
 {
     if (!ctx || atomic_fetch_sub(&ctx->refs, 1) != 1)
         return;
+    /* queued device work may still return memory to the allocator */
+    if (ctx->backend->synchronize)
+        ctx->backend->synchronize(ctx->device);
     wnn__allocator_fini(&ctx->alloc);
     ctx->backend->device_close(ctx->device);
     pthread_mutex_destroy(&ctx->lock);

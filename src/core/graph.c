@@ -264,7 +264,7 @@ wnn_status wnn_graph_builder_build(wnn_graph_builder *b, const wnn_named_operand
         free(g);
         return wnn__fail(s, "%s: out of memory", fn);
     }
-    if ((s = ctx->backend->graph_compile(ctx->device, &g->ir, &g->compiled)) != WNN_OK) {
+    if ((s = ctx->backend->graph_compile(ctx->device, &ctx->alloc, &g->ir, &g->compiled)) != WNN_OK) {
         wnn__ir_free(&g->ir);
         free(g);
         if (s != WNN_STATUS_OUT_OF_MEMORY)

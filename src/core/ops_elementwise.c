@@ -51,19 +51,117 @@ wnn_operand *wnn_relu(wnn_graph_builder *b, wnn_operand *x) { return wnn__unary(
 wnn_operand *wnn_sigmoid(wnn_graph_builder *b, wnn_operand *x) { return wnn__unary(b, WNN__OP_SIGMOID, x, WNN__TYPES_FLOAT, NULL); }
 wnn_operand *wnn_tanh(wnn_graph_builder *b, wnn_operand *x) { return wnn__unary(b, WNN__OP_TANH, x, WNN__TYPES_FLOAT, NULL); }
 
+/* A clamp bound as the caller gave it: a double, or an exact integer
+** (negative ? -magnitude : magnitude). */
+typedef struct clamp_bound {
+    bool exact;
+    bool negative;
+    uint64_t magnitude;
+    double value;
+} clamp_bound;
+
+static clamp_bound bound_from_options(bool is_integer, bool negative, uint64_t magnitude, double value)
+{
+    clamp_bound r = {is_integer, negative && magnitude != 0, magnitude, value};
+    if (is_integer)
+        r.value = negative ? -(double)magnitude : (double)magnitude;
+    return r;
+}
+
+/* Compares an exact integer with a finite or infinite double (not NaN):
+** -1, 0 or 1 as e is below, equal to or above d. */
+static int compare_exact_double(const clamp_bound *e, double d)
+{
+    if (d >= 0x1p64)
+        return -1;
+    if (d <= -0x1p64)
+        return 1;
+    double t = trunc(d);
+    bool t_neg = t < 0;
+    uint64_t t_mag = (uint64_t)(t_neg ? -t : t);
+    if (t_mag == 0)
+        t_neg = false;
+    int c;
+    if (e->negative != t_neg)
+        c = e->negative ? -1 : 1;
+    else if (e->magnitude == t_mag)
+        c = 0;
+    else
+        c = (e->magnitude < t_mag) != e->negative ? -1 : 1;
+    if (c == 0 && d != t) /* same integer part: the fraction decides */
+        c = d > t ? -1 : 1;
+    return c;
+}
+
+/* Whether lo > hi exactly; false when either is NaN. */
+static bool bound_greater(const clamp_bound *lo, const clamp_bound *hi)
+{
+    if (!lo->exact && !hi->exact)
+        return lo->value > hi->value;
+    if (lo->exact && hi->exact) {
+        if (lo->negative != hi->negative)
+            return hi->negative;
+        return lo->negative ? lo->magnitude < hi->magnitude : lo->magnitude > hi->magnitude;
+    }
+    if (lo->exact)
+        return hi->value == hi->value && compare_exact_double(lo, hi->value) > 0;
+    return lo->value == lo->value && compare_exact_double(hi, lo->value) < 0;
+}
+
+/* A bound cast to int64 or uint64 (saturating) as a bit pattern; a NaN
+** bound becomes fallback (no bound). */
+static uint64_t bound_bits(const clamp_bound *v, wnn_data_type t, uint64_t fallback)
+{
+    if (t == WNN_DATA_TYPE_INT64) {
+        if (v->exact) {
+            if (v->negative)
+                return v->magnitude >= (uint64_t)1 << 63 ? (uint64_t)INT64_MIN : 0u - v->magnitude;
+            return v->magnitude > (uint64_t)INT64_MAX ? (uint64_t)INT64_MAX : v->magnitude;
+        }
+        if (v->value != v->value)
+            return fallback;
+        if (v->value <= -0x1p63)
+            return (uint64_t)INT64_MIN;
+        if (v->value >= 0x1p63)
+            return (uint64_t)INT64_MAX;
+        return (uint64_t)(int64_t)v->value;
+    }
+    if (v->exact)
+        return v->negative ? 0 : v->magnitude;
+    if (v->value != v->value)
+        return fallback;
+    if (v->value <= 0)
+        return 0;
+    if (v->value >= 0x1p64)
+        return UINT64_MAX;
+    return (uint64_t)v->value;
+}
+
 wnn_operand *wnn_clamp(wnn_graph_builder *b, wnn_operand *x, const wnn_clamp_options *o)
 {
-    wnn__attrs attrs = {.clamp = {-INFINITY, INFINITY}};
-    if (o && o->has_min_value)
-        attrs.clamp.min_value = o->min_value;
-    if (o && o->has_max_value)
-        attrs.clamp.max_value = o->max_value;
+    static const wnn_clamp_options defaults = WNN_CLAMP_OPTIONS_INIT;
+    if (!o)
+        o = &defaults;
+    clamp_bound lo = {false, false, 0, -INFINITY}, hi = {false, false, 0, INFINITY};
+    if (o->has_min_value)
+        lo = bound_from_options(o->min_is_integer, o->min_negative, o->min_magnitude, o->min_value);
+    if (o->has_max_value)
+        hi = bound_from_options(o->max_is_integer, o->max_negative, o->max_magnitude, o->max_value);
     static const char *const names[1] = {"input"};
     if (!wnn__op_begin(b, "clamp", &x, names, 1))
         return NULL;
-    if (attrs.clamp.min_value > attrs.clamp.max_value)
-        return wnn__op_error(b, WNN_STATUS_INVALID_ARGUMENT, "clamp: minValue %g is greater than maxValue %g",
-                             attrs.clamp.min_value, attrs.clamp.max_value);
+    if (bound_greater(&lo, &hi))
+        return wnn__op_error(b, WNN_STATUS_INVALID_ARGUMENT, "clamp: minValue %.17g is greater than maxValue %.17g",
+                             lo.value, hi.value);
+    wnn__attrs attrs = {.clamp = {lo.value, hi.value, 0, 0}};
+    wnn_data_type t = wnn__desc(x)->data_type;
+    if (t == WNN_DATA_TYPE_INT64) {
+        attrs.clamp.lo = bound_bits(&lo, t, (uint64_t)INT64_MIN);
+        attrs.clamp.hi = bound_bits(&hi, t, (uint64_t)INT64_MAX);
+    } else if (t == WNN_DATA_TYPE_UINT64) {
+        attrs.clamp.lo = bound_bits(&lo, t, 0);
+        attrs.clamp.hi = bound_bits(&hi, t, UINT64_MAX);
+    }
     return wnn__unary(b, WNN__OP_CLAMP, x, WNN__TYPES_ALL, &attrs);
 }
 

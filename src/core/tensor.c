@@ -290,6 +290,15 @@ void wnn__tensor_kill(wnn_tensor *t)
 {
     if (atomic_exchange(&t->destroyed, true))
         return;
+    if (atomic_load(&t->refs) == 1 && t->has_storage) {
+        /* No queued task holds the tensor (tasks take references), so the
+        ** storage goes back to the allocator now: create/destroy loops reuse
+        ** it at once. A call racing with destroy from another thread is the
+        ** caller's bug, as with any handle. */
+        wnn__storage_fini(&t->st);
+        t->has_storage = false;
+        return;
+    }
     wnn__task *task = new_task(WNN__TASK_FREE_STORAGE, t);
     if (task && wnn__timeline_submit(t->ctx, task) == WNN_OK)
         return;

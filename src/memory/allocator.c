@@ -161,3 +161,5 @@ static bool countdown(atomic_uint_fast64_t *c)
 
 bool wnn__fault_alloc_now(void) { return countdown(&fault_alloc_at); }
 bool wnn__fault_copy_now(void) { return countdown(&fault_copy_at); }
+
+bool wnn__fault_armed(void) { return atomic_load(&fault_alloc_at) > 0 || atomic_load(&fault_copy_at) > 0; }

@@ -47,5 +47,7 @@ size_t wnn__size_class(size_t bytes);
 void wnn__fault_inject(uint64_t nth_alloc, uint64_t nth_copy);
 bool wnn__fault_alloc_now(void);
 bool wnn__fault_copy_now(void);
+/* Whether an injected fault is still armed (its event has not come yet). */
+bool wnn__fault_armed(void);
 
 #endif

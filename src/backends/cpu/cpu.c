@@ -12,6 +12,7 @@
 #include "backends/backend.h"
 #include "backends/cpu/cpu_graph.h"
 #include "backends/cpu/kernels.h"
+#include "memory/allocator.h"
 
 #define CPU_MAX_TENSOR_BYTES ((uint64_t)1 << 34)
 
@@ -58,16 +59,45 @@ static wnn_status cpu_mem_alloc(wnn__device *dev, size_t bytes, void **ptr)
 
 static void cpu_mem_free(wnn__device *dev, void *ptr) { free(ptr); }
 
-static wnn_status cpu_graph_compile(wnn__device *dev, const wnn__ir *ir, void **compiled)
+/* A compiled graph: the plan plus its arena from the context's allocator. */
+typedef struct cpu_compiled {
+    wnn__cpu_graph *plan;
+    wnn__allocator *alloc;
+    void *arena;
+    size_t arena_block;
+} cpu_compiled;
+
+static void cpu_graph_release(wnn__device *dev, void *compiled)
 {
-    return wnn__cpu_graph_compile(ir, (wnn__cpu_graph **)compiled);
+    cpu_compiled *c = compiled;
+    wnn__allocator_free(c->alloc, c->arena, c->arena_block);
+    wnn__cpu_graph_free(c->plan);
+    free(c);
 }
 
-static void cpu_graph_release(wnn__device *dev, void *compiled) { wnn__cpu_graph_free(compiled); }
+static wnn_status cpu_graph_compile(wnn__device *dev, wnn__allocator *alloc, const wnn__ir *ir, void **compiled)
+{
+    cpu_compiled *c = calloc(1, sizeof *c);
+    if (!c)
+        return WNN_STATUS_OUT_OF_MEMORY;
+    c->alloc = alloc;
+    wnn_status s = wnn__cpu_graph_plan(ir, &c->plan);
+    size_t arena = s == WNN_OK ? wnn__cpu_graph_arena_size(c->plan) : 0;
+    if (s == WNN_OK && arena)
+        s = wnn__allocator_alloc(alloc, arena, &c->arena, &c->arena_block);
+    if (s != WNN_OK) {
+        wnn__cpu_graph_free(c->plan);
+        free(c);
+        return s;
+    }
+    wnn__cpu_graph_bind(c->plan, c->arena, NULL);
+    *compiled = c;
+    return WNN_OK;
+}
 
 static wnn_status cpu_graph_execute(wnn__device *dev, void *compiled, void *const *inputs, void *const *outputs)
 {
-    return wnn__cpu_graph_run(compiled, inputs, outputs);
+    return wnn__cpu_graph_run(((cpu_compiled *)compiled)->plan, inputs, outputs);
 }
 
 const wnn__backend wnn__cpu_backend = {

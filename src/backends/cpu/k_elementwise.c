@@ -479,6 +479,7 @@ wnn_status wnn__k_unary(const wnn__node *node, const wnn__view *in, const wnn__v
 ** integer inputs compare in their own domain with saturated bounds. */
 typedef struct clamp_params {
     double lo, hi;
+    uint64_t lo_bits, hi_bits; /* int64/uint64: the bounds cast exactly */
 } clamp_params;
 
 /* NaN input passes through: both comparisons are false. */
@@ -492,8 +493,25 @@ typedef struct clamp_params {
         BLOCKED_LOOP(T, o, n, x[i] < lo ? lo : x[i] > hi ? hi : x[i]);         \
     }
 DEFINE_CLAMP_MAP(f32, float, WNN_DATA_TYPE_FLOAT32, )
-SIGNED_TYPES(DEFINE_CLAMP_MAP)
-UNSIGNED_TYPES(DEFINE_CLAMP_MAP)
+DEFINE_CLAMP_MAP(i32, int32_t, WNN_DATA_TYPE_INT32, )
+DEFINE_CLAMP_MAP(i8, int8_t, WNN_DATA_TYPE_INT8, )
+DEFINE_CLAMP_MAP(u32, uint32_t, WNN_DATA_TYPE_UINT32, )
+DEFINE_CLAMP_MAP(u8, uint8_t, WNN_DATA_TYPE_UINT8, )
+
+/* The 64-bit integers take the bounds the builder cast exactly, since a
+** double cannot hold every bound (2^53 + 1, say). */
+#define DEFINE_CLAMP_MAP_64(S, T)                                              \
+    static void clamp_##S(const void *vi, void *vo, size_t n, const void *vp)  \
+    {                                                                          \
+        const clamp_params *p = vp;                                            \
+        const T lo = (T)p->lo_bits, hi = (T)p->hi_bits;                        \
+        const T *x = vi;                                                       \
+        T *o = vo;                                                             \
+        for (size_t i = 0; i < n; i++)                                         \
+            o[i] = x[i] < lo ? lo : x[i] > hi ? hi : x[i];                     \
+    }
+DEFINE_CLAMP_MAP_64(i64, int64_t)
+DEFINE_CLAMP_MAP_64(u64, uint64_t)
 
 /* float16 compares widened values but copies bits, so that an unclamped
 ** element (NaN payloads included) comes out exactly as it went in. */
@@ -520,7 +538,8 @@ wnn_status wnn__k_clamp(const wnn__node *node, const wnn__view *in, const wnn__v
         return WNN_STATUS_UNSUPPORTED_DATA_TYPE;
     /* A NaN bound clamps nothing; as an infinity it also saturates right
     ** for integer types, where NaN would otherwise cast to 0. */
-    clamp_params p = {node->attrs.clamp.min_value, node->attrs.clamp.max_value};
+    clamp_params p = {node->attrs.clamp.min_value, node->attrs.clamp.max_value, node->attrs.clamp.lo,
+                      node->attrs.clamp.hi};
     if (p.lo != p.lo)
         p.lo = -INFINITY;
     if (p.hi != p.hi)

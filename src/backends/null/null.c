@@ -18,6 +18,7 @@
 
 #include "backends/backend.h"
 #include "backends/cpu/cpu_graph.h"
+#include "memory/allocator.h"
 
 #define NULL_MAX_TENSOR_BYTES ((uint64_t)1 << 34)
 #define KEY ((uintptr_t)0x0F00000000000000ull)
@@ -29,8 +30,12 @@ typedef enum job_kind { JOB_COPY_IN, JOB_COPY_OUT, JOB_COPY_ON, JOB_ZERO, JOB_RU
 
 typedef struct null_graph {
     wnn__cpu_graph *cpu;
-    void *arena;      /* real address */
-    void **constants; /* per value: real address of the device copy, or NULL */
+    wnn__allocator *alloc;
+    void *arena;          /* device (encoded) address, from alloc */
+    size_t arena_block;
+    void **constants;     /* per value: the device copy (encoded), or NULL */
+    size_t *const_blocks;
+    void **real;          /* per value: decoded constants, for the kernels */
     uint32_t n_values;
 } null_graph;
 
@@ -66,12 +71,18 @@ static void copy_delay(wnn__device *d)
     nanosleep(&ts, NULL);
 }
 
+/* Returns the graph's memory to the allocator (whose frees are queued behind
+** the work already submitted) and frees the plan. */
 static void drop_graph(null_graph *g)
 {
-    for (uint32_t v = 0; v < g->n_values; v++)
-        free(g->constants[v]);
+    for (uint32_t v = 0; g->constants && v < g->n_values; v++)
+        if (g->constants[v])
+            wnn__allocator_free(g->alloc, g->constants[v], g->const_blocks[v]);
+    if (g->arena)
+        wnn__allocator_free(g->alloc, g->arena, g->arena_block);
     free(g->constants);
-    free(g->arena);
+    free(g->const_blocks);
+    free(g->real);
     wnn__cpu_graph_free(g->cpu);
     free(g);
 }
@@ -321,40 +332,47 @@ static wnn_status null_synchronize(wnn__device *d)
 
 /* ---- graphs -------------------------------------------------------------------- */
 
-static wnn_status null_graph_compile(wnn__device *d, const wnn__ir *ir, void **compiled)
+static wnn_status null_copy_to_device(wnn__device *d, void *dst, const void *src, size_t n);
+static wnn_status null_synchronize(wnn__device *d);
+
+static wnn_status null_graph_compile(wnn__device *d, wnn__allocator *alloc, const wnn__ir *ir, void **compiled)
 {
     null_graph *g = calloc(1, sizeof *g);
     if (!g)
         return WNN_STATUS_OUT_OF_MEMORY;
+    g->alloc = alloc;
     wnn_status s = wnn__cpu_graph_plan(ir, &g->cpu);
     if (s != WNN_OK) {
         free(g);
         return s;
     }
+    uint32_t nv = ir->n_values ? ir->n_values : 1;
     g->n_values = ir->n_values;
-    g->constants = calloc(ir->n_values ? ir->n_values : 1, sizeof *g->constants);
+    g->constants = calloc(nv, sizeof *g->constants);
+    g->const_blocks = calloc(nv, sizeof *g->const_blocks);
+    g->real = calloc(nv, sizeof *g->real);
     size_t arena = wnn__cpu_graph_arena_size(g->cpu);
-    if (!g->constants || (arena && !(g->arena = aligned_alloc(64, (arena + 63) / 64 * 64)))) {
-        drop_graph(g);
-        return WNN_STATUS_OUT_OF_MEMORY;
-    }
+    if (!g->constants || !g->const_blocks || !g->real)
+        s = WNN_STATUS_OUT_OF_MEMORY;
+    if (s == WNN_OK && arena)
+        s = wnn__allocator_alloc(alloc, arena, &g->arena, &g->arena_block);
     /* constants are uploaded once, through the queue like any other copy */
-    for (uint32_t v = 0; v < ir->n_values; v++) {
+    for (uint32_t v = 0; s == WNN_OK && v < ir->n_values; v++) {
         if (ir->values[v].kind != WNN__VALUE_CONSTANT)
             continue;
         size_t n = (size_t)wnn_operand_desc_byte_length(&ir->values[v].desc);
-        void *dev = NULL;
-        if ((s = null_mem_alloc(d, n ? n : 1, &dev)) != WNN_OK ||
-            (s = null_copy_to_device(d, dev, ir->values[v].data, n)) != WNN_OK) {
-            if (s != WNN_OK && dev)
-                null_mem_free(d, dev);
-            null_synchronize(d);
-            drop_graph(g);
-            return s;
-        }
-        g->constants[v] = decode(dev);
+        s = wnn__allocator_alloc(alloc, n ? n : 1, &g->constants[v], &g->const_blocks[v]);
+        if (s == WNN_OK && wnn__fault_copy_now())
+            s = WNN_STATUS_OPERATION_ERROR;
+        if (s == WNN_OK && (s = null_copy_to_device(d, g->constants[v], ir->values[v].data, n)) == WNN_OK)
+            wnn__allocator_count_copy(alloc, 0, n);
+        g->real[v] = decode(g->constants[v]);
     }
-    wnn__cpu_graph_bind(g->cpu, g->arena, g->constants);
+    if (s != WNN_OK) {
+        drop_graph(g);
+        return s;
+    }
+    wnn__cpu_graph_bind(g->cpu, decode(g->arena), g->real);
     *compiled = g;
     return WNN_OK;
 }
