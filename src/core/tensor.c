@@ -70,12 +70,14 @@ static wnn_status create(const char *fn, wnn_context *ctx, const wnn_tensor_desc
     if (!desc)
         return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "%s: descriptor is NULL", fn);
     to_operand_desc(desc, &od);
+    /* the data type is the first rule, whether unknown or only unsupported */
+    if (wnn_data_type_name(od.data_type) && od.data_type != WNN_DATA_TYPE_INVALID &&
+        !ctx->backend->supports_data_type(ctx->device, od.data_type))
+        return wnn__fail(WNN_STATUS_UNSUPPORTED_DATA_TYPE, "%s: device \"%s\" has no %s tensors", fn,
+                         ctx->info.name, wnn_data_type_name(od.data_type));
     wnn_status s = wnn__check_desc(fn, &od);
     if (s != WNN_OK)
         return s;
-    if (!ctx->backend->supports_data_type(ctx->device, od.data_type))
-        return wnn__fail(WNN_STATUS_UNSUPPORTED_DATA_TYPE, "%s: device \"%s\" has no %s tensors", fn,
-                         ctx->info.name, wnn_data_type_name(od.data_type));
     uint64_t bytes = wnn_operand_desc_byte_length(&od);
     if (bytes > ctx->info.max_tensor_byte_length)
         return wnn__fail(WNN_STATUS_TENSOR_TOO_LARGE, "%s: %llu bytes, over the device's limit of %llu",
