@@ -31,33 +31,63 @@ void wnn__context_unref(wnn_context *ctx)
     free(ctx);
 }
 
+/* With ctx->lock held: runs the task at the head of the timeline unless
+** another thread is running one. A thread waiting for the timeline (finish,
+** a blocking read) helps this way instead of sleeping while the worker wakes
+** up; it only takes tasks whose completion calls no user callback, because
+** callbacks are documented to run on the worker. Returns whether it ran one. */
+static bool run_one_locked(wnn_context *ctx, bool helper)
+{
+    wnn__task *task = ctx->head;
+    if (!task || ctx->busy || (helper && task->callback && !task->internal_callback))
+        return false;
+    ctx->head = task->next;
+    if (!ctx->head)
+        ctx->tail = NULL;
+    ctx->busy = true;
+    pthread_mutex_unlock(&ctx->lock);
+
+    wnn__task_run(ctx, task);
+    wnn__task_free(task);
+
+    pthread_mutex_lock(&ctx->lock);
+    ctx->busy = false;
+    ctx->completed++;
+    pthread_cond_broadcast(&ctx->done_cv);
+    pthread_cond_signal(&ctx->work_cv);
+    return true;
+}
+
 static void *worker_main(void *arg)
 {
     wnn_context *ctx = arg;
     pthread_mutex_lock(&ctx->lock);
     for (;;) {
-        while (!ctx->head && !ctx->stopping)
-            pthread_cond_wait(&ctx->work_cv, &ctx->lock);
-        wnn__task *task = ctx->head;
-        if (!task)
+        if (run_one_locked(ctx, false))
+            continue;
+        if (!ctx->head && ctx->stopping && !ctx->busy)
             break; /* stopping and drained */
-        ctx->head = task->next;
-        if (!ctx->head)
-            ctx->tail = NULL;
-        pthread_mutex_unlock(&ctx->lock);
-
-        wnn__task_run(ctx, task);
-        wnn__task_free(task);
-
-        pthread_mutex_lock(&ctx->lock);
-        ctx->completed++;
-        pthread_cond_broadcast(&ctx->done_cv);
+        pthread_cond_wait(&ctx->work_cv, &ctx->lock);
     }
     pthread_mutex_unlock(&ctx->lock);
     return NULL;
 }
 
+void wnn__timeline_wait(wnn_context *ctx, uint64_t seq)
+{
+    pthread_mutex_lock(&ctx->lock);
+    while (ctx->completed < seq)
+        if (!run_one_locked(ctx, true))
+            pthread_cond_wait(&ctx->done_cv, &ctx->lock);
+    pthread_mutex_unlock(&ctx->lock);
+}
+
 wnn_status wnn__timeline_submit(wnn_context *ctx, wnn__task *task)
+{
+    return wnn__timeline_submit_seq(ctx, task, NULL);
+}
+
+wnn_status wnn__timeline_submit_seq(wnn_context *ctx, wnn__task *task, uint64_t *seq)
 {
     pthread_mutex_lock(&ctx->lock);
     if (ctx->stopping) {
@@ -71,6 +101,8 @@ wnn_status wnn__timeline_submit(wnn_context *ctx, wnn__task *task)
         ctx->head = task;
     ctx->tail = task;
     ctx->submitted++;
+    if (seq)
+        *seq = ctx->submitted;
     pthread_cond_signal(&ctx->work_cv);
     pthread_mutex_unlock(&ctx->lock);
     return WNN_OK;
@@ -216,8 +248,9 @@ wnn_status wnn_context_finish(wnn_context *ctx)
         return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "wnn_context_finish: context is NULL");
     pthread_mutex_lock(&ctx->lock);
     uint64_t target = ctx->submitted;
-    while (ctx->completed < target)
-        pthread_cond_wait(&ctx->done_cv, &ctx->lock);
+    pthread_mutex_unlock(&ctx->lock);
+    wnn__timeline_wait(ctx, target);
+    pthread_mutex_lock(&ctx->lock);
     wnn_status s = ctx->first_error;
     char message[sizeof ctx->first_error_message];
     memcpy(message, ctx->first_error_message, sizeof message);

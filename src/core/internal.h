@@ -42,6 +42,7 @@ typedef struct wnn__task {
     bool own_bytes;      /* READ into a buffer wnn allocated */
     wnn_read_callback callback;
     void *user_data;
+    bool internal_callback;     /* callback is wnn's own (a blocking read) */
     struct wnn__waiter *waiter; /* READ: a blocking caller to wake */
     wnn_graph *graph;           /* DISPATCH: holds a reference */
     wnn_tensor **tensors;       /* DISPATCH: inputs then outputs, referenced */
@@ -68,6 +69,7 @@ struct wnn_context {
     uint64_t submitted;
     uint64_t completed;
     bool stopping;
+    bool busy; /* a thread is running a task */
     bool worker_started;
     pthread_t worker;
     wnn_status first_error;
@@ -131,6 +133,11 @@ void wnn__graph_unref(wnn_graph *g);
 /* Appends a task to ctx's timeline. Fails with CONTEXT_LOST (and frees
 ** nothing) if the worker is stopping. */
 wnn_status wnn__timeline_submit(wnn_context *ctx, wnn__task *task);
+/* The same, giving the task's sequence number for wnn__timeline_wait(). */
+wnn_status wnn__timeline_submit_seq(wnn_context *ctx, wnn__task *task, uint64_t *seq);
+/* Waits until the task numbered seq has completed, running queued tasks
+** itself meanwhile when the worker is not running one. */
+void wnn__timeline_wait(wnn_context *ctx, uint64_t seq);
 /* Records a timeline error for finish() and the error callback. */
 void wnn__timeline_error(wnn_context *ctx, wnn_status s, const char *message);
 /* Runs one task on the worker; defined in tensor.c and graph.c. */

@@ -198,7 +198,7 @@ wnn_status wnn_context_write_tensor(wnn_context *ctx, wnn_tensor *t, const void 
 }
 
 static wnn_status submit_read(const char *fn, wnn_context *ctx, wnn_tensor *t, void *buffer, size_t size,
-                              wnn_read_callback cb, void *user)
+                              wnn_read_callback cb, void *user, uint64_t *seq)
 {
     wnn_status s = wnn__check_tensor_use(fn, ctx, t);
     if (s != WNN_OK)
@@ -225,7 +225,8 @@ static wnn_status submit_read(const char *fn, wnn_context *ctx, wnn_tensor *t, v
             return wnn__fail(WNN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
         }
     }
-    if ((s = wnn__timeline_submit(ctx, task)) != WNN_OK)
+    task->internal_callback = seq != NULL;
+    if ((s = wnn__timeline_submit_seq(ctx, task, seq)) != WNN_OK)
         wnn__task_free(task);
     return s;
 }
@@ -234,7 +235,7 @@ wnn_status wnn_context_read_tensor(wnn_context *ctx, wnn_tensor *t, wnn_read_cal
 {
     if (!cb)
         return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "wnn_context_read_tensor: callback is NULL");
-    return submit_read("wnn_context_read_tensor", ctx, t, NULL, 0, cb, user);
+    return submit_read("wnn_context_read_tensor", ctx, t, NULL, 0, cb, user, NULL);
 }
 
 wnn_status wnn_context_read_tensor_into(wnn_context *ctx, wnn_tensor *t, void *buffer, size_t size,
@@ -242,27 +243,20 @@ wnn_status wnn_context_read_tensor_into(wnn_context *ctx, wnn_tensor *t, void *b
 {
     if (!buffer)
         return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "wnn_context_read_tensor_into: buffer is NULL");
-    return submit_read("wnn_context_read_tensor_into", ctx, t, buffer, size, cb, user);
+    return submit_read("wnn_context_read_tensor_into", ctx, t, buffer, size, cb, user, NULL);
 }
 
-/* A blocking read waits on one of these. */
+/* What a blocking read's completion leaves for its caller. */
 typedef struct wnn__waiter {
-    pthread_mutex_t lock;
-    pthread_cond_t cv;
-    bool done;
     wnn_status status;
     char message[256];
 } wnn__waiter;
 
-static void wake_waiter(wnn_status s, const char *message, const void *data, size_t n, void *user)
+static void fill_waiter(wnn_status s, const char *message, const void *data, size_t n, void *user)
 {
     wnn__waiter *w = user;
-    pthread_mutex_lock(&w->lock);
     w->status = s;
     snprintf(w->message, sizeof w->message, "%s", message);
-    w->done = true;
-    pthread_cond_signal(&w->cv);
-    pthread_mutex_unlock(&w->lock);
 }
 
 wnn_status wnn_context_read_tensor_sync(wnn_context *ctx, wnn_tensor *t, void *buffer, size_t size)
@@ -270,22 +264,15 @@ wnn_status wnn_context_read_tensor_sync(wnn_context *ctx, wnn_tensor *t, void *b
     static const char fn[] = "wnn_context_read_tensor_sync";
     if (!buffer)
         return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "%s: buffer is NULL", fn);
-    wnn__waiter w = {.done = false};
-    pthread_mutex_init(&w.lock, NULL);
-    pthread_cond_init(&w.cv, NULL);
-    wnn_status s = submit_read(fn, ctx, t, buffer, size, wake_waiter, &w);
-    if (s == WNN_OK) {
-        pthread_mutex_lock(&w.lock);
-        while (!w.done)
-            pthread_cond_wait(&w.cv, &w.lock);
-        pthread_mutex_unlock(&w.lock);
-        s = w.status;
-        if (s != WNN_OK)
-            wnn__fail(s, "%s: %s", fn, w.message);
-    }
-    pthread_mutex_destroy(&w.lock);
-    pthread_cond_destroy(&w.cv);
-    return s;
+    wnn__waiter w = {WNN_OK, ""};
+    uint64_t seq = 0;
+    wnn_status s = submit_read(fn, ctx, t, buffer, size, fill_waiter, &w, &seq);
+    if (s != WNN_OK)
+        return s;
+    wnn__timeline_wait(ctx, seq);
+    if (w.status != WNN_OK)
+        return wnn__fail(w.status, "%s: %s", fn, w.message);
+    return WNN_OK;
 }
 
 void wnn__tensor_kill(wnn_tensor *t)
