@@ -3,8 +3,10 @@
 **
 ** A backend is a const table of function pointers (SQLite's VFS, ggml's
 ** backends). Core code reaches devices only through this table; backends
-** never call the public API. All entries are called from the context's
-** timeline worker thread, in timeline order, unless an entry says otherwise.
+** never call the public API. Entries are called by the context's timeline:
+** one thread at a time (the worker, or a caller waiting for the timeline
+** that runs queued tasks itself), in timeline order, unless an entry says
+** otherwise.
 ** A backend that runs work asynchronously on a queue of its own (the null
 ** device's worker, a CUDA stream) keeps that queue in call order; core relies
 ** on that order and never waits for the device except to read.
