@@ -110,6 +110,9 @@ typedef enum wnn_status {
     /* NotSupportedError */
     WNN_STATUS_NOT_SUPPORTED = 300,
     WNN_STATUS_NO_SUCH_DEVICE = 301,      /* no usable device with that name */
+    WNN_STATUS_UNSUPPORTED_DEVICE = 302,  /* DLPack: memory of a device this one cannot reach */
+    WNN_STATUS_COPY_FORBIDDEN = 303,      /* DLPack: a copy is needed and the caller forbade it */
+    WNN_STATUS_UNSUPPORTED_VERSION = 304, /* DLPack: a managed tensor of another major version */
 
     /* OperationError: the device failed to do what was asked. */
     WNN_STATUS_OPERATION_ERROR = 400,
@@ -486,7 +489,9 @@ WNN_API wnn_operand *wnn_graph_builder_constant_scalar_int64(wnn_graph_builder *
                                                              wnn_data_type type, int64_t value);
 
 /* A constant operand backed by a constant tensor of the same context. The
-** tensor may be destroyed after the graph is built. */
+** tensor may be destroyed after the graph is built. Errors: WRONG_CONTEXT,
+** DESTROYED (DESTROYED_OBJECT under WNN_POLICY_SPEC), CONSTANT_TENSOR for a
+** tensor that is not a constant tensor. */
 WNN_API wnn_operand *wnn_graph_builder_constant_tensor(wnn_graph_builder *builder, wnn_tensor *tensor);
 
 /* A name and an operand or tensor, for build and dispatch. */
@@ -504,8 +509,8 @@ typedef struct wnn_named_tensor {
 ** so it is single-use even if building fails. Errors: ALREADY_BUILT or
 ** CONTEXT_LOST; NAME_MISMATCH for no outputs, an empty or repeated name;
 ** WRONG_CONTEXT for an operand of another builder; INVALID_ARGUMENT for an
-** output that is an input or constant operand; DESTROYED for a constant
-** tensor destroyed before build; the builder's recorded error if any;
+** output that is an input or constant operand; DESTROYED (DESTROYED_OBJECT
+** under WNN_POLICY_SPEC) for a constant tensor destroyed before build; the builder's recorded error if any;
 ** OPERATION_ERROR if the device cannot compile it. */
 WNN_API wnn_status wnn_graph_builder_build(wnn_graph_builder *builder, const wnn_named_operand *outputs,
                                            size_t output_count, wnn_graph **out);
@@ -528,9 +533,11 @@ WNN_API wnn_status wnn_graph_get_output(const wnn_graph *graph, uint32_t index, 
                                         wnn_operand_desc *desc);
 
 /* Records a dispatch of graph reading inputs and writing outputs; returns
-** before the work is done. Checks, first failure wins: CONTEXT_LOST;
-** WRONG_CONTEXT (graph or tensor of another context); DESTROYED (graph or
-** tensor destroyed; DESTROYED_OBJECT for tensors under WNN_POLICY_SPEC);
+** before the work is done. Checks, first failure wins, each rule over every
+** binding before the next rule: CONTEXT_LOST; INVALID_ARGUMENT (a NULL
+** array or tensor); WRONG_CONTEXT (graph or tensor of another context);
+** DESTROYED (graph, then tensors; DESTROYED_OBJECT for tensors under
+** WNN_POLICY_SPEC);
 ** NAME_MISMATCH (count differs, a name missing or unknown, repeated);
 ** DESCRIPTOR_MISMATCH (data type or shape differs); CONSTANT_TENSOR;
 ** DUPLICATE_TENSOR (one tensor as two outputs, or as input and output; under
@@ -642,6 +649,108 @@ typedef struct wnn_gemm_options {
 
 WNN_API wnn_operand *wnn_gemm(wnn_graph_builder *builder, wnn_operand *a, wnn_operand *b,
                               const wnn_gemm_options *options);
+
+/* ------------------------------------------------------------------------ */
+/* DLPack interop                                                            */
+/*                                                                          */
+/* Lends wnn tensors to other frameworks and wraps theirs, through DLPack's  */
+/* managed tensors, without copies where the memory allows. The structs are  */
+/* declared in wnn/dlpack.h; this header passes them as void * so that it   */
+/* stays usable alone: a managed tensor is a DLManagedTensorVersioned *, or  */
+/* a DLManagedTensor * (the pre-1.0 struct) when the options say legacy.     */
+/* docs/dlpack.md explains ownership, streams, devices and copies.           */
+/* ------------------------------------------------------------------------ */
+
+/* Whether a transfer may, must or must not copy (the Array API's copy=None,
+** True, False). */
+typedef enum wnn_dlpack_copy {
+    WNN_DLPACK_COPY_IF_NEEDED = 0, /* share the memory when possible, copy otherwise */
+    WNN_DLPACK_COPY_ALWAYS = 1,    /* always hand over a private copy */
+    WNN_DLPACK_COPY_NEVER = 2      /* share or fail with WNN_STATUS_COPY_FORBIDDEN */
+} wnn_dlpack_copy;
+
+/* The stream value that asks for no synchronization at all: the consumer
+** orders itself after the producer (e.g. with wnn_context_finish). */
+#define WNN_DLPACK_STREAM_NO_SYNC (-1)
+
+typedef struct wnn_dlpack_export_options {
+    /* The consumer's stream (Python's stream=): has_stream false is "None".
+    ** cpu: only None or WNN_DLPACK_STREAM_NO_SYNC. null: also any value
+    ** >= 1, an in-order queue of the consumer; 0 and values below -1 are
+    ** INVALID_ARGUMENT. What each value does is in docs/dlpack.md. */
+    bool has_stream;
+    int64_t stream;
+    /* The device the consumer wants the memory on (Python's dl_device=), as
+    ** a DLDeviceType and id: 0 means the tensor's own device; kDLCPU (1), 0
+    ** asks for host memory, which the null device can only give as a copy. */
+    int32_t device_type;
+    int32_t device_id;
+    wnn_dlpack_copy copy;
+    /* Produce a DLManagedTensor (for consumers that pass no max_version)
+    ** instead of a DLManagedTensorVersioned. It cannot say read-only, so a
+    ** constant tensor is copied (or refused under COPY_NEVER). */
+    bool legacy;
+} wnn_dlpack_export_options;
+
+#define WNN_DLPACK_EXPORT_OPTIONS_INIT {false, 0, 0, 0, WNN_DLPACK_COPY_IF_NEEDED, false}
+
+/* Lends tensor to a DLPack consumer: *out receives a new managed tensor the
+** consumer must hand back exactly once through its deleter (from any
+** thread). The data keep their shape and data type (WebNN's eight types map
+** to kDLFloat/kDLInt/kDLUInt, lanes 1); strides are always filled (compact
+** row-major) and byte_offset is 0. Without a copy the memory is the
+** tensor's own and stays valid until the deleter runs, even if the tensor
+** is destroyed or released, or its context lost, first; a constant tensor is
+** flagged DLPACK_FLAG_BITMASK_READ_ONLY. With a copy the flag
+** DLPACK_FLAG_BITMASK_IS_COPIED is set and the copy is the consumer's alone.
+** The export is ordered after the work recorded on the tensor's context
+** before the call, as options->stream says. options may be NULL (versioned,
+** own device, no stream, copy if needed).
+** Errors: INVALID_ARGUMENT (NULL tensor or out, a bad option or a stream the
+** device cannot take); CONTEXT_LOST; DESTROYED (DESTROYED_OBJECT under
+** WNN_POLICY_SPEC); UNSUPPORTED_DATA_TYPE (int4, uint4); UNSUPPORTED_DEVICE
+** (a device_type/device_id the memory cannot be given on); COPY_FORBIDDEN;
+** OUT_OF_MEMORY; a device failure met while making the data ready. On error
+** *out is NULL. With no stream (None) the call waits for the data, so it
+** must not be called from a wnn callback. Thread-safe. */
+WNN_API wnn_status wnn_tensor_export_dlpack(wnn_tensor *tensor, const wnn_dlpack_export_options *options,
+                                            void **out);
+
+typedef struct wnn_dlpack_import_options {
+    bool legacy;          /* managed is a DLManagedTensor, not a DLManagedTensorVersioned */
+    wnn_dlpack_copy copy; /* COPY_NEVER: wrap or fail; ALWAYS: copy into wnn's memory */
+    bool readable;        /* the new tensor's usage flags, as in wnn_tensor_desc */
+    bool writable;
+    bool bool_as_uint8;   /* accept kDLBool (8 bits) as a uint8 tensor */
+} wnn_dlpack_import_options;
+
+#define WNN_DLPACK_IMPORT_OPTIONS_INIT {false, WNN_DLPACK_COPY_IF_NEEDED, true, true, false}
+
+/* Makes a tensor of ctx from a DLPack managed tensor, taking ownership of
+** managed whatever the outcome: wnn calls its deleter exactly once (on
+** failure before this returns; never if managed is NULL). Memory of ctx's
+** own device (host memory for a "cpu" context), compact, at byte_offset 0
+** and aligned to its element size is wrapped without a copy: the deleter
+** runs when the tensor's storage is released (after destroy and the work
+** queued before it). Anything else ctx can reach -- host memory into a
+** device context, other strides (negative and zero included), a byte
+** offset -- is copied into new wnn memory, after which the deleter runs.
+** Memory wrapped from a DLPACK_FLAG_BITMASK_READ_ONLY tensor becomes a
+** constant tensor (never written; readable if options->readable), which
+** keeps a host copy of its bytes for graph builders as every constant does;
+** a copy is an ordinary tensor. options may be NULL (versioned, copy if
+** needed, readable and writable).
+** Errors: INVALID_ARGUMENT (NULL ctx, managed or out; NULL shape with ndim
+** > 0; NULL data; strides whose offsets overflow; a bad option);
+** UNSUPPORTED_VERSION (version.major != 1: only the deleter is touched);
+** INVALID_RANK (ndim < 0 or > WNN_MAX_RANK); INVALID_DIMENSION (a dimension
+** < 1 or > 2^31-1: WebNN has no empty tensors); TOO_MANY_ELEMENTS;
+** UNSUPPORTED_DATA_TYPE (anything but WebNN's eight types with lanes 1, and
+** bool unless bool_as_uint8); UNSUPPORTED_DEVICE (memory ctx cannot reach);
+** COPY_FORBIDDEN; CONTEXT_LOST; TENSOR_TOO_LARGE; OUT_OF_MEMORY. Thread-safe;
+** must not be called from a wnn callback when the memory is read-only. */
+WNN_API wnn_status wnn_context_import_dlpack(wnn_context *ctx, void *managed,
+                                             const wnn_dlpack_import_options *options, wnn_tensor **out);
 
 /* ---- more operators, family A: element-wise, comparison, logical, activations, reductions, quantization ---- */
 /*

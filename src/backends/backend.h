@@ -65,7 +65,10 @@ typedef struct wnn__backend {
     ** context's caching allocator, and goes back to it on release. */
     wnn_status (*graph_compile)(wnn__device *dev, struct wnn__allocator *alloc, const wnn__ir *ir,
                                 void **compiled);
-    /* Called from any thread once no queued work uses the graph. */
+    /* Called from any thread once no timeline task uses the graph. Core frees
+    ** the IR when this returns, so work the device still has queued that
+    ** reads the IR or the compiled graph must be finished (or no longer need
+    ** them) by then. */
     void (*graph_release)(wnn__device *dev, void *compiled);
     /* Queues a run of a compiled graph. inputs[i] and outputs[i] are device
     ** pointers bound to ir->input_values[i] and ir->output_values[i]; the

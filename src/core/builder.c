@@ -224,6 +224,7 @@ static bool grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
 /* Adds a value and its operand handle; NULL on allocation failure. */
 static wnn_operand *new_value(wnn_graph_builder *b, const wnn_operand_desc *desc, wnn__value_kind kind)
 {
+    const wnn_operand_desc copy = *desc; /* desc may point into b->values, which grow() moves */
     uint32_t cap = b->cap_values;
     if (!grow((void **)&b->values, &cap, b->n_values + 1, sizeof *b->values) ||
         !grow((void **)&b->input_names, &b->cap_values, cap, sizeof *b->input_names))
@@ -239,7 +240,7 @@ static wnn_operand *new_value(wnn_graph_builder *b, const wnn_operand_desc *desc
     if (!x)
         return NULL;
     uint32_t id = b->n_values++;
-    b->values[id] = (wnn__value){.desc = *desc, .kind = kind};
+    b->values[id] = (wnn__value){.desc = copy, .kind = kind};
     x->builder = b;
     x->value = id;
     b->operands[b->n_operands++] = x;
@@ -425,7 +426,7 @@ wnn_operand *wnn_graph_builder_constant_tensor(wnn_graph_builder *b, wnn_tensor 
     if (t->ctx != b->ctx)
         return wnn__op_error(b, WNN_STATUS_WRONG_CONTEXT, "constant: tensor belongs to another context");
     if (atomic_load(&t->destroyed))
-        return wnn__op_error(b, WNN_STATUS_DESTROYED_OBJECT, "constant: tensor has been destroyed");
+        return wnn__op_error(b, wnn__destroyed_status(b->ctx), "constant: tensor has been destroyed");
     if (!t->constant)
         return wnn__op_error(b, WNN_STATUS_CONSTANT_TENSOR, "constant: tensor is not a constant tensor");
     if (!wnn__op_begin(b, op, NULL, NULL, 0))

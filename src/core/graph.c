@@ -234,7 +234,7 @@ static wnn_status check_outputs(wnn_graph_builder *b, const wnn_named_operand *o
     }
     for (uint32_t v = 0; v < b->n_values; v++)
         if (b->const_tensors[v] && atomic_load(&b->const_tensors[v]->destroyed))
-            return wnn__fail(WNN_STATUS_DESTROYED_OBJECT, "%s: a constant tensor was destroyed before build", fn);
+            return wnn__fail(wnn__destroyed_status(b->ctx), "%s: a constant tensor was destroyed before build", fn);
     return WNN_OK;
 }
 
@@ -287,49 +287,79 @@ wnn_status wnn_graph_builder_build(wnn_graph_builder *b, const wnn_named_operand
 
 /* ---- dispatch ------------------------------------------------------------------ */
 
-/* Binds named tensors to the graph's inputs or outputs: slots[i] gets the
-** tensor for binding i. */
-static wnn_status bind(wnn_context *ctx, const wnn_graph *g, bool input, const wnn_named_tensor *named, size_t n,
-                       wnn_tensor **slots)
+/* One side (inputs or outputs) of a dispatch's bindings. */
+typedef struct side {
+    const char *what;
+    const wnn_named_tensor *named;
+    size_t n;
+    uint32_t count;
+    char **names;
+    const uint32_t *values;
+    wnn_tensor **slots; /* slots[k]: the tensor bound to the graph's binding k */
+} side;
+
+static const char dispatch_fn[] = "wnn_context_dispatch";
+
+/* Per-tensor rules that do not need names: present, this context, alive. */
+static wnn_status check_tensor_pass(wnn_context *ctx, const side *sd, bool destroyed_pass)
 {
-    static const char fn[] = "wnn_context_dispatch";
-    const char *what = input ? "input" : "output";
-    uint32_t count = input ? g->ir.n_inputs : g->ir.n_outputs;
-    char **names = input ? g->ir.input_names : g->ir.output_names;
-    const uint32_t *values = input ? g->ir.input_values : g->ir.output_values;
-    if (n != count)
-        return wnn__fail(WNN_STATUS_NAME_MISMATCH, "%s: %zu %ss given, the graph has %u", fn, n, what, count);
-    if (n && !named)
-        return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "%s: %ss array is NULL", fn, what);
-    for (size_t i = 0; i < n; i++) {
-        const char *name = named[i].name;
-        uint32_t k = 0;
-        while (name && k < count && strcmp(names[k], name) != 0)
-            k++;
-        if (!name || k == count)
-            return wnn__fail(WNN_STATUS_NAME_MISMATCH, "%s: the graph has no %s named \"%s\"", fn, what,
-                             name ? name : "(null)");
-        if (slots[k])
-            return wnn__fail(WNN_STATUS_NAME_MISMATCH, "%s: %s \"%s\" is bound twice", fn, what, name);
-        wnn_tensor *t = named[i].tensor;
-        if (!t)
-            return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "%s: %s \"%s\" has no tensor", fn, what, name);
-        if (t->ctx != ctx)
-            return wnn__fail(WNN_STATUS_WRONG_CONTEXT, "%s: %s \"%s\" is a tensor of another context", fn, what,
+    for (size_t i = 0; i < sd->n; i++) {
+        const wnn_tensor *t = sd->named[i].tensor;
+        const char *name = sd->named[i].name ? sd->named[i].name : "(null)";
+        if (!destroyed_pass && !t)
+            return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "%s: %s \"%s\" has no tensor", dispatch_fn, sd->what,
                              name);
-        if (atomic_load(&t->destroyed))
-            return wnn__fail(wnn__destroyed_status(ctx), "%s: %s \"%s\" has been destroyed", fn, what, name);
-        if (t->constant)
-            return wnn__fail(WNN_STATUS_CONSTANT_TENSOR, "%s: %s \"%s\" is a constant tensor", fn, what, name);
-        const wnn_operand_desc *d = &g->ir.values[values[k]].desc;
+        if (!destroyed_pass && t->ctx != ctx)
+            return wnn__fail(WNN_STATUS_WRONG_CONTEXT, "%s: %s \"%s\" is a tensor of another context",
+                             dispatch_fn, sd->what, name);
+        if (destroyed_pass && atomic_load(&t->destroyed))
+            return wnn__fail(wnn__destroyed_status(ctx), "%s: %s \"%s\" has been destroyed", dispatch_fn,
+                             sd->what, name);
+    }
+    return WNN_OK;
+}
+
+/* Matches names to the graph's bindings, filling sd->slots. */
+static wnn_status bind_names(const side *sd)
+{
+    if (sd->n != sd->count)
+        return wnn__fail(WNN_STATUS_NAME_MISMATCH, "%s: %zu %ss given, the graph has %u", dispatch_fn, sd->n,
+                         sd->what, sd->count);
+    for (size_t i = 0; i < sd->n; i++) {
+        const char *name = sd->named[i].name;
+        uint32_t k = 0;
+        while (name && k < sd->count && strcmp(sd->names[k], name) != 0)
+            k++;
+        if (!name || k == sd->count)
+            return wnn__fail(WNN_STATUS_NAME_MISMATCH, "%s: the graph has no %s named \"%s\"", dispatch_fn,
+                             sd->what, name ? name : "(null)");
+        if (sd->slots[k])
+            return wnn__fail(WNN_STATUS_NAME_MISMATCH, "%s: %s \"%s\" is bound twice", dispatch_fn, sd->what,
+                             name);
+        sd->slots[k] = sd->named[i].tensor;
+    }
+    return WNN_OK;
+}
+
+static wnn_status check_descriptors(const wnn_graph *g, const side *sd, bool constant_pass)
+{
+    for (uint32_t k = 0; k < sd->count; k++) {
+        const wnn_tensor *t = sd->slots[k];
+        const char *name = sd->names[k];
+        if (constant_pass) {
+            if (t->constant)
+                return wnn__fail(WNN_STATUS_CONSTANT_TENSOR, "%s: %s \"%s\" is a constant tensor", dispatch_fn,
+                                 sd->what, name);
+            continue;
+        }
+        const wnn_operand_desc *d = &g->ir.values[sd->values[k]].desc;
         bool same = t->desc.data_type == d->data_type && t->desc.rank == d->rank &&
                     memcmp(t->desc.shape, d->shape, sizeof(uint32_t) * d->rank) == 0;
         if (!same)
             return wnn__fail(WNN_STATUS_DESCRIPTOR_MISMATCH,
-                             "%s: %s \"%s\" is a %s tensor of rank %u, the graph wants %s of rank %u", fn, what,
-                             name, wnn_data_type_name(t->desc.data_type), t->desc.rank,
+                             "%s: %s \"%s\" is a %s tensor of rank %u, the graph wants %s of rank %u", dispatch_fn,
+                             sd->what, name, wnn_data_type_name(t->desc.data_type), t->desc.rank,
                              wnn_data_type_name(d->data_type), d->rank);
-        slots[k] = t;
     }
     return WNN_OK;
 }
@@ -341,24 +371,47 @@ static wnn_status check_duplicates(const wnn_context *ctx, wnn_tensor *const *ts
             bool both_inputs = j < n_in;
             if (ts[i] != ts[j] || (both_inputs && ctx->policy != WNN_POLICY_SPEC))
                 continue;
-            return wnn__fail(WNN_STATUS_DUPLICATE_TENSOR, "wnn_context_dispatch: one tensor is bound as %s",
+            return wnn__fail(WNN_STATUS_DUPLICATE_TENSOR, "%s: one tensor is bound as %s", dispatch_fn,
                              both_inputs ? "two inputs" : i < n_in ? "an input and an output" : "two outputs");
         }
     return WNN_OK;
 }
 
+/* The header's order, first failure wins, each rule over every binding
+** before the next rule: contexts, destroyed objects, names, descriptors,
+** constant tensors, duplicates. */
+static wnn_status check_bindings(wnn_context *ctx, const wnn_graph *g, side *sides, wnn_tensor **slots)
+{
+    wnn_status s = WNN_OK;
+    for (int i = 0; i < 2 && s == WNN_OK; i++)
+        if (sides[i].n && !sides[i].named)
+            s = wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "%s: %ss array is NULL", dispatch_fn, sides[i].what);
+    for (int i = 0; i < 2 && s == WNN_OK; i++)
+        s = check_tensor_pass(ctx, &sides[i], false);
+    if (s == WNN_OK && atomic_load(&g->destroyed))
+        s = wnn__fail(WNN_STATUS_DESTROYED, "%s: graph has been destroyed", dispatch_fn);
+    for (int i = 0; i < 2 && s == WNN_OK; i++)
+        s = check_tensor_pass(ctx, &sides[i], true);
+    for (int i = 0; i < 2 && s == WNN_OK; i++)
+        s = bind_names(&sides[i]);
+    for (int i = 0; i < 2 && s == WNN_OK; i++)
+        s = check_descriptors(g, &sides[i], false);
+    for (int i = 0; i < 2 && s == WNN_OK; i++)
+        s = check_descriptors(g, &sides[i], true);
+    if (s == WNN_OK)
+        s = check_duplicates(ctx, slots, g->ir.n_inputs, g->ir.n_inputs + g->ir.n_outputs);
+    return s;
+}
+
 wnn_status wnn_context_dispatch(wnn_context *ctx, wnn_graph *g, const wnn_named_tensor *inputs, size_t n_in,
                                 const wnn_named_tensor *outputs, size_t n_out)
 {
-    static const char fn[] = "wnn_context_dispatch";
     if (!ctx || !g)
-        return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "%s: %s is NULL", fn, ctx ? "graph" : "context");
+        return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "%s: %s is NULL", dispatch_fn, ctx ? "graph" : "context");
     if (atomic_load(&ctx->lost))
-        return wnn__fail(WNN_STATUS_CONTEXT_LOST, "%s: context is lost", fn);
+        return wnn__fail(WNN_STATUS_CONTEXT_LOST, "%s: context is lost", dispatch_fn);
     if (g->ctx != ctx)
-        return wnn__fail(WNN_STATUS_WRONG_CONTEXT, "%s: graph belongs to another context", fn);
-    if (atomic_load(&g->destroyed))
-        return wnn__fail(WNN_STATUS_DESTROYED, "%s: graph has been destroyed", fn);
+        return wnn__fail(WNN_STATUS_WRONG_CONTEXT, "%s: graph belongs to another context", dispatch_fn);
 
     uint32_t total = g->ir.n_inputs + g->ir.n_outputs;
     wnn__task *task = calloc(1, sizeof *task);
@@ -366,13 +419,13 @@ wnn_status wnn_context_dispatch(wnn_context *ctx, wnn_graph *g, const wnn_named_
     if (!task || !slots) {
         free(task);
         free(slots);
-        return wnn__fail(WNN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
+        return wnn__fail(WNN_STATUS_OUT_OF_MEMORY, "%s: out of memory", dispatch_fn);
     }
-    wnn_status s = bind(ctx, g, true, inputs, n_in, slots);
-    if (s == WNN_OK)
-        s = bind(ctx, g, false, outputs, n_out, slots + g->ir.n_inputs);
-    if (s == WNN_OK)
-        s = check_duplicates(ctx, slots, g->ir.n_inputs, total);
+    side sides[2] = {
+        {"input", inputs, n_in, g->ir.n_inputs, g->ir.input_names, g->ir.input_values, slots},
+        {"output", outputs, n_out, g->ir.n_outputs, g->ir.output_names, g->ir.output_values, slots + g->ir.n_inputs},
+    };
+    wnn_status s = check_bindings(ctx, g, sides, slots);
     if (s != WNN_OK) {
         free(task);
         free(slots);

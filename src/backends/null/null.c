@@ -26,7 +26,7 @@
 static void *encode(void *p) { return p ? (void *)((uintptr_t)p ^ KEY) : NULL; }
 static void *decode(const void *p) { return p ? (void *)((uintptr_t)p ^ KEY) : NULL; }
 
-typedef enum job_kind { JOB_COPY_IN, JOB_COPY_OUT, JOB_COPY_ON, JOB_ZERO, JOB_RUN, JOB_FREE, JOB_DROP_GRAPH, JOB_FENCE } job_kind;
+typedef enum job_kind { JOB_COPY_IN, JOB_COPY_OUT, JOB_COPY_ON, JOB_ZERO, JOB_RUN, JOB_FREE, JOB_FENCE } job_kind;
 
 typedef struct null_graph {
     wnn__cpu_graph *cpu;
@@ -106,9 +106,6 @@ static void run_job(wnn__device *d, job *j)
     case JOB_FREE:
         free(j->dst);
         break;
-    case JOB_DROP_GRAPH:
-        drop_graph(j->graph);
-        break;
     case JOB_FENCE:
         break;
     }
@@ -151,7 +148,7 @@ static uint64_t submit(wnn__device *d, job *j)
 {
     pthread_mutex_lock(&d->lock);
     j->next = NULL;
-    j->seq = ++d->submitted;
+    uint64_t seq = j->seq = ++d->submitted; /* j is the worker's once unlocked */
     if (d->tail)
         d->tail->next = j;
     else
@@ -159,7 +156,7 @@ static uint64_t submit(wnn__device *d, job *j)
     d->tail = j;
     pthread_cond_signal(&d->work_cv);
     pthread_mutex_unlock(&d->lock);
-    return j->seq;
+    return seq;
 }
 
 static void wait_for(wnn__device *d, uint64_t seq)
@@ -253,7 +250,10 @@ static void null_mem_free(wnn__device *d, void *ptr)
     job *j = new_job(JOB_FREE);
     if (!j) {
         /* no memory to queue the free: wait for the queue, then free now */
-        wait_for(d, d->submitted);
+        pthread_mutex_lock(&d->lock);
+        uint64_t last = d->submitted;
+        pthread_mutex_unlock(&d->lock);
+        wait_for(d, last);
         free(decode(ptr));
         return;
     }
@@ -377,16 +377,13 @@ static wnn_status null_graph_compile(wnn__device *d, wnn__allocator *alloc, cons
     return WNN_OK;
 }
 
+/* The plan reads the IR, which core frees once this returns: queued runs
+** must be done first, so this waits for the queue (graphs are released
+** rarely; tensors, released often, never wait). */
 static void null_graph_release(wnn__device *d, void *compiled)
 {
-    job *j = new_job(JOB_DROP_GRAPH);
-    if (!j) {
-        null_synchronize(d);
-        drop_graph(compiled);
-        return;
-    }
-    j->graph = compiled;
-    submit(d, j);
+    null_synchronize(d);
+    drop_graph(compiled);
 }
 
 static wnn_status null_graph_execute(wnn__device *d, void *compiled, void *const *inputs, void *const *outputs)
