@@ -85,5 +85,6 @@ wnn_status wnn__registry_lookup(uint32_t index, const wnn__backend **backend, ui
 
 extern const wnn__backend wnn__cpu_backend;
 extern const wnn__backend wnn__null_backend;
+extern const wnn__backend wnn__cuda_backend; /* built when WNN_HAVE_CUDA */
 
 #endif

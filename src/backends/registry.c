@@ -8,6 +8,9 @@
 static const wnn__backend *const backends[] = {
     &wnn__cpu_backend,
     &wnn__null_backend,
+#ifdef WNN_HAVE_CUDA
+    &wnn__cuda_backend,
+#endif
 };
 
 #define BACKEND_COUNT (sizeof backends / sizeof backends[0])

@@ -170,7 +170,7 @@ wnn_operand *wnn_cast(wnn_graph_builder *b, wnn_operand *x, wnn_data_type type)
     static const char *const names[1] = {"input"};
     if (!wnn__op_begin(b, "cast", &x, names, 1) || !wnn__op_check_type(b, "cast", "input", x, WNN__TYPES_ALL))
         return NULL;
-    if (type == WNN_DATA_TYPE_INVALID || !((1u << type) & WNN__TYPES_ALL))
+    if ((unsigned)type >= 32 || !((1u << type) & WNN__TYPES_ALL))
         return wnn__op_error(b, WNN_STATUS_UNSUPPORTED_DATA_TYPE, "cast: type %d is not a castable data type", (int)type);
     wnn_operand_desc out = *wnn__desc(x);
     out.data_type = type;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "interop/dlpack_internal.h"
 
 void wnn__tensor_retain(wnn_tensor *t) { atomic_fetch_add(&t->refs, 1); }
 
@@ -55,9 +56,17 @@ static void to_operand_desc(const wnn_tensor_desc *td, wnn_operand_desc *od)
     memcpy(od->shape, td->shape, sizeof od->shape);
 }
 
-/* Shared by both creation paths: validation, storage, registration. */
+/* Foreign memory a tensor is made over (DLPack import). */
+typedef struct foreign_memory {
+    void *device;
+    void (*release)(void *);
+    void *release_ctx;
+} foreign_memory;
+
+/* Shared by every creation path: validation, storage, registration. With
+** foreign, the storage wraps that memory instead of allocating. */
 static wnn_status create(const char *fn, wnn_context *ctx, const wnn_tensor_desc *desc, bool constant,
-                         wnn_tensor **out)
+                         const foreign_memory *foreign, wnn_tensor **out)
 {
     if (!out)
         return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "%s: out is NULL", fn);
@@ -86,7 +95,10 @@ static wnn_status create(const char *fn, wnn_context *ctx, const wnn_tensor_desc
     wnn_tensor *t = calloc(1, sizeof *t);
     if (!t)
         return wnn__fail(WNN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
-    if ((s = wnn__storage_init(&t->st, &ctx->alloc, (size_t)bytes)) != WNN_OK) {
+    if (foreign)
+        wnn__storage_init_foreign(&t->st, &ctx->alloc, (size_t)bytes, foreign->device, foreign->release,
+                                  foreign->release_ctx);
+    else if ((s = wnn__storage_init(&t->st, &ctx->alloc, (size_t)bytes)) != WNN_OK) {
         free(t);
         return wnn__fail(s, "%s: cannot allocate %llu bytes on \"%s\"", fn, (unsigned long long)bytes,
                          ctx->info.name);
@@ -113,7 +125,15 @@ static wnn_status create(const char *fn, wnn_context *ctx, const wnn_tensor_desc
 
 wnn_status wnn_context_create_tensor(wnn_context *ctx, const wnn_tensor_desc *desc, wnn_tensor **out)
 {
-    return create("wnn_context_create_tensor", ctx, desc, false, out);
+    return create("wnn_context_create_tensor", ctx, desc, false, NULL, out);
+}
+
+wnn_status wnn__tensor_create_foreign(const char *fn, wnn_context *ctx, const wnn_tensor_desc *desc,
+                                      void *device, void (*release)(void *), void *release_ctx,
+                                      wnn_tensor **out)
+{
+    foreign_memory foreign = {device, release, release_ctx};
+    return create(fn, ctx, desc, false, &foreign, out);
 }
 
 static wnn_status submit_write(wnn_context *ctx, wnn_tensor *t, const void *data, size_t n);
@@ -132,7 +152,7 @@ wnn_status wnn_context_create_constant_tensor(wnn_context *ctx, const wnn_operan
     td.rank = desc->rank;
     memcpy(td.shape, desc->shape, sizeof td.shape);
     wnn_tensor *t;
-    wnn_status s = create(fn, ctx, &td, true, &t);
+    wnn_status s = create(fn, ctx, &td, true, NULL, &t);
     if (s != WNN_OK)
         return s;
     if (!data || byte_length != t->byte_length) {
@@ -368,16 +388,38 @@ void wnn__task_run(wnn_context *ctx, wnn__task *task)
             wnn__timeline_error(ctx, s, "write to the device failed");
         break;
     case WNN__TASK_READ:
+        if (!t) { /* a call queued by wnn__timeline_call */
+            task->callback(atomic_load(&ctx->lost) ? WNN_STATUS_CONTEXT_LOST : WNN_OK, "", NULL, 0,
+                           task->user_data);
+            break;
+        }
         run_read(ctx, task);
         break;
     case WNN__TASK_DISPATCH:
         wnn__graph_task_run(ctx, task);
         break;
     case WNN__TASK_FREE_STORAGE:
+        if (atomic_load(&t->st.pins))
+            break; /* lent through DLPack: the last reference frees it */
         wnn__storage_fini(&t->st);
         t->has_storage = false;
         break;
     }
+}
+
+/* A READ task without a tensor is a call: it needs no kind of its own. */
+wnn_status wnn__timeline_call(wnn_context *ctx, wnn_read_callback fn, void *user, uint64_t *seq)
+{
+    wnn__task *task = new_task(WNN__TASK_READ, NULL);
+    if (!task)
+        return wnn__fail(WNN_STATUS_OUT_OF_MEMORY, "out of memory");
+    task->callback = fn;
+    task->user_data = user;
+    task->internal_callback = true;
+    wnn_status s = wnn__timeline_submit_seq(ctx, task, seq);
+    if (s != WNN_OK)
+        wnn__task_free(task);
+    return s;
 }
 
 /* ---- attributes ---------------------------------------------------------- */

@@ -17,11 +17,27 @@ wnn_status wnn__storage_init(wnn__storage *st, wnn__allocator *alloc, size_t byt
     return s;
 }
 
+void wnn__storage_init_foreign(wnn__storage *st, wnn__allocator *alloc, size_t bytes, void *device,
+                               void (*release)(void *), void *release_ctx)
+{
+    *st = (wnn__storage){.alloc = alloc, .device = device, .bytes = bytes, .release = release,
+                         .release_ctx = release_ctx};
+    if (unified(st)) {
+        st->host = device;
+        st->state = WNN__STORAGE_BOTH;
+    } else {
+        st->state = WNN__STORAGE_DEVICE;
+    }
+}
+
 void wnn__storage_fini(wnn__storage *st)
 {
     if (!unified(st))
         free(st->host);
-    wnn__allocator_free(st->alloc, st->device, st->block_size);
+    if (st->release)
+        st->release(st->release_ctx);
+    else
+        wnn__allocator_free(st->alloc, st->device, st->block_size);
     st->device = st->host = NULL;
 }
 

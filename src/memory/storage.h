@@ -15,6 +15,8 @@
 #ifndef WNN_MEMORY_STORAGE_H
 #define WNN_MEMORY_STORAGE_H
 
+#include <stdatomic.h>
+
 #include "memory/allocator.h"
 
 typedef enum wnn__storage_state {
@@ -31,9 +33,21 @@ typedef struct wnn__storage {
     void *host;        /* host mirror, made on first need; == device when unified */
     size_t bytes;
     wnn__storage_state state;
+    /* Foreign memory (a DLPack import): device is not the allocator's, and
+    ** release(release_ctx) gives it back instead. */
+    void (*release)(void *release_ctx);
+    void *release_ctx;
+    /* DLPack exports lending this memory: while any is out, the tensor's
+    ** destroy leaves the storage to its last reference. */
+    atomic_uint pins;
 } wnn__storage;
 
 wnn_status wnn__storage_init(wnn__storage *st, wnn__allocator *alloc, size_t bytes);
+/* Wraps foreign memory holding a current value: device is its device
+** address (host memory on unified devices). Never fails; fini calls
+** release(release_ctx) once instead of freeing device. */
+void wnn__storage_init_foreign(wnn__storage *st, wnn__allocator *alloc, size_t bytes, void *device,
+                               void (*release)(void *), void *release_ctx);
 void wnn__storage_fini(wnn__storage *st);
 
 /* Replaces the whole value with n bytes from src. */

@@ -45,9 +45,11 @@ static wnn_status cpu_device_open(uint32_t index, wnn__device **out)
 
 static void cpu_device_close(wnn__device *dev) { free(dev); }
 
+/* Every WebNN type, and int4/uint4 (packed two per byte), which the
+** quantizeLinear and dequantizeLinear kernels read and write. */
 static bool cpu_supports_data_type(const wnn__device *dev, wnn_data_type t)
 {
-    return t >= WNN_DATA_TYPE_FLOAT32 && t <= WNN_DATA_TYPE_UINT8;
+    return t >= WNN_DATA_TYPE_FLOAT32 && t <= WNN_DATA_TYPE_UINT4;
 }
 
 static wnn_status cpu_mem_alloc(wnn__device *dev, size_t bytes, void **ptr)

@@ -20,10 +20,39 @@ wnn_status wnn__k_softmax(const wnn__node *node, const wnn__view *in, const wnn_
 wnn_status wnn__k_matmul(const wnn__node *node, const wnn__view *in, const wnn__view *out);
 wnn_status wnn__k_gemm(const wnn__node *node, const wnn__view *in, const wnn__view *out);
 /* family A */
+wnn_status wnn__k_math(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_compare(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_where(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_reduce(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_arg_min_max(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_cumulative_sum(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_quantize(const wnn__node *node, const wnn__view *in, const wnn__view *out);
 /* end of family A */
 /* family B */
+wnn_status wnn__k_conv2d(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_conv_transpose2d(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_pool2d(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_resample2d(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_batch_normalization(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_instance_normalization(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_layer_normalization(const wnn__node *node, const wnn__view *in, const wnn__view *out);
 /* end of family B */
 /* family C */
+wnn_status wnn__k_expand(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_pad(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_split(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_tile(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_reverse(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_triangular(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_gather(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_gather_elements(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_gather_nd(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_scatter_elements(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_scatter_nd(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_gru(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_gru_cell(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_lstm(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_lstm_cell(const wnn__node *node, const wnn__view *in, const wnn__view *out);
 /* end of family C */
 
 static const wnn__cpu_kernel kernels[WNN__OP_COUNT] = {
@@ -52,10 +81,81 @@ static const wnn__cpu_kernel kernels[WNN__OP_COUNT] = {
     [WNN__OP_MATMUL] = wnn__k_matmul,
     [WNN__OP_GEMM] = wnn__k_gemm,
     /* family A */
+    [WNN__OP_CEIL] = wnn__k_math,
+    [WNN__OP_FLOOR] = wnn__k_math,
+    [WNN__OP_COS] = wnn__k_math,
+    [WNN__OP_SIN] = wnn__k_math,
+    [WNN__OP_TAN] = wnn__k_math,
+    [WNN__OP_ERF] = wnn__k_math,
+    [WNN__OP_RECIPROCAL] = wnn__k_math,
+    [WNN__OP_ROUND_EVEN] = wnn__k_math,
+    [WNN__OP_SIGN] = wnn__k_math,
+    [WNN__OP_IDENTITY] = wnn__k_math,
+    [WNN__OP_IS_NAN] = wnn__k_math,
+    [WNN__OP_IS_INFINITE] = wnn__k_math,
+    [WNN__OP_LOGICAL_NOT] = wnn__k_math,
+    [WNN__OP_ELU] = wnn__k_math,
+    [WNN__OP_GELU] = wnn__k_math,
+    [WNN__OP_HARD_SIGMOID] = wnn__k_math,
+    [WNN__OP_HARD_SWISH] = wnn__k_math,
+    [WNN__OP_LEAKY_RELU] = wnn__k_math,
+    [WNN__OP_LINEAR] = wnn__k_math,
+    [WNN__OP_SOFTPLUS] = wnn__k_math,
+    [WNN__OP_SOFTSIGN] = wnn__k_math,
+    [WNN__OP_LOGICAL_AND] = wnn__k_compare,
+    [WNN__OP_LOGICAL_OR] = wnn__k_compare,
+    [WNN__OP_LOGICAL_XOR] = wnn__k_compare,
+    [WNN__OP_EQUAL] = wnn__k_compare,
+    [WNN__OP_NOT_EQUAL] = wnn__k_compare,
+    [WNN__OP_GREATER] = wnn__k_compare,
+    [WNN__OP_GREATER_OR_EQUAL] = wnn__k_compare,
+    [WNN__OP_LESSER] = wnn__k_compare,
+    [WNN__OP_LESSER_OR_EQUAL] = wnn__k_compare,
+    [WNN__OP_PRELU] = wnn__k_compare,
+    [WNN__OP_WHERE] = wnn__k_where,
+    [WNN__OP_REDUCE_L1] = wnn__k_reduce,
+    [WNN__OP_REDUCE_L2] = wnn__k_reduce,
+    [WNN__OP_REDUCE_LOG_SUM] = wnn__k_reduce,
+    [WNN__OP_REDUCE_LOG_SUM_EXP] = wnn__k_reduce,
+    [WNN__OP_REDUCE_MAX] = wnn__k_reduce,
+    [WNN__OP_REDUCE_MEAN] = wnn__k_reduce,
+    [WNN__OP_REDUCE_MIN] = wnn__k_reduce,
+    [WNN__OP_REDUCE_PRODUCT] = wnn__k_reduce,
+    [WNN__OP_REDUCE_SUM] = wnn__k_reduce,
+    [WNN__OP_REDUCE_SUM_SQUARE] = wnn__k_reduce,
+    [WNN__OP_ARG_MIN] = wnn__k_arg_min_max,
+    [WNN__OP_ARG_MAX] = wnn__k_arg_min_max,
+    [WNN__OP_CUMULATIVE_SUM] = wnn__k_cumulative_sum,
+    [WNN__OP_QUANTIZE_LINEAR] = wnn__k_quantize,
+    [WNN__OP_DEQUANTIZE_LINEAR] = wnn__k_quantize,
     /* end of family A */
     /* family B */
+    [WNN__OP_CONV2D] = wnn__k_conv2d,
+    [WNN__OP_CONV_TRANSPOSE2D] = wnn__k_conv_transpose2d,
+    [WNN__OP_AVERAGE_POOL2D] = wnn__k_pool2d,
+    [WNN__OP_L2_POOL2D] = wnn__k_pool2d,
+    [WNN__OP_MAX_POOL2D] = wnn__k_pool2d,
+    [WNN__OP_RESAMPLE2D] = wnn__k_resample2d,
+    [WNN__OP_BATCH_NORMALIZATION] = wnn__k_batch_normalization,
+    [WNN__OP_INSTANCE_NORMALIZATION] = wnn__k_instance_normalization,
+    [WNN__OP_LAYER_NORMALIZATION] = wnn__k_layer_normalization,
     /* end of family B */
     /* family C */
+    [WNN__OP_EXPAND] = wnn__k_expand,
+    [WNN__OP_PAD] = wnn__k_pad,
+    [WNN__OP_SPLIT] = wnn__k_split,
+    [WNN__OP_TILE] = wnn__k_tile,
+    [WNN__OP_REVERSE] = wnn__k_reverse,
+    [WNN__OP_TRIANGULAR] = wnn__k_triangular,
+    [WNN__OP_GATHER] = wnn__k_gather,
+    [WNN__OP_GATHER_ELEMENTS] = wnn__k_gather_elements,
+    [WNN__OP_GATHER_ND] = wnn__k_gather_nd,
+    [WNN__OP_SCATTER_ELEMENTS] = wnn__k_scatter_elements,
+    [WNN__OP_SCATTER_ND] = wnn__k_scatter_nd,
+    [WNN__OP_GRU] = wnn__k_gru,
+    [WNN__OP_GRU_CELL] = wnn__k_gru_cell,
+    [WNN__OP_LSTM] = wnn__k_lstm,
+    [WNN__OP_LSTM_CELL] = wnn__k_lstm_cell,
     /* end of family C */
 };
 

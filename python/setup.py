@@ -1,0 +1,96 @@
+"""Builds the wnn C extension (wnn._wnn) against libwnn.
+
+Where libwnn comes from, first match wins:
+
+  WNN_BUILD_DIR=/path/to/cmake/build   an in-tree CMake build: links its static
+                                      libwnn.a (and OpenBLAS, from pkg-config
+                                      --static), so the module needs no
+                                      LD_LIBRARY_PATH; headers from the source
+                                      tree named in its CMakeCache.txt
+  pkg-config wnn                      an installed wnn (cmake --install)
+
+CFLAGS and LDFLAGS from the environment are added as usual (the address
+sanitizer build of tests/python/test_asan.py uses them).
+"""
+import os
+import shlex
+import subprocess
+import sys
+from glob import glob
+
+from setuptools import Extension, setup
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def pkg_config(*args):
+    try:
+        out = subprocess.run(["pkg-config", *args], check=True, capture_output=True, text=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return shlex.split(out)
+
+
+def split_flags(flags, ext):
+    """Distributes compiler and linker flags over an Extension's fields."""
+    for f in flags:
+        if f.startswith("-I"):
+            ext["include_dirs"].append(f[2:])
+        elif f.startswith("-L"):
+            ext["library_dirs"].append(f[2:])
+        elif f.startswith("-l"):
+            ext["libraries"].append(f[2:])
+        else:
+            ext["extra_link_args"].append(f)
+
+
+def source_dir_of(build_dir):
+    cache = os.path.join(build_dir, "CMakeCache.txt")
+    if os.path.exists(cache):
+        with open(cache) as f:
+            for line in f:
+                if line.startswith("CMAKE_HOME_DIRECTORY:"):
+                    return line.split("=", 1)[1].strip()
+    return os.path.dirname(HERE)
+
+
+def library_flags():
+    ext = {"include_dirs": [], "library_dirs": [], "libraries": [], "extra_link_args": [],
+           "extra_objects": [], "runtime_library_dirs": []}
+    build_dir = os.environ.get("WNN_BUILD_DIR")
+    if build_dir:
+        build_dir = os.path.abspath(build_dir)
+        ext["include_dirs"].append(os.path.join(source_dir_of(build_dir), "include"))
+        static = os.path.join(build_dir, "libwnn.a")
+        if os.path.exists(static):
+            ext["extra_objects"].append(static)
+            split_flags(pkg_config("--libs", "--static", "openblas") or ["-lopenblas"], ext)
+            ext["libraries"] += ["pthread", "m"]
+        elif glob(os.path.join(build_dir, "libwnn.so*")):
+            ext["library_dirs"].append(build_dir)
+            ext["runtime_library_dirs"].append(build_dir)
+            ext["libraries"].append("wnn")
+        else:
+            sys.exit(f"setup.py: WNN_BUILD_DIR={build_dir} holds no libwnn.a or libwnn.so; build wnn there first")
+        return ext
+    flags = pkg_config("--cflags", "--libs", "wnn")
+    if flags is None:
+        sys.exit("setup.py: libwnn not found: install wnn (pkg-config wnn) or set WNN_BUILD_DIR to a CMake build "
+                 "directory of wnn")
+    split_flags(flags, ext)
+    libdir = (pkg_config("--variable=libdir", "wnn") or [None])[0]
+    if libdir and libdir not in ("/usr/lib", "/usr/local/lib", "/usr/lib/x86_64-linux-gnu"):
+        ext["runtime_library_dirs"].append(libdir)
+    return ext
+
+
+extension = Extension(
+    "wnn._wnn",
+    sources=sorted(glob(os.path.join("src", "*.c"))),
+    depends=glob(os.path.join("src", "*.h")),
+    extra_compile_args=["-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter",
+                        "-Wno-missing-field-initializers", "-fvisibility=hidden"],
+    **library_flags(),
+)
+
+setup(packages=["wnn"], ext_modules=[extension])

@@ -1,0 +1,439 @@
+/*
+** dlpack.c -- the Python DLPack protocol over wnn's C DLPack API:
+** Tensor.__dlpack__, Tensor.__dlpack_device__ and wnn.from_dlpack.
+**
+** Capsules follow the Python specification of DLPack: "dltensor_versioned"
+** holds a DLManagedTensorVersioned, "dltensor" the legacy DLManagedTensor;
+** a consumer renames the capsule "used_..." when it takes the tensor, and
+** the capsule's destructor gives back only what nobody took. A capsule keeps
+** its Tensor referenced while it lives; the memory itself is kept by the C
+** export until the consumer calls the deleter.
+**
+** Imported tensors are handed to wnn, which calls their deleter when the
+** wnn tensor's storage goes, possibly on a wnn worker thread without the
+** GIL. Foreign deleters may touch Python objects (NumPy's and PyTorch's do),
+** so wnn gets a wrapper that takes the GIL around them and does nothing once
+** the interpreter is gone. For that reason every call below that may wait
+** for a context's timeline releases the GIL first.
+*/
+#include "wnnpy.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <wnn/dlpack.h>
+
+#if PY_VERSION_HEX >= 0x030D0000
+#define PYTHON_FINALIZING() Py_IsFinalizing()
+#else
+#define PYTHON_FINALIZING() _Py_IsFinalizing()
+#endif
+
+static const char NAME_VERSIONED[] = "dltensor_versioned";
+static const char USED_VERSIONED[] = "used_dltensor_versioned";
+static const char NAME_LEGACY[] = "dltensor";
+static const char USED_LEGACY[] = "used_dltensor";
+
+/* wnn's own deleters, learnt from its exports: a managed tensor that has one
+** came from wnn, needs no GIL, and must reach wnn unwrapped (wnn recognises
+** its own exports, e.g. to share the null device's memory). */
+static void (*wnn_deleter_versioned)(DLManagedTensorVersioned *);
+static void (*wnn_deleter_legacy)(DLManagedTensor *);
+
+/* Producer types whose __dlpack__ refused max_version (NumPy 1.x, PyTorch
+** 1.x): called without keywords from then on, sparing a TypeError per call. */
+static PyObject *legacy_producers;
+
+static PyObject *max_version_arg; /* (WNN_DLPACK_VERSION_MAJOR, WNN_DLPACK_VERSION_MINOR) */
+static PyObject *host_device_arg; /* (kDLCPU, 0) */
+
+/* DLPack failures are BufferError where the Array API says so (memory that
+** cannot be described, given or reached; a copy forbidden), ValueError for a
+** bad argument value (TypeError would make consumers retry without keywords),
+** and the usual mapping otherwise. */
+static PyObject *dlpack_raise(wnn_status s)
+{
+    switch (s) {
+    case WNN_STATUS_UNSUPPORTED_DEVICE:
+    case WNN_STATUS_COPY_FORBIDDEN:
+    case WNN_STATUS_UNSUPPORTED_VERSION:
+    case WNN_STATUS_UNSUPPORTED_DATA_TYPE:
+    case WNN_STATUS_INVALID_RANK:
+    case WNN_STATUS_INVALID_DIMENSION:
+    case WNN_STATUS_TOO_MANY_ELEMENTS: return wnnpy_raise_as(wnnpy_DLPackError, s, NULL);
+    case WNN_STATUS_INVALID_ARGUMENT:
+        PyErr_SetString(PyExc_ValueError, wnn_last_error_message());
+        return NULL;
+    default: return wnnpy_raise(s, NULL);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Export                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* The capsule destructors: give back an unconsumed tensor, keep any
+** exception in flight, and drop the capsule's reference to its Tensor. */
+static void free_capsule(PyObject *capsule, const char *name, const char *used, bool legacy)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    if (!PyCapsule_IsValid(capsule, used)) {
+        void *m = PyCapsule_GetPointer(capsule, name);
+        if (!m) PyErr_WriteUnraisable(capsule);
+        else if (legacy && ((DLManagedTensor *)m)->deleter) ((DLManagedTensor *)m)->deleter(m);
+        else if (!legacy && ((DLManagedTensorVersioned *)m)->deleter) ((DLManagedTensorVersioned *)m)->deleter(m);
+    }
+    Py_XDECREF(PyCapsule_GetContext(capsule));
+    PyErr_Restore(type, value, tb);
+}
+
+static void free_versioned_capsule(PyObject *c) { free_capsule(c, NAME_VERSIONED, USED_VERSIONED, false); }
+static void free_legacy_capsule(PyObject *c) { free_capsule(c, NAME_LEGACY, USED_LEGACY, true); }
+
+static void call_deleter(void *managed, bool legacy)
+{
+    if (legacy) {
+        DLManagedTensor *m = managed;
+        if (m->deleter) m->deleter(m);
+    } else {
+        DLManagedTensorVersioned *m = managed;
+        if (m->deleter) m->deleter(m);
+    }
+}
+
+/* Exports t with GIL released (the export may wait for the timeline). */
+static wnn_status export(wnn_tensor *t, const wnn_dlpack_export_options *o, void **managed)
+{
+    wnn_status s;
+    Py_BEGIN_ALLOW_THREADS s = wnn_tensor_export_dlpack(t, o, managed);
+    Py_END_ALLOW_THREADS
+    if (s == WNN_OK) {
+        if (o->legacy) wnn_deleter_legacy = ((DLManagedTensor *)*managed)->deleter;
+        else wnn_deleter_versioned = ((DLManagedTensorVersioned *)*managed)->deleter;
+    }
+    return s;
+}
+
+/* A (type, id) pair of ints. */
+static int device_pair(PyObject *obj, const char *what, int32_t *type, int32_t *id)
+{
+    long v[2];
+    if (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) != 2) {
+        PyErr_Format(PyExc_TypeError, "%s must be a tuple (device_type, device_id), not %.100s", what,
+                     Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    for (int i = 0; i < 2; i++) {
+        PyObject *idx = PyNumber_Index(PyTuple_GET_ITEM(obj, i));
+        v[i] = idx ? PyLong_AsLong(idx) : -1;
+        Py_XDECREF(idx);
+        if (v[i] == -1 && PyErr_Occurred()) return -1;
+        if (v[i] < INT32_MIN || v[i] > INT32_MAX) {
+            PyErr_Format(PyExc_ValueError, "%s: %ld is out of range", what, v[i]);
+            return -1;
+        }
+    }
+    *type = (int32_t)v[0];
+    *id = (int32_t)v[1];
+    return 0;
+}
+
+/* copy=None/True/False as a wnn_dlpack_copy. */
+static int copy_mode(PyObject *obj, wnn_dlpack_copy *out)
+{
+    *out = WNN_DLPACK_COPY_IF_NEEDED;
+    if (!obj || obj == Py_None) return 0;
+    int b = PyObject_IsTrue(obj);
+    if (b < 0) return -1;
+    *out = b ? WNN_DLPACK_COPY_ALWAYS : WNN_DLPACK_COPY_NEVER;
+    return 0;
+}
+
+/* __dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None) */
+PyObject *wnnpy_tensor_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    static const char *const names[] = {"stream", "max_version", "dl_device", "copy", NULL};
+    PyObject *v[4] = {NULL, NULL, NULL, NULL};
+    if (wnnpy_parse_kwargs("__dlpack__", args, nargs, kwnames, 0, names, v) < 0) return NULL;
+    wnn_dlpack_export_options o = WNN_DLPACK_EXPORT_OPTIONS_INIT;
+    o.legacy = true;
+    if (v[0] && v[0] != Py_None) {
+        if (!PyLong_Check(v[0]) || PyBool_Check(v[0]))
+            return PyErr_Format(PyExc_TypeError, "__dlpack__: stream must be an int or None, not %.100s",
+                                Py_TYPE(v[0])->tp_name);
+        int overflow;
+        long long stream = PyLong_AsLongLongAndOverflow(v[0], &overflow);
+        if (stream == -1 && PyErr_Occurred()) return NULL;
+        if (overflow) return PyErr_Format(PyExc_ValueError, "__dlpack__: stream %R is out of range", v[0]);
+        o.has_stream = true;
+        o.stream = stream;
+    }
+    if (v[1] && v[1] != Py_None) {
+        int32_t major, minor;
+        if (device_pair(v[1], "__dlpack__: max_version", &major, &minor) < 0) return NULL;
+        o.legacy = major < 1;
+    }
+    if (v[2] && v[2] != Py_None && device_pair(v[2], "__dlpack__: dl_device", &o.device_type, &o.device_id) < 0)
+        return NULL;
+    if (copy_mode(v[3], &o.copy) < 0) return NULL;
+
+    void *managed;
+    wnn_status s = export(((WnnTensorObject *)self)->tensor, &o, &managed);
+    if (s != WNN_OK) return dlpack_raise(s);
+    PyObject *capsule = o.legacy ? PyCapsule_New(managed, NAME_LEGACY, free_legacy_capsule)
+                                 : PyCapsule_New(managed, NAME_VERSIONED, free_versioned_capsule);
+    if (!capsule || PyCapsule_SetContext(capsule, self) < 0) {
+        if (capsule) PyCapsule_SetDestructor(capsule, NULL);
+        Py_XDECREF(capsule);
+        call_deleter(managed, o.legacy);
+        return NULL;
+    }
+    Py_INCREF(self); /* the capsule's context */
+    return capsule;
+}
+
+PyObject *wnnpy_tensor_dlpack_device(PyObject *self, PyObject *unused)
+{
+    wnn_device_info info;
+    wnn_status s = wnn_context_get_device_info(((WnnTensorObject *)self)->ctx->ctx, &info);
+    if (s != WNN_OK) return wnnpy_raise(s, NULL);
+    return Py_BuildValue("(ii)", (int)info.dlpack_device_type, (int)info.dlpack_device_id);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Import                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* A foreign managed tensor seen by wnn through a copy of its struct whose
+** deleter takes the GIL around the producer's. */
+typedef struct {
+    DLManagedTensorVersioned outer;
+    DLManagedTensorVersioned *inner;
+} wrapped_versioned;
+
+typedef struct {
+    DLManagedTensor outer;
+    DLManagedTensor *inner;
+} wrapped_legacy;
+
+/* Runs a foreign deleter with the GIL; after the interpreter's end (or
+** during it, on a thread that does not hold the GIL, which could not get it)
+** leaks rather than crash. */
+static void call_foreign(void *inner, bool legacy)
+{
+    if (!Py_IsInitialized()) return;
+    if (PyGILState_Check()) {
+        call_deleter(inner, legacy);
+        return;
+    }
+    if (PYTHON_FINALIZING()) return;
+    PyGILState_STATE g = PyGILState_Ensure();
+    call_deleter(inner, legacy);
+    PyGILState_Release(g);
+}
+
+static void delete_wrapped_versioned(DLManagedTensorVersioned *outer)
+{
+    wrapped_versioned *w = outer->manager_ctx;
+    DLManagedTensorVersioned *inner = w->inner;
+    free(w);
+    call_foreign(inner, false);
+}
+
+static void delete_wrapped_legacy(DLManagedTensor *outer)
+{
+    wrapped_legacy *w = outer->manager_ctx;
+    DLManagedTensor *inner = w->inner;
+    free(w);
+    call_foreign(inner, true);
+}
+
+/* Returns what to hand wnn for managed: itself when wnn made it or it has
+** no deleter, else a wrapper; NULL when out of memory. */
+static void *wrap_foreign(void *managed, bool legacy)
+{
+    if (legacy) {
+        DLManagedTensor *m = managed;
+        if (!m->deleter || m->deleter == wnn_deleter_legacy) return m;
+        wrapped_legacy *w = malloc(sizeof *w);
+        if (!w) return NULL;
+        w->outer = (DLManagedTensor){m->dl_tensor, w, delete_wrapped_legacy};
+        w->inner = m;
+        return &w->outer;
+    }
+    DLManagedTensorVersioned *m = managed;
+    if (!m->deleter || m->deleter == wnn_deleter_versioned) return m;
+    wrapped_versioned *w = malloc(sizeof *w);
+    if (!w) return NULL;
+    w->outer = (DLManagedTensorVersioned){m->version, w, delete_wrapped_versioned, m->flags, m->dl_tensor};
+    w->inner = m;
+    return &w->outer;
+}
+
+/* The context that holds memory of a DLPack device: the default context of
+** "cpu" for host memory, else of the wnn device of that DLPack device. */
+static WnnContextObject *context_for_device(int32_t type, int32_t id)
+{
+    if (type == kDLCPU || type == kDLCUDAHost || type == kDLROCMHost) return wnnpy_default_context("cpu");
+    for (uint32_t i = 0, n = wnn_device_count(); i < n; i++) {
+        wnn_device_info info;
+        if (wnn_device_get_info(i, &info) == WNN_OK && info.dlpack_device_type == type && info.dlpack_device_id == id)
+            return wnnpy_default_context(info.name);
+    }
+    PyErr_Format(wnnpy_DLPackError, "from_dlpack: no wnn device holds memory of DLPack device (%d, %d)", (int)type,
+                 (int)id);
+    return NULL;
+}
+
+/* from_dlpack's device=: None (NULL out), a Context, a device name or a
+** DLPack (type, id) pair. */
+static int resolve_device(PyObject *device, WnnContextObject **out)
+{
+    *out = NULL;
+    if (!device || device == Py_None) return 0;
+    if (PyObject_TypeCheck(device, &WnnContext_Type)) {
+        *out = (WnnContextObject *)device;
+        return 0;
+    }
+    if (PyUnicode_Check(device)) {
+        const char *name = PyUnicode_AsUTF8(device);
+        return name && (*out = wnnpy_default_context(name)) ? 0 : -1;
+    }
+    if (PyTuple_Check(device)) {
+        int32_t type, id;
+        if (device_pair(device, "from_dlpack: device", &type, &id) < 0) return -1;
+        return (*out = context_for_device(type, id)) ? 0 : -1;
+    }
+    PyErr_Format(PyExc_TypeError, "from_dlpack: device must be a wnn.Context, a device name or None, not %.100s",
+                 Py_TYPE(device)->tp_name);
+    return -1;
+}
+
+static bool is_host_context(WnnContextObject *ctx)
+{
+    wnn_device_info info;
+    return wnn_context_get_device_info(ctx->ctx, &info) == WNN_OK && info.dlpack_device_type == kDLCPU;
+}
+
+/* Imports managed (ownership passes to wnn whatever happens) into ctx. */
+static PyObject *import(WnnContextObject *ctx, void *managed, bool legacy, wnn_dlpack_copy copy)
+{
+    void *given = wrap_foreign(managed, legacy);
+    if (!given) {
+        call_foreign(managed, legacy);
+        return PyErr_NoMemory();
+    }
+    wnn_dlpack_import_options o = WNN_DLPACK_IMPORT_OPTIONS_INIT;
+    o.legacy = legacy;
+    o.copy = copy;
+    o.bool_as_uint8 = true;
+    wnn_tensor *t;
+    wnn_status s;
+    Py_BEGIN_ALLOW_THREADS s = wnn_context_import_dlpack(ctx->ctx, given, &o, &t);
+    Py_END_ALLOW_THREADS
+    return s == WNN_OK ? wnnpy_tensor_new(ctx, t) : dlpack_raise(s);
+}
+
+/* Takes the managed tensor out of a capsule and imports it. ctx NULL: the
+** context of the memory's device. */
+static PyObject *import_capsule(PyObject *capsule, WnnContextObject *ctx, wnn_dlpack_copy copy)
+{
+    bool legacy;
+    if (PyCapsule_IsValid(capsule, NAME_VERSIONED)) legacy = false;
+    else if (PyCapsule_IsValid(capsule, NAME_LEGACY)) legacy = true;
+    else if (PyCapsule_IsValid(capsule, USED_VERSIONED) || PyCapsule_IsValid(capsule, USED_LEGACY))
+        return PyErr_Format(PyExc_ValueError, "from_dlpack: the DLPack capsule was consumed already");
+    else
+        return PyErr_Format(PyExc_TypeError, "from_dlpack: expected a \"%s\" or \"%s\" capsule, got %R",
+                            NAME_VERSIONED, NAME_LEGACY, capsule);
+    void *managed = PyCapsule_GetPointer(capsule, legacy ? NAME_LEGACY : NAME_VERSIONED);
+    if (!ctx) {
+        /* only version 1 has a known layout past flags; wnn refuses others */
+        const DLTensor *dl = legacy ? &((DLManagedTensor *)managed)->dl_tensor
+                             : ((DLManagedTensorVersioned *)managed)->version.major == 1
+                                 ? &((DLManagedTensorVersioned *)managed)->dl_tensor
+                                 : NULL;
+        ctx = dl ? context_for_device((int32_t)dl->device.device_type, dl->device.device_id)
+                 : wnnpy_default_context("cpu");
+        if (!ctx) return NULL;
+    }
+    if (PyCapsule_SetName(capsule, legacy ? USED_LEGACY : USED_VERSIONED) < 0) return NULL;
+    return import(ctx, managed, legacy, copy);
+}
+
+/* Calls x.__dlpack__ as a consumer: with max_version (and dl_device=(1, 0)
+** when host memory is wanted, copy=False when no copy is allowed); on
+** TypeError again without keywords, for producers older than DLPack 1.0. */
+static PyObject *call_producer(PyObject *x, bool want_host, wnn_dlpack_copy copy)
+{
+    PyObject *method = PyObject_GetAttrString(x, "__dlpack__");
+    if (!method) return NULL;
+    PyObject *type = (PyObject *)Py_TYPE(x), *capsule = NULL;
+    int known_legacy = PySet_Contains(legacy_producers, type);
+    if (known_legacy < 0) goto done;
+    if (!known_legacy) {
+        PyObject *kw = PyDict_New();
+        if (!kw || PyDict_SetItemString(kw, "max_version", max_version_arg) < 0 ||
+            (want_host && PyDict_SetItemString(kw, "dl_device", host_device_arg) < 0) ||
+            (copy == WNN_DLPACK_COPY_NEVER && PyDict_SetItemString(kw, "copy", Py_False) < 0)) {
+            Py_XDECREF(kw);
+            goto done;
+        }
+        capsule = PyObject_VectorcallDict(method, NULL, 0, kw);
+        Py_DECREF(kw);
+        if (capsule || !PyErr_ExceptionMatches(PyExc_TypeError)) goto done;
+        PyErr_Clear();
+    }
+    capsule = PyObject_CallNoArgs(method);
+    if (capsule && !known_legacy && PySet_Add(legacy_producers, type) < 0) Py_CLEAR(capsule);
+done:
+    Py_DECREF(method);
+    return capsule;
+}
+
+/* wnn to wnn: the C calls directly, no capsule. */
+static PyObject *from_wnn(WnnTensorObject *x, WnnContextObject *ctx, wnn_dlpack_copy copy)
+{
+    wnn_dlpack_export_options eo = WNN_DLPACK_EXPORT_OPTIONS_INIT;
+    if (ctx != x->ctx && is_host_context(ctx) && !is_host_context(x->ctx)) {
+        eo.device_type = kDLCPU;
+        eo.device_id = 0;
+    }
+    eo.copy = copy == WNN_DLPACK_COPY_NEVER ? WNN_DLPACK_COPY_NEVER : WNN_DLPACK_COPY_IF_NEEDED;
+    void *managed;
+    wnn_status s = export(x->tensor, &eo, &managed);
+    if (s != WNN_OK) return dlpack_raise(s);
+    if (((DLManagedTensorVersioned *)managed)->flags & DLPACK_FLAG_BITMASK_IS_COPIED)
+        copy = WNN_DLPACK_COPY_IF_NEEDED; /* the export's copy is private already */
+    return import(ctx, managed, false, copy);
+}
+
+/* from_dlpack(x, /, *, device=None, copy=None) */
+PyObject *wnnpy_from_dlpack(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    static const char *const names[] = {"x", "device", "copy", NULL};
+    PyObject *v[3] = {NULL, NULL, NULL};
+    if (wnnpy_parse_kwargs("from_dlpack", args, nargs, kwnames, 1, names, v) < 0) return NULL;
+    if (!v[0]) return PyErr_Format(PyExc_TypeError, "from_dlpack() missing required argument 'x'");
+    PyObject *x = v[0];
+    wnn_dlpack_copy copy;
+    WnnContextObject *ctx;
+    if (copy_mode(v[2], &copy) < 0 || resolve_device(v[1], &ctx) < 0) return NULL;
+
+    if (PyObject_TypeCheck(x, &WnnTensor_Type))
+        return from_wnn((WnnTensorObject *)x, ctx ? ctx : ((WnnTensorObject *)x)->ctx, copy);
+    PyObject *capsule = PyCapsule_CheckExact(x) ? Py_NewRef(x) : call_producer(x, ctx && is_host_context(ctx), copy);
+    if (!capsule) return NULL;
+    PyObject *r = import_capsule(capsule, ctx, copy);
+    Py_DECREF(capsule);
+    return r;
+}
+
+int wnnpy_dlpack_init(void)
+{
+    legacy_producers = PySet_New(NULL);
+    max_version_arg = Py_BuildValue("(ii)", WNN_DLPACK_VERSION_MAJOR, WNN_DLPACK_VERSION_MINOR);
+    host_device_arg = Py_BuildValue("(ii)", kDLCPU, 0);
+    return legacy_producers && max_version_arg && host_device_arg ? 0 : -1;
+}

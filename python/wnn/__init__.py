@@ -1,0 +1,52 @@
+"""wnn: the W3C WebNN API for Python, over the native wnn library.
+
+    import numpy as np, wnn
+    ctx = wnn.Context("cpu")
+    b = wnn.GraphBuilder(ctx)
+    x = b.input("x", (2, 2))
+    g = b.build({"y": b.relu(b.matmul(x, x))})
+    t = ctx.tensor((2, 2), writable=True); y = ctx.tensor((2, 2), readable=True)
+    ctx.write(t, np.array([[1, -2], [3, 4]], np.float32))
+    ctx.dispatch(g, {"x": t}, {"y": y})
+    print(ctx.read(y))
+
+Tensors exchange memory with NumPy and PyTorch through DLPack:
+numpy.from_dlpack(t), torch.from_dlpack(t), wnn.from_dlpack(array).
+See docs/python.md.
+"""
+from ._wnn import (
+    ArgumentError,
+    Context,
+    DLPackError,
+    Error,
+    Graph,
+    GraphBuilder,
+    InvalidStateError,
+    NotSupportedError,
+    Operand,
+    OperationError,
+    OutOfMemoryError,
+    Tensor,
+    UnknownError,
+    _shutdown,
+    data_types,
+    default_context,
+    devices,
+    exception_for_status,
+    from_dlpack,
+    library_version,
+    operators,
+)
+
+__version__ = library_version
+
+__all__ = [
+    "ArgumentError", "Context", "DLPackError", "Error", "Graph", "GraphBuilder", "InvalidStateError",
+    "NotSupportedError", "Operand", "OperationError", "OutOfMemoryError", "Tensor", "UnknownError",
+    "data_types", "default_context", "devices", "exception_for_status", "from_dlpack", "library_version",
+    "operators",
+]
+
+import atexit as _atexit
+
+_atexit.register(_shutdown)

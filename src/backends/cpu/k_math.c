@@ -1,0 +1,250 @@
+/*
+** k_math.c -- family A's one-input element-wise kernels: ceil, floor, cos,
+** sin, tan, erf, reciprocal, roundEven, sign, identity, isNaN, isInfinite,
+** logicalNot and the activations elu, gelu, hardSigmoid, hardSwish,
+** leakyRelu, linear, softplus and softsign.
+**
+** Each float operator is one scalar function in double: float32 elements
+** are widened, computed and rounded once to float32; float16 elements are
+** widened to float32, computed the same way and rounded once more, to
+** binary16 (the double result rounds to float32 first, which is what a
+** float32 computation would hold). sign works on every signed type exactly;
+** identity copies bits; isNaN, isInfinite and logicalNot write uint8.
+*/
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "backends/cpu/kernels.h"
+#include "backends/cpu/pool.h"
+#include "core/half.h"
+
+/* Transcendental work is heavier per element than the element-wise
+** arithmetic of k_elementwise.c, so the pool is worth waking earlier. */
+#define PARALLEL_MIN ((size_t)1 << 14)
+#define PARALLEL_GRAIN ((size_t)1 << 12)
+
+#define TYPE_SLOTS (WNN_DATA_TYPE_UINT4 + 1)
+
+/* The parameters a map receives: the node's alpha and beta. */
+typedef struct act_params {
+    double alpha, beta;
+} act_params;
+
+typedef void (*map_fn)(const void *in, void *out, size_t n, const act_params *p);
+
+/* ------------------------------------------------------------------------ */
+/* Scalar operators in double                                               */
+/* ------------------------------------------------------------------------ */
+
+static inline double op_ceil(double x, const act_params *p) { (void)p; return ceil(x); }
+static inline double op_floor(double x, const act_params *p) { (void)p; return floor(x); }
+static inline double op_cos(double x, const act_params *p) { (void)p; return cos(x); }
+static inline double op_sin(double x, const act_params *p) { (void)p; return sin(x); }
+static inline double op_tan(double x, const act_params *p) { (void)p; return tan(x); }
+static inline double op_erf(double x, const act_params *p) { (void)p; return erf(x); }
+static inline double op_reciprocal(double x, const act_params *p) { (void)p; return 1.0 / x; }
+/* nearbyint rounds in the current mode, which is to nearest with ties to
+** even unless a caller changed it; rint would raise inexact, no matter. */
+static inline double op_round_even(double x, const act_params *p) { (void)p; return nearbyint(x); }
+/* +-0 and NaN come back as they are. */
+static inline double op_sign(double x, const act_params *p) { (void)p; return x > 0 ? 1.0 : x < 0 ? -1.0 : x; }
+
+static inline double op_elu(double x, const act_params *p) { return x >= 0 ? x : p->alpha * expm1(x); }
+static inline double op_gelu(double x, const act_params *p)
+{
+    (void)p;
+    return 0.5 * x * (1.0 + erf(x * 0.70710678118654752440));
+}
+/* The comparisons are written so that NaN falls through unchanged. */
+static inline double op_hard_sigmoid(double x, const act_params *p)
+{
+    double v = p->alpha * x + p->beta;
+    return v < 0 ? 0.0 : v > 1 ? 1.0 : v;
+}
+static inline double op_hard_swish(double x, const act_params *p)
+{
+    (void)p;
+    double t = x + 3.0;
+    t = t < 0 ? 0.0 : t > 6 ? 6.0 : t;
+    return x * t / 6.0;
+}
+static inline double op_leaky_relu(double x, const act_params *p) { return x >= 0 ? x : p->alpha * x; }
+static inline double op_linear(double x, const act_params *p) { return p->alpha * x + p->beta; }
+/* ln(1 + e^x) = max(x, 0) + ln(1 + e^-|x|): no overflow for large x. */
+static inline double op_softplus(double x, const act_params *p)
+{
+    (void)p;
+    if (x != x)
+        return x;
+    return (x > 0 ? x : 0.0) + log1p(exp(-fabs(x)));
+}
+static inline double op_softsign(double x, const act_params *p) { (void)p; return x / (1.0 + fabs(x)); }
+
+#define FLOAT_OPS(X)                                                           \
+    X(ceil) X(floor) X(cos) X(sin) X(tan) X(erf) X(reciprocal) X(round_even) X(sign) \
+    X(elu) X(gelu) X(hard_sigmoid) X(hard_swish) X(leaky_relu) X(linear) X(softplus) X(softsign)
+
+#define DEFINE_FLOAT_MAPS(OP)                                                  \
+    static void map_##OP##_f32(const void *vi, void *vo, size_t n, const act_params *p) \
+    {                                                                          \
+        const float *x = vi;                                                   \
+        float *o = vo;                                                         \
+        for (size_t i = 0; i < n; i++)                                         \
+            o[i] = (float)op_##OP(x[i], p);                                    \
+    }                                                                          \
+    static void map_##OP##_f16(const void *vi, void *vo, size_t n, const act_params *p) \
+    {                                                                          \
+        const uint16_t *x = vi;                                                \
+        uint16_t *o = vo;                                                      \
+        for (size_t i = 0; i < n; i++)                                         \
+            o[i] = wnn__float_to_half((float)op_##OP(wnn__half_to_float(x[i]), p)); \
+    }
+FLOAT_OPS(DEFINE_FLOAT_MAPS)
+
+/* ------------------------------------------------------------------------ */
+/* Integer sign, the uint8 predicates                                        */
+/* ------------------------------------------------------------------------ */
+
+#define DEFINE_SIGN_INT(S, T)                                                  \
+    static void map_sign_##S(const void *vi, void *vo, size_t n, const act_params *p) \
+    {                                                                          \
+        const T *x = vi;                                                       \
+        T *o = vo;                                                             \
+        (void)p;                                                               \
+        for (size_t i = 0; i < n; i++)                                         \
+            o[i] = (T)((x[i] > 0) - (x[i] < 0));                               \
+    }
+DEFINE_SIGN_INT(i32, int32_t)
+DEFINE_SIGN_INT(i64, int64_t)
+DEFINE_SIGN_INT(i8, int8_t)
+
+static void map_is_nan_f32(const void *vi, void *vo, size_t n, const act_params *p)
+{
+    const float *x = vi;
+    uint8_t *o = vo;
+    (void)p;
+    for (size_t i = 0; i < n; i++)
+        o[i] = x[i] != x[i];
+}
+
+static void map_is_infinite_f32(const void *vi, void *vo, size_t n, const act_params *p)
+{
+    const float *x = vi;
+    uint8_t *o = vo;
+    (void)p;
+    for (size_t i = 0; i < n; i++)
+        o[i] = isinf(x[i]) != 0;
+}
+
+/* binary16: exponent all ones; NaN when the mantissa is non-zero. */
+static void map_is_nan_f16(const void *vi, void *vo, size_t n, const act_params *p)
+{
+    const uint16_t *x = vi;
+    uint8_t *o = vo;
+    (void)p;
+    for (size_t i = 0; i < n; i++)
+        o[i] = (x[i] & 0x7fffu) > 0x7c00u;
+}
+
+static void map_is_infinite_f16(const void *vi, void *vo, size_t n, const act_params *p)
+{
+    const uint16_t *x = vi;
+    uint8_t *o = vo;
+    (void)p;
+    for (size_t i = 0; i < n; i++)
+        o[i] = (x[i] & 0x7fffu) == 0x7c00u;
+}
+
+/* Integers are never NaN nor infinite. */
+static void map_zero_u8(const void *vi, void *vo, size_t n, const act_params *p)
+{
+    (void)vi;
+    (void)p;
+    memset(vo, 0, n);
+}
+
+static void map_logical_not_u8(const void *vi, void *vo, size_t n, const act_params *p)
+{
+    const uint8_t *x = vi;
+    uint8_t *o = vo;
+    (void)p;
+    for (size_t i = 0; i < n; i++)
+        o[i] = x[i] == 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tables and the driver                                                     */
+/* ------------------------------------------------------------------------ */
+
+#define FLOAT_ENTRY(OP) [WNN_DATA_TYPE_FLOAT32] = map_##OP##_f32, [WNN_DATA_TYPE_FLOAT16] = map_##OP##_f16
+#define ZERO_INTS                                                              \
+    [WNN_DATA_TYPE_INT32] = map_zero_u8, [WNN_DATA_TYPE_UINT32] = map_zero_u8, \
+    [WNN_DATA_TYPE_INT64] = map_zero_u8, [WNN_DATA_TYPE_UINT64] = map_zero_u8, \
+    [WNN_DATA_TYPE_INT8] = map_zero_u8, [WNN_DATA_TYPE_UINT8] = map_zero_u8
+
+static const map_fn maps[WNN__OP_COUNT][TYPE_SLOTS] = {
+    [WNN__OP_CEIL] = {FLOAT_ENTRY(ceil)},
+    [WNN__OP_FLOOR] = {FLOAT_ENTRY(floor)},
+    [WNN__OP_COS] = {FLOAT_ENTRY(cos)},
+    [WNN__OP_SIN] = {FLOAT_ENTRY(sin)},
+    [WNN__OP_TAN] = {FLOAT_ENTRY(tan)},
+    [WNN__OP_ERF] = {FLOAT_ENTRY(erf)},
+    [WNN__OP_RECIPROCAL] = {FLOAT_ENTRY(reciprocal)},
+    [WNN__OP_ROUND_EVEN] = {FLOAT_ENTRY(round_even)},
+    [WNN__OP_SIGN] = {FLOAT_ENTRY(sign), [WNN_DATA_TYPE_INT32] = map_sign_i32,
+                      [WNN_DATA_TYPE_INT64] = map_sign_i64, [WNN_DATA_TYPE_INT8] = map_sign_i8},
+    [WNN__OP_IS_NAN] = {[WNN_DATA_TYPE_FLOAT32] = map_is_nan_f32, [WNN_DATA_TYPE_FLOAT16] = map_is_nan_f16,
+                        ZERO_INTS},
+    [WNN__OP_IS_INFINITE] = {[WNN_DATA_TYPE_FLOAT32] = map_is_infinite_f32,
+                             [WNN_DATA_TYPE_FLOAT16] = map_is_infinite_f16, ZERO_INTS},
+    [WNN__OP_LOGICAL_NOT] = {[WNN_DATA_TYPE_UINT8] = map_logical_not_u8},
+    [WNN__OP_ELU] = {FLOAT_ENTRY(elu)},
+    [WNN__OP_GELU] = {FLOAT_ENTRY(gelu)},
+    [WNN__OP_HARD_SIGMOID] = {FLOAT_ENTRY(hard_sigmoid)},
+    [WNN__OP_HARD_SWISH] = {FLOAT_ENTRY(hard_swish)},
+    [WNN__OP_LEAKY_RELU] = {FLOAT_ENTRY(leaky_relu)},
+    [WNN__OP_LINEAR] = {FLOAT_ENTRY(linear)},
+    [WNN__OP_SOFTPLUS] = {FLOAT_ENTRY(softplus)},
+    [WNN__OP_SOFTSIGN] = {FLOAT_ENTRY(softsign)},
+};
+
+typedef struct map_job {
+    map_fn fn;
+    const char *in;
+    char *out;
+    size_t in_size, out_size;
+    act_params params;
+} map_job;
+
+static void map_range(void *arg, size_t begin, size_t end)
+{
+    const map_job *j = arg;
+    j->fn(j->in + begin * j->in_size, j->out + begin * j->out_size, end - begin, &j->params);
+}
+
+/* Every operator of this file: one input, one output of the same shape. */
+wnn_status wnn__k_math(const wnn__node *node, const wnn__view *in, const wnn__view *out)
+{
+    wnn_data_type t = in[0].desc.data_type;
+    size_t n = wnn__view_count(&out[0]);
+    if (node->op == WNN__OP_IDENTITY) { /* bit-exact, NaN payloads included */
+        if (out[0].data != in[0].data)
+            memcpy(out[0].data, in[0].data, (size_t)wnn_operand_desc_byte_length(&out[0].desc));
+        return WNN_OK;
+    }
+    if ((unsigned)node->op >= WNN__OP_COUNT || (unsigned)t >= TYPE_SLOTS || !maps[node->op][t])
+        return WNN_STATUS_UNSUPPORTED_DATA_TYPE;
+    map_job job = {maps[node->op][t], in[0].data, out[0].data, wnn_data_type_size(t),
+                   wnn_data_type_size(out[0].desc.data_type), {0.0, 0.0}};
+    if (node->op == WNN__OP_ELU || node->op == WNN__OP_HARD_SIGMOID || node->op == WNN__OP_LEAKY_RELU ||
+        node->op == WNN__OP_LINEAR) {
+        job.params.alpha = node->attrs.activation.alpha;
+        job.params.beta = node->attrs.activation.beta;
+    }
+    if (n > PARALLEL_MIN)
+        wnn__parallel_for(n, PARALLEL_GRAIN, map_range, &job);
+    else
+        map_range(&job, 0, n);
+    return WNN_OK;
+}

@@ -1,0 +1,195 @@
+/*
+** k_pool.c -- averagePool2d, l2Pool2d (float32, float16) and maxPool2d (every
+** data type), both layouts.
+**
+** A window reads only the input's real elements: padding adds nothing, the
+** average divides by the number of real elements, and a window with none
+** (possible with ceil rounding) gives 0. Average and L2 sums accumulate in
+** double; float16 is widened to float32 first and rounded once at the end.
+** maxPool2d compares in each type's own arithmetic (exact for 64-bit
+** integers) and copies the winning element; float NaN wins.
+**
+** Each (batch, channel) plane is one task on the wnn pool.
+*/
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "backends/cpu/k_spatial.h"
+#include "backends/cpu/pool.h"
+
+#define TASK_WORK ((size_t)1 << 14) /* window taps worth one task */
+
+typedef struct pool_job {
+    wnn__op op;
+    wnn_data_type type;
+    const void *x;
+    void *y;
+    wnn__spatial4 in, out;
+    size_t wh, ww, sy, sx, dy, dx;
+    ptrdiff_t pt, pl;
+} pool_job;
+
+/* The taps of one window that fall inside the input along one dimension:
+** k in [*k0, *k1) reads index start + k * dilation. */
+static void window_span(ptrdiff_t start, size_t taps, size_t dilation, size_t size, size_t *k0, size_t *k1)
+{
+    size_t lo = 0, hi = taps;
+    while (lo < hi && start + (ptrdiff_t)(lo * dilation) < 0)
+        lo++;
+    while (hi > lo && start + (ptrdiff_t)((hi - 1) * dilation) >= (ptrdiff_t)size)
+        hi--;
+    *k0 = lo;
+    *k1 = hi;
+}
+
+/* Visits every output element of planes [begin, end): BODY sees y (the
+** output element's index), x (the index its window's tap (0, 0) would have,
+** which may lie outside the input: read only through TAP) and the taps
+** inside the input, [ky0, ky1) x [kx0, kx1). */
+#define FOR_EACH_WINDOW(j, begin, end, BODY)                                                                           \
+    for (size_t t_ = (begin); t_ < (end); t_++) {                                                                      \
+        size_t n_ = t_ / (j)->in.c, c_ = t_ % (j)->in.c;                                                               \
+        for (size_t oy = 0; oy < (j)->out.h; oy++) {                                                                   \
+            ptrdiff_t y0_ = (ptrdiff_t)(oy * (j)->sy) - (j)->pt;                                                       \
+            size_t ky0, ky1;                                                                                           \
+            window_span(y0_, (j)->wh, (j)->dy, (j)->in.h, &ky0, &ky1);                                                 \
+            for (size_t ox = 0; ox < (j)->out.w; ox++) {                                                               \
+                ptrdiff_t x0_ = (ptrdiff_t)(ox * (j)->sx) - (j)->pl;                                                   \
+                size_t kx0, kx1;                                                                                       \
+                window_span(x0_, (j)->ww, (j)->dx, (j)->in.w, &kx0, &kx1);                                             \
+                size_t y = n_ * (j)->out.sn + c_ * (j)->out.sc + oy * (j)->out.sh + ox * (j)->out.sw;                  \
+                /* the window's (0, 0) tap, which may lie outside: use only taps in range */                           \
+                ptrdiff_t x = (ptrdiff_t)(n_ * (j)->in.sn + c_ * (j)->in.sc) + y0_ * (ptrdiff_t)(j)->in.sh +           \
+                              x0_ * (ptrdiff_t)(j)->in.sw;                                                             \
+                BODY                                                                                                   \
+            }                                                                                                          \
+        }                                                                                                              \
+    }
+
+/* The input index of tap (ky, kx) of the window at x. */
+#define TAP(j, x, ky, kx) ((size_t)((x) + (ptrdiff_t)((ky) * (j)->dy * (j)->in.sh + (kx) * (j)->dx * (j)->in.sw)))
+
+/* averagePool2d and l2Pool2d on float32 data (staged for float16). */
+static void sum_planes(void *arg, size_t begin, size_t end)
+{
+    const pool_job *j = arg;
+    const float *in = j->x;
+    float *out = j->y;
+    bool l2 = j->op == WNN__OP_L2_POOL2D;
+    FOR_EACH_WINDOW(j, begin, end, {
+        double sum = 0.0;
+        for (size_t ky = ky0; ky < ky1; ky++)
+            for (size_t kx = kx0; kx < kx1; kx++) {
+                double v = in[TAP(j, x, ky, kx)];
+                sum += l2 ? v * v : v;
+            }
+        size_t count = (ky1 - ky0) * (kx1 - kx0);
+        if (count == 0)
+            out[y] = 0.0f;
+        else
+            out[y] = (float)(l2 ? sqrt(sum) : sum / (double)count);
+    })
+}
+
+/* maxPool2d for one C type: KEY maps an element to what is compared, IS_NAN
+** tells a NaN (which wins and stays; never for integer types). */
+#define DEFINE_MAX_PLANES(S, T, KEY, IS_NAN)                                                                           \
+    static void max_planes_##S(void *arg, size_t begin, size_t end)                                                    \
+    {                                                                                                                  \
+        const pool_job *j = arg;                                                                                       \
+        const T *in = j->x;                                                                                            \
+        T *out = j->y;                                                                                                 \
+        FOR_EACH_WINDOW(j, begin, end, {                                                                               \
+            T best = 0;                                                                                                \
+            bool any = false;                                                                                          \
+            for (size_t ky = ky0; ky < ky1; ky++)                                                                      \
+                for (size_t kx = kx0; kx < kx1; kx++) {                                                                \
+                    T v = in[TAP(j, x, ky, kx)];                                                                       \
+                    if (!any || (!IS_NAN(best) && (KEY(v) > KEY(best) || IS_NAN(v))))                                  \
+                        best = v;                                                                                      \
+                    any = true;                                                                                        \
+                }                                                                                                      \
+            out[y] = best;                                                                                             \
+        })                                                                                                             \
+    }
+
+#define KEY_SELF(v) (v)
+#define KEY_HALF(v) wnn__half_to_float(v)
+#define NAN_NEVER(v) false
+#define NAN_FLOAT(v) isnan(v)
+#define NAN_HALF(v) (((v) & 0x7fffu) > 0x7c00u)
+DEFINE_MAX_PLANES(f32, float, KEY_SELF, NAN_FLOAT)
+DEFINE_MAX_PLANES(f16, uint16_t, KEY_HALF, NAN_HALF)
+DEFINE_MAX_PLANES(i32, int32_t, KEY_SELF, NAN_NEVER)
+DEFINE_MAX_PLANES(u32, uint32_t, KEY_SELF, NAN_NEVER)
+DEFINE_MAX_PLANES(i64, int64_t, KEY_SELF, NAN_NEVER)
+DEFINE_MAX_PLANES(u64, uint64_t, KEY_SELF, NAN_NEVER)
+DEFINE_MAX_PLANES(i8, int8_t, KEY_SELF, NAN_NEVER)
+DEFINE_MAX_PLANES(u8, uint8_t, KEY_SELF, NAN_NEVER)
+
+static wnn__range_fn max_planes_for(wnn_data_type t)
+{
+    switch (t) {
+    case WNN_DATA_TYPE_FLOAT32: return max_planes_f32;
+    case WNN_DATA_TYPE_FLOAT16: return max_planes_f16;
+    case WNN_DATA_TYPE_INT32: return max_planes_i32;
+    case WNN_DATA_TYPE_UINT32: return max_planes_u32;
+    case WNN_DATA_TYPE_INT64: return max_planes_i64;
+    case WNN_DATA_TYPE_UINT64: return max_planes_u64;
+    case WNN_DATA_TYPE_INT8: return max_planes_i8;
+    case WNN_DATA_TYPE_UINT8: return max_planes_u8;
+    default: return NULL;
+    }
+}
+
+static wnn_status pool2d(const wnn__node *node, const wnn__view *in, const wnn__view *out)
+{
+    uint32_t layout = node->attrs.pool2d.layout;
+    pool_job j = {
+        .op = node->op,
+        .type = in[0].desc.data_type,
+        .in = wnn__spatial4_of(&in[0].desc, layout),
+        .out = wnn__spatial4_of(&out[0].desc, layout),
+        .wh = node->attrs.pool2d.window[0],
+        .ww = node->attrs.pool2d.window[1],
+        .sy = node->attrs.pool2d.strides[0],
+        .sx = node->attrs.pool2d.strides[1],
+        .dy = node->attrs.pool2d.dilations[0],
+        .dx = node->attrs.pool2d.dilations[1],
+        .pt = node->attrs.pool2d.padding[0],
+        .pl = node->attrs.pool2d.padding[2],
+    };
+    size_t planes = j.in.n * j.in.c;
+    size_t per_plane = j.out.h * j.out.w * j.wh * j.ww;
+    size_t grain = per_plane >= TASK_WORK ? 1 : TASK_WORK / (per_plane ? per_plane : 1);
+
+    if (node->op == WNN__OP_MAX_POOL2D) {
+        wnn__range_fn fn = max_planes_for(j.type);
+        if (!fn)
+            return WNN_STATUS_UNSUPPORTED_DATA_TYPE;
+        j.x = in[0].data;
+        j.y = out[0].data;
+        wnn__parallel_for(planes, grain, fn, &j);
+        return WNN_OK;
+    }
+    if (j.type != WNN_DATA_TYPE_FLOAT32 && j.type != WNN_DATA_TYPE_FLOAT16)
+        return WNN_STATUS_UNSUPPORTED_DATA_TYPE;
+    float *x_owned, *y_owned;
+    j.x = wnn__stage_in(&in[0], &x_owned);
+    j.y = wnn__stage_out(&out[0], &y_owned);
+    if (!j.x || !j.y) {
+        free(x_owned);
+        free(y_owned);
+        return WNN_STATUS_OUT_OF_MEMORY;
+    }
+    wnn__parallel_for(planes, grain, sum_planes, &j);
+    wnn__stage_out_finish(&out[0], y_owned);
+    free(x_owned);
+    return WNN_OK;
+}
+
+wnn_status wnn__k_pool2d(const wnn__node *node, const wnn__view *in, const wnn__view *out)
+{
+    return pool2d(node, in, out);
+}

@@ -1,0 +1,80 @@
+/*
+** dlpack_internal.h -- what DLPack export and import share, and the two
+** services core provides them (defined in core/tensor.c).
+**
+** An export is one allocation (wnn__dl_export): the managed tensor handed to
+** the consumer, its shape and strides, and for a copy to host the copied
+** bytes. It is reference counted: the consumer's deleter holds one
+** reference, and so does each queued timeline call that still uses it.
+*/
+#ifndef WNN_INTEROP_DLPACK_INTERNAL_H
+#define WNN_INTEROP_DLPACK_INTERNAL_H
+
+#include "core/internal.h"
+#include "wnn/dlpack.h"
+
+/* ---- services of core/tensor.c ------------------------------------------- */
+
+/* Queues a call of fn on ctx's timeline, after everything recorded before:
+** fn(status, "", NULL, 0, user) runs exactly once, on the worker or on a
+** thread waiting for the timeline, with WNN_OK or WNN_STATUS_CONTEXT_LOST.
+** *seq (may be NULL) receives its number for wnn__timeline_wait(). fn must
+** not block on work recorded after it. */
+wnn_status wnn__timeline_call(wnn_context *ctx, wnn_read_callback fn, void *user, uint64_t *seq);
+
+/* Creates a tensor of ctx whose storage is foreign memory (see
+** wnn__storage_init_foreign). On failure nothing took ownership of the
+** memory. */
+wnn_status wnn__tensor_create_foreign(const char *fn, wnn_context *ctx, const wnn_tensor_desc *desc,
+                                      void *device, void (*release)(void *), void *release_ctx,
+                                      wnn_tensor **out);
+
+/* ---- exports --------------------------------------------------------------- */
+
+/* Pending work of a producer queue, for a consumer on another queue of the
+** same device (the null device's streams; see docs/dlpack.md): reached once
+** the producer's timeline has queued the tensor's work on its device. */
+typedef struct wnn__dl_event {
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+    bool reached;
+} wnn__dl_event;
+
+typedef struct wnn__dl_export {
+    union {
+        DLManagedTensorVersioned v;
+        DLManagedTensor l;
+    } m;
+    atomic_int refs;
+    wnn_context *ctx;    /* retained: the producer (until prepared, for a host copy) */
+    wnn_tensor *tensor;  /* retained likewise; pinned when shared (zero copy) */
+    bool shared;         /* the memory is tensor's own storage */
+    bool legacy;
+    wnn__storage clone;  /* a copy on the tensor's (non-host) device */
+    bool has_clone;
+    void *host_copy;     /* a copy in host memory, inside this allocation */
+    void *data;          /* the exported memory and its size, as exported */
+    size_t bytes;
+    bool has_event;
+    wnn__dl_event event;
+    wnn_status status;   /* of the queued preparation */
+} wnn__dl_export;
+
+/* The export behind a managed tensor, if wnn made it (its deleter is
+** wnn's), else NULL. */
+wnn__dl_export *wnn__dl_export_of(void *managed, bool legacy);
+void wnn__dl_export_retain(wnn__dl_export *e);
+void wnn__dl_export_unref(wnn__dl_export *e);
+/* Blocks until the producer work behind e's event is complete on its device
+** (immediately if e has no event). Device failures are recorded on the
+** producer's timeline and returned. */
+wnn_status wnn__dl_event_wait(wnn__dl_export *e);
+
+/* ---- data types ------------------------------------------------------------ */
+
+/* WebNN data type -> DLPack; false for int4/uint4. */
+bool wnn__dl_from_data_type(wnn_data_type t, DLDataType *out);
+/* DLPack -> WebNN data type; WNN_DATA_TYPE_INVALID when there is none. */
+wnn_data_type wnn__dl_to_data_type(DLDataType dl);
+
+#endif

@@ -1,0 +1,988 @@
+/*
+** test-ops-a.c -- family A's operators through the public API: the unary
+** math (ceil ... roundEven, sign, identity), isNaN/isInfinite, the
+** comparisons, the logical operators, where, the activations, prelu, the
+** reductions, argMin/argMax, cumulativeSum, quantizeLinear and
+** dequantizeLinear, and clamp's exact 64-bit bounds.
+**
+** Every operator is computed on a small input whose result was worked out
+** by hand (or from libm in double for the transcendental ones), and every
+** builder method has at least one refused call checked for its status.
+*/
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "test.h"
+#include "wnn/wnn.h"
+
+static wnn_context *ctx;
+
+/* ------------------------------------------------------------------------ */
+/* Helpers                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static wnn_graph_builder *new_builder(void)
+{
+    wnn_graph_builder *b = NULL;
+    if (wnn_graph_builder_create(ctx, &b) != WNN_OK) {
+        fprintf(stderr, "wnn_graph_builder_create: %s\n", wnn_last_error_message());
+        exit(1);
+    }
+    return b;
+}
+
+/* A constant of type t and shape dims[0..rank). */
+static wnn_operand *konst(wnn_graph_builder *b, wnn_data_type t, uint32_t rank, const uint32_t *dims,
+                          const void *data)
+{
+    wnn_operand_desc d = WNN_OPERAND_DESC_INIT;
+    d.data_type = t;
+    d.rank = rank;
+    for (uint32_t i = 0; i < rank; i++)
+        d.shape[i] = dims[i];
+    return wnn_graph_builder_constant(b, &d, data, (size_t)wnn_operand_desc_byte_length(&d));
+}
+
+/* A rank-1 float32 constant of n elements. */
+static wnn_operand *vec_f32(wnn_graph_builder *b, uint32_t n, const float *data)
+{
+    return konst(b, WNN_DATA_TYPE_FLOAT32, 1, &n, data);
+}
+
+/* Builds b with y as its only output, runs it once, reads the result into
+** out (out_size bytes) and fills *desc with the output's descriptor when
+** desc is not NULL. Releases b. False after a failed check. */
+static bool compute(wnn_graph_builder *b, wnn_operand *y, void *out, size_t out_size, wnn_operand_desc *desc)
+{
+    wnn_graph *g = NULL;
+    wnn_tensor *t = NULL;
+    bool ok = false;
+    CHECK(y != NULL);
+    if (y == NULL) {
+        fprintf(stderr, "  builder error: %s\n", wnn_graph_builder_error_message(b));
+        wnn_graph_builder_release(b);
+        return false;
+    }
+    wnn_operand_desc od;
+    wnn_operand_get_desc(y, &od);
+    if (desc)
+        *desc = od;
+    wnn_named_operand named = {"y", y};
+    wnn_status s = wnn_graph_builder_build(b, &named, 1, &g);
+    CHECK_OK(s);
+    wnn_graph_builder_release(b);
+    if (s != WNN_OK)
+        return false;
+    wnn_tensor_desc td = WNN_TENSOR_DESC_INIT;
+    td.data_type = od.data_type;
+    td.rank = od.rank;
+    memcpy(td.shape, od.shape, sizeof td.shape);
+    td.readable = true;
+    s = wnn_context_create_tensor(ctx, &td, &t);
+    CHECK_OK(s);
+    if (s == WNN_OK) {
+        CHECK_EQ_INT(wnn_tensor_byte_length(t), out_size);
+        wnn_named_tensor nt = {"y", t};
+        s = wnn_context_dispatch(ctx, g, NULL, 0, &nt, 1);
+        CHECK_OK(s);
+        if (s == WNN_OK && wnn_tensor_byte_length(t) == out_size) {
+            s = wnn_context_read_tensor_sync(ctx, t, out, out_size);
+            CHECK_OK(s);
+            ok = s == WNN_OK;
+        }
+        wnn_tensor_release(t);
+    }
+    wnn_graph_release(g);
+    return ok;
+}
+
+/* The builder refused the call (NULL) with status want; clears the error
+** so the same builder can try the next refusal. */
+#define CHECK_REFUSED(b, call, want)                                                                  \
+    do {                                                                                              \
+        wnn_operand *r_ = (call);                                                                     \
+        CHECK(r_ == NULL);                                                                            \
+        CHECK_STATUS(wnn_graph_builder_status(b), want);                                              \
+        wnn_graph_builder_clear_error(b);                                                             \
+    } while (0)
+
+static void check_floats(const float *got, const double *want, size_t n, double tol)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(want[i]))
+            CHECK(isnan(got[i]));
+        else
+            CHECK_NEAR(got[i], want[i], tol);
+    }
+}
+
+static void check_bytes(const uint8_t *got, const uint8_t *want, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        CHECK_EQ_INT(got[i], want[i]);
+}
+
+typedef wnn_operand *(*unary_fn)(wnn_graph_builder *, wnn_operand *);
+typedef wnn_operand *(*binary_fn)(wnn_graph_builder *, wnn_operand *, wnn_operand *);
+
+/* Runs a float32 unary operator on x[0..n) and compares with want. */
+static void check_unary_f32(unary_fn fn, const float *x, const double *want, uint32_t n, double tol)
+{
+    float got[16];
+    wnn_graph_builder *b = new_builder();
+    if (compute(b, fn(b, vec_f32(b, n, x)), got, n * sizeof(float), NULL))
+        check_floats(got, want, n, tol);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Unary math                                                                */
+/* ------------------------------------------------------------------------ */
+
+static void test_unary_math(void)
+{
+    const float x[6] = {-1.5f, -0.5f, 0.5f, 1.5f, 2.5f, -2.5f};
+    const double ceil_w[6] = {-1, -0.0, 1, 2, 3, -2};
+    const double floor_w[6] = {-2, -1, 0, 1, 2, -3};
+    const double round_w[6] = {-2, -0.0, 0, 2, 2, -2}; /* halves go to even */
+    const double recip_w[6] = {-1 / 1.5, -2, 2, 1 / 1.5, 0.4, -0.4};
+    const double sign_w[6] = {-1, -1, 1, 1, 1, -1};
+    check_unary_f32(wnn_ceil, x, ceil_w, 6, 0);
+    check_unary_f32(wnn_floor, x, floor_w, 6, 0);
+    check_unary_f32(wnn_round_even, x, round_w, 6, 0);
+    check_unary_f32(wnn_reciprocal, x, recip_w, 6, 1e-7);
+    check_unary_f32(wnn_sign, x, sign_w, 6, 0);
+
+    const float t[4] = {0.0f, 0.5f, 1.0f, -2.0f};
+    double cos_w[4], sin_w[4], tan_w[4], erf_w[4];
+    for (int i = 0; i < 4; i++) {
+        cos_w[i] = cos(t[i]);
+        sin_w[i] = sin(t[i]);
+        tan_w[i] = tan(t[i]);
+        erf_w[i] = erf(t[i]);
+    }
+    check_unary_f32(wnn_cos, t, cos_w, 4, 1e-6);
+    check_unary_f32(wnn_sin, t, sin_w, 4, 1e-6);
+    check_unary_f32(wnn_tan, t, tan_w, 4, 1e-6);
+    check_unary_f32(wnn_erf, t, erf_w, 4, 1e-6);
+
+    /* sign keeps NaN; on integers it is exact */
+    const float special[3] = {NAN, INFINITY, -0.0f};
+    const double special_w[3] = {NAN, 1, 0};
+    check_unary_f32(wnn_sign, special, special_w, 3, 0);
+    wnn_graph_builder *b = new_builder();
+    const int64_t big[3] = {INT64_MIN, 0, INT64_C(9007199254740993)};
+    int64_t got64[3];
+    uint32_t three = 3;
+    if (compute(b, wnn_sign(b, konst(b, WNN_DATA_TYPE_INT64, 1, &three, big)), got64, sizeof got64, NULL)) {
+        CHECK_EQ_INT(got64[0], -1);
+        CHECK_EQ_INT(got64[1], 0);
+        CHECK_EQ_INT(got64[2], 1);
+    }
+
+    /* float16: 1.5 (0x3e00) ceils to 2 (0x4000), -0.5 (0xb800) to -0 (0x8000) */
+    b = new_builder();
+    const uint16_t h[2] = {0x3e00, 0xb800};
+    uint16_t hgot[2];
+    uint32_t two = 2;
+    if (compute(b, wnn_ceil(b, konst(b, WNN_DATA_TYPE_FLOAT16, 1, &two, h)), hgot, sizeof hgot, NULL)) {
+        CHECK_EQ_INT(hgot[0], 0x4000);
+        CHECK_EQ_INT(hgot[1], 0x8000);
+    }
+
+    /* identity copies every bit: a NaN payload and an int64 past 2^53 */
+    b = new_builder();
+    const uint32_t payload = 0x7fa12345u;
+    float nan_in;
+    memcpy(&nan_in, &payload, 4);
+    float nan_out;
+    uint32_t one = 1;
+    if (compute(b, wnn_identity(b, vec_f32(b, 1, &nan_in)), &nan_out, 4, NULL))
+        CHECK(memcmp(&nan_out, &payload, 4) == 0);
+    b = new_builder();
+    if (compute(b, wnn_identity(b, konst(b, WNN_DATA_TYPE_INT64, 1, &three, big)), got64, sizeof got64, NULL))
+        CHECK(memcmp(got64, big, sizeof big) == 0);
+
+    /* validation: the float-only operators refuse integers, sign refuses
+    ** unsigned types, NULL input is an invalid argument */
+    b = new_builder();
+    const int32_t i32[1] = {1};
+    wnn_operand *xi = konst(b, WNN_DATA_TYPE_INT32, 1, &one, i32);
+    const uint32_t u32[1] = {1};
+    wnn_operand *xu = konst(b, WNN_DATA_TYPE_UINT32, 1, &one, u32);
+    unary_fn float_only[8] = {wnn_ceil, wnn_floor, wnn_cos, wnn_sin, wnn_tan, wnn_erf, wnn_reciprocal,
+                              wnn_round_even};
+    for (int i = 0; i < 8; i++)
+        CHECK_REFUSED(b, float_only[i](b, xi), WNN_STATUS_UNSUPPORTED_DATA_TYPE);
+    CHECK_REFUSED(b, wnn_sign(b, xu), WNN_STATUS_UNSUPPORTED_DATA_TYPE);
+    CHECK_REFUSED(b, wnn_identity(b, NULL), WNN_STATUS_INVALID_ARGUMENT);
+    wnn_graph_builder_release(b);
+}
+
+static void test_is_nan_is_infinite(void)
+{
+    const float x[5] = {NAN, INFINITY, -INFINITY, 1.0f, -0.0f};
+    uint8_t got[5];
+    wnn_graph_builder *b = new_builder();
+    wnn_operand_desc d;
+    if (compute(b, wnn_is_nan(b, vec_f32(b, 5, x)), got, 5, &d)) {
+        const uint8_t want[5] = {1, 0, 0, 0, 0};
+        check_bytes(got, want, 5);
+        CHECK_EQ_INT(d.data_type, WNN_DATA_TYPE_UINT8);
+    }
+    b = new_builder();
+    if (compute(b, wnn_is_infinite(b, vec_f32(b, 5, x)), got, 5, NULL)) {
+        const uint8_t want[5] = {0, 1, 1, 0, 0};
+        check_bytes(got, want, 5);
+    }
+    /* float16 NaN 0x7e00, +Inf 0x7c00, 65504 0x7bff */
+    b = new_builder();
+    const uint16_t h[3] = {0x7e00, 0x7c00, 0x7bff};
+    uint32_t three = 3;
+    if (compute(b, wnn_is_infinite(b, konst(b, WNN_DATA_TYPE_FLOAT16, 1, &three, h)), got, 3, NULL)) {
+        const uint8_t want[3] = {0, 1, 0};
+        check_bytes(got, want, 3);
+    }
+    /* integers are never NaN */
+    b = new_builder();
+    const int32_t ints[3] = {0, -1, INT32_MAX};
+    if (compute(b, wnn_is_nan(b, konst(b, WNN_DATA_TYPE_INT32, 1, &three, ints)), got, 3, NULL)) {
+        const uint8_t want[3] = {0, 0, 0};
+        check_bytes(got, want, 3);
+    }
+    b = new_builder();
+    CHECK_REFUSED(b, wnn_is_nan(b, NULL), WNN_STATUS_INVALID_ARGUMENT);
+    CHECK_REFUSED(b, wnn_is_infinite(b, NULL), WNN_STATUS_INVALID_ARGUMENT);
+    wnn_graph_builder_release(b);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Comparisons, logical operators, where                                     */
+/* ------------------------------------------------------------------------ */
+
+static void test_comparisons(void)
+{
+    /* a [2, 3] against b [3], broadcast over rows; NaN compares unequal */
+    const float a[6] = {1, 2, 3, 4, NAN, 6};
+    const float bv[3] = {2, 2, 6};
+    uint32_t s23[2] = {2, 3}, s3 = 3;
+    static const struct {
+        binary_fn fn;
+        uint8_t want[6];
+    } cases[6] = {
+        {wnn_equal, {0, 1, 0, 0, 0, 1}},           {wnn_not_equal, {1, 0, 1, 1, 1, 0}},
+        {wnn_greater, {0, 0, 0, 1, 0, 0}},         {wnn_greater_or_equal, {0, 1, 0, 1, 0, 1}},
+        {wnn_lesser, {1, 0, 1, 0, 0, 0}},          {wnn_lesser_or_equal, {1, 1, 1, 0, 0, 1}},
+    };
+    for (int i = 0; i < 6; i++) {
+        wnn_graph_builder *b = new_builder();
+        uint8_t got[6];
+        wnn_operand_desc d;
+        wnn_operand *y = cases[i].fn(b, konst(b, WNN_DATA_TYPE_FLOAT32, 2, s23, a),
+                                     konst(b, WNN_DATA_TYPE_FLOAT32, 1, &s3, bv));
+        if (compute(b, y, got, 6, &d)) {
+            check_bytes(got, cases[i].want, 6);
+            CHECK_EQ_INT(d.data_type, WNN_DATA_TYPE_UINT8);
+            CHECK_EQ_INT(d.rank, 2);
+        }
+    }
+
+    /* int64 compares all 64 bits: 2^53 and 2^53 + 1 are one double apart */
+    wnn_graph_builder *b = new_builder();
+    const int64_t p[2] = {INT64_C(9007199254740992), INT64_C(9007199254740993)};
+    const int64_t q[2] = {INT64_C(9007199254740993), INT64_C(9007199254740993)};
+    uint32_t two = 2;
+    uint8_t got[2];
+    if (compute(b, wnn_lesser(b, konst(b, WNN_DATA_TYPE_INT64, 1, &two, p), konst(b, WNN_DATA_TYPE_INT64, 1, &two, q)),
+                got, 2, NULL)) {
+        CHECK_EQ_INT(got[0], 1);
+        CHECK_EQ_INT(got[1], 0);
+    }
+
+    b = new_builder();
+    const int32_t i32[3] = {1, 2, 3};
+    wnn_operand *xf = konst(b, WNN_DATA_TYPE_FLOAT32, 1, &s3, bv);
+    wnn_operand *xi = konst(b, WNN_DATA_TYPE_INT32, 1, &s3, i32);
+    wnn_operand *x2 = konst(b, WNN_DATA_TYPE_FLOAT32, 1, &two, bv);
+    binary_fn all[6] = {wnn_equal, wnn_not_equal, wnn_greater, wnn_greater_or_equal, wnn_lesser, wnn_lesser_or_equal};
+    for (int i = 0; i < 6; i++) {
+        CHECK_REFUSED(b, all[i](b, xf, xi), WNN_STATUS_UNSUPPORTED_DATA_TYPE);
+        CHECK_REFUSED(b, all[i](b, xf, x2), WNN_STATUS_SHAPE_MISMATCH);
+    }
+    wnn_graph_builder_release(b);
+}
+
+static void test_logical(void)
+{
+    const uint8_t a[4] = {0, 0, 7, 1}, c[4] = {0, 3, 0, 1};
+    uint32_t four = 4;
+    static const struct {
+        binary_fn fn;
+        uint8_t want[4];
+    } cases[3] = {
+        {wnn_logical_and, {0, 0, 0, 1}},
+        {wnn_logical_or, {0, 1, 1, 1}},
+        {wnn_logical_xor, {0, 1, 1, 0}},
+    };
+    uint8_t got[4];
+    for (int i = 0; i < 3; i++) {
+        wnn_graph_builder *b = new_builder();
+        wnn_operand *y = cases[i].fn(b, konst(b, WNN_DATA_TYPE_UINT8, 1, &four, a),
+                                     konst(b, WNN_DATA_TYPE_UINT8, 1, &four, c));
+        if (compute(b, y, got, 4, NULL))
+            check_bytes(got, cases[i].want, 4);
+    }
+    wnn_graph_builder *b = new_builder();
+    if (compute(b, wnn_logical_not(b, konst(b, WNN_DATA_TYPE_UINT8, 1, &four, a)), got, 4, NULL)) {
+        const uint8_t want[4] = {1, 1, 0, 0};
+        check_bytes(got, want, 4);
+    }
+
+    b = new_builder();
+    const float f[4] = {0, 1, 0, 1};
+    uint32_t three = 3;
+    wnn_operand *xf = vec_f32(b, 4, f);
+    wnn_operand *xu = konst(b, WNN_DATA_TYPE_UINT8, 1, &four, a);
+    wnn_operand *x3 = konst(b, WNN_DATA_TYPE_UINT8, 1, &three, a);
+    CHECK_REFUSED(b, wnn_logical_not(b, xf), WNN_STATUS_UNSUPPORTED_DATA_TYPE);
+    binary_fn all[3] = {wnn_logical_and, wnn_logical_or, wnn_logical_xor};
+    for (int i = 0; i < 3; i++) {
+        CHECK_REFUSED(b, all[i](b, xf, xf), WNN_STATUS_UNSUPPORTED_DATA_TYPE);
+        CHECK_REFUSED(b, all[i](b, xu, x3), WNN_STATUS_SHAPE_MISMATCH);
+    }
+    wnn_graph_builder_release(b);
+}
+
+static void test_where(void)
+{
+    /* condition [3] over values [2, 3] (true) and a scalar (false) */
+    const uint8_t cond[3] = {1, 0, 5};
+    const float t[6] = {1, 2, 3, 4, 5, 6};
+    const float f = -1;
+    uint32_t s3 = 3, s23[2] = {2, 3};
+    float got[6];
+    wnn_graph_builder *b = new_builder();
+    wnn_operand_desc d;
+    wnn_operand *y = wnn_where(b, konst(b, WNN_DATA_TYPE_UINT8, 1, &s3, cond),
+                               konst(b, WNN_DATA_TYPE_FLOAT32, 2, s23, t), konst(b, WNN_DATA_TYPE_FLOAT32, 0, NULL, &f));
+    if (compute(b, y, got, sizeof got, &d)) {
+        const double want[6] = {1, -1, 3, 4, -1, 6};
+        check_floats(got, want, 6, 0);
+        CHECK_EQ_INT(d.rank, 2);
+    }
+
+    /* int64 values are copied whole */
+    b = new_builder();
+    const int64_t big[3] = {INT64_MAX, INT64_MIN, INT64_C(9007199254740993)};
+    const int64_t zero = 0;
+    int64_t got64[3];
+    y = wnn_where(b, konst(b, WNN_DATA_TYPE_UINT8, 1, &s3, cond), konst(b, WNN_DATA_TYPE_INT64, 1, &s3, big),
+                  konst(b, WNN_DATA_TYPE_INT64, 0, NULL, &zero));
+    if (compute(b, y, got64, sizeof got64, NULL)) {
+        CHECK(got64[0] == INT64_MAX);
+        CHECK(got64[1] == 0);
+        CHECK(got64[2] == INT64_C(9007199254740993));
+    }
+
+    b = new_builder();
+    uint32_t two = 2;
+    wnn_operand *c = konst(b, WNN_DATA_TYPE_UINT8, 1, &s3, cond);
+    wnn_operand *v = konst(b, WNN_DATA_TYPE_FLOAT32, 1, &s3, t);
+    wnn_operand *v2 = konst(b, WNN_DATA_TYPE_FLOAT32, 1, &two, t);
+    wnn_operand *vi = konst(b, WNN_DATA_TYPE_INT64, 1, &s3, big);
+    CHECK_REFUSED(b, wnn_where(b, v, v, v), WNN_STATUS_UNSUPPORTED_DATA_TYPE);
+    CHECK_REFUSED(b, wnn_where(b, c, v, vi), WNN_STATUS_UNSUPPORTED_DATA_TYPE);
+    CHECK_REFUSED(b, wnn_where(b, c, v, v2), WNN_STATUS_SHAPE_MISMATCH);
+    CHECK_REFUSED(b, wnn_where(b, c, NULL, v), WNN_STATUS_INVALID_ARGUMENT);
+    wnn_graph_builder_release(b);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Activations and prelu                                                     */
+/* ------------------------------------------------------------------------ */
+
+static void test_activations(void)
+{
+    float got[8];
+    const float x[5] = {-4, -1, 0, 1, 4};
+
+    wnn_elu_options eo = {2.0};
+    wnn_graph_builder *b = new_builder();
+    if (compute(b, wnn_elu(b, vec_f32(b, 5, x), &eo), got, 20, NULL)) {
+        const double want[5] = {2 * (exp(-4.0) - 1), 2 * (exp(-1.0) - 1), 0, 1, 4};
+        check_floats(got, want, 5, 1e-6);
+    }
+    b = new_builder();
+    if (compute(b, wnn_elu(b, vec_f32(b, 5, x), NULL), got, 20, NULL)) {
+        const double want[5] = {exp(-4.0) - 1, exp(-1.0) - 1, 0, 1, 4};
+        check_floats(got, want, 5, 1e-6);
+    }
+
+    double gelu_w[5];
+    for (int i = 0; i < 5; i++)
+        gelu_w[i] = 0.5 * x[i] * (1 + erf(x[i] / sqrt(2.0)));
+    check_unary_f32(wnn_gelu, x, gelu_w, 5, 1e-6);
+
+    b = new_builder();
+    if (compute(b, wnn_hard_sigmoid(b, vec_f32(b, 5, x), NULL), got, 20, NULL)) {
+        const double want[5] = {0, 0.3, 0.5, 0.7, 1}; /* 0.2 x + 0.5 clipped */
+        check_floats(got, want, 5, 1e-7);
+    }
+    wnn_hard_sigmoid_options ho = {1.0, 0.0};
+    b = new_builder();
+    if (compute(b, wnn_hard_sigmoid(b, vec_f32(b, 5, x), &ho), got, 20, NULL)) {
+        const double want[5] = {0, 0, 0, 1, 1};
+        check_floats(got, want, 5, 0);
+    }
+
+    const double swish_w[5] = {0, -1.0 * 2 / 6, 0, 1.0 * 4 / 6, 4};
+    check_unary_f32(wnn_hard_swish, x, swish_w, 5, 1e-7);
+
+    b = new_builder();
+    if (compute(b, wnn_leaky_relu(b, vec_f32(b, 5, x), NULL), got, 20, NULL)) {
+        const double want[5] = {-0.04, -0.01, 0, 1, 4};
+        check_floats(got, want, 5, 1e-8);
+    }
+    wnn_linear_options lo = {2.0, 1.0};
+    b = new_builder();
+    if (compute(b, wnn_linear(b, vec_f32(b, 5, x), &lo), got, 20, NULL)) {
+        const double want[5] = {-7, -1, 1, 3, 9};
+        check_floats(got, want, 5, 0);
+    }
+    b = new_builder();
+    if (compute(b, wnn_linear(b, vec_f32(b, 5, x), NULL), got, 20, NULL)) { /* identity by default */
+        const double want[5] = {-4, -1, 0, 1, 4};
+        check_floats(got, want, 5, 0);
+    }
+
+    /* softplus stays finite far from 0, where ln(1 + e^x) would overflow */
+    const float sp[4] = {0, 1, 100, -100};
+    const double sp_w[4] = {log(2.0), log1p(exp(1.0)), 100, exp(-100.0)};
+    check_unary_f32(wnn_softplus, sp, sp_w, 4, 1e-6);
+    const double ss_w[5] = {-0.8, -0.5, 0, 0.5, 0.8};
+    check_unary_f32(wnn_softsign, x, ss_w, 5, 1e-7);
+
+    /* float16: hardSwish(1) = 2/3 rounds to 0x3955 */
+    b = new_builder();
+    const uint16_t one_h = 0x3c00;
+    uint16_t h;
+    uint32_t one = 1;
+    if (compute(b, wnn_hard_swish(b, konst(b, WNN_DATA_TYPE_FLOAT16, 1, &one, &one_h)), &h, 2, NULL))
+        CHECK_EQ_INT(h, 0x3955);
+
+    b = new_builder();
+    const int32_t i32[1] = {1};
+    wnn_operand *xi = konst(b, WNN_DATA_TYPE_INT32, 1, &one, i32);
+    wnn_operand *xf = vec_f32(b, 5, x);
+    CHECK_REFUSED(b, wnn_elu(b, xi, NULL), WNN_STATUS_UNSUPPORTED_DATA_TYPE);
+    CHECK_REFUSED(b, wnn_gelu(b, xi), WNN_STATUS_UNSUPPORTED_DATA_TYPE);
+    CHECK_REFUSED(b, wnn_hard_sigmoid(b, xi, NULL), WNN_STATUS_UNSUPPORTED_DATA_TYPE);
+    CHECK_REFUSED(b, wnn_hard_swish(b, xi), WNN_STATUS_UNSUPPORTED_DATA_TYPE);
+    CHECK_REFUSED(b, wnn_leaky_relu(b, xi, NULL), WNN_STATUS_UNSUPPORTED_DATA_TYPE);
+    CHECK_REFUSED(b, wnn_linear(b, xi, NULL), WNN_STATUS_UNSUPPORTED_DATA_TYPE);
+    CHECK_REFUSED(b, wnn_softplus(b, xi), WNN_STATUS_UNSUPPORTED_DATA_TYPE);
+    CHECK_REFUSED(b, wnn_softsign(b, xi), WNN_STATUS_UNSUPPORTED_DATA_TYPE);
+    /* alpha and beta are restricted doubles: NaN and infinities are refused */
+    wnn_elu_options bad_e = {NAN};
+    wnn_leaky_relu_options bad_l = {INFINITY};
+    wnn_hard_sigmoid_options bad_h = {0.2, -INFINITY};
+    wnn_linear_options bad_lin = {1.0, NAN};
+    CHECK_REFUSED(b, wnn_elu(b, xf, &bad_e), WNN_STATUS_INVALID_ARGUMENT);
+    CHECK_REFUSED(b, wnn_leaky_relu(b, xf, &bad_l), WNN_STATUS_INVALID_ARGUMENT);
+    CHECK_REFUSED(b, wnn_hard_sigmoid(b, xf, &bad_h), WNN_STATUS_INVALID_ARGUMENT);
+    CHECK_REFUSED(b, wnn_linear(b, xf, &bad_lin), WNN_STATUS_INVALID_ARGUMENT);
+    wnn_graph_builder_release(b);
+}
+
+static void test_prelu(void)
+{
+    /* slope [3] broadcast over input [2, 3] */
+    const float x[6] = {-1, -2, 3, 4, -5, -6};
+    const float slope[3] = {0.5f, 2, -1};
+    uint32_t s23[2] = {2, 3}, s3 = 3;
+    float got[6];
+    wnn_graph_builder *b = new_builder();
+    if (compute(b, wnn_prelu(b, konst(b, WNN_DATA_TYPE_FLOAT32, 2, s23, x), vec_f32(b, 3, slope)), got, 24, NULL)) {
+        const double want[6] = {-0.5, -4, 3, 4, -10, 6};
+        check_floats(got, want, 6, 0);
+    }
+
+    b = new_builder();
+    const int64_t xi[3] = {-3, 5, INT64_C(-4503599627370497)};
+    const int64_t si[3] = {4, 100, 2};
+    int64_t got64[3];
+    if (compute(b, wnn_prelu(b, konst(b, WNN_DATA_TYPE_INT64, 1, &s3, xi), konst(b, WNN_DATA_TYPE_INT64, 1, &s3, si)),
+                got64, sizeof got64, NULL)) {
+        CHECK(got64[0] == -12);
+        CHECK(got64[1] == 5);
+        CHECK(got64[2] == INT64_C(-9007199254740994));
+    }
+
+    b = new_builder();
+    uint32_t two = 2;
+    const uint8_t u8[3] = {1, 2, 3};
+    wnn_operand *xf = konst(b, WNN_DATA_TYPE_FLOAT32, 2, s23, x);
+    wnn_operand *xu = konst(b, WNN_DATA_TYPE_UINT8, 1, &s3, u8);
+    CHECK_REFUSED(b, wnn_prelu(b, xu, xu), WNN_STATUS_UNSUPPORTED_DATA_TYPE);
+    CHECK_REFUSED(b, wnn_prelu(b, xf, konst(b, WNN_DATA_TYPE_INT64, 1, &s3, si)), WNN_STATUS_UNSUPPORTED_DATA_TYPE);
+    CHECK_REFUSED(b, wnn_prelu(b, xf, vec_f32(b, two, slope)), WNN_STATUS_SHAPE_MISMATCH);
+    CHECK_REFUSED(b, wnn_prelu(b, xf, NULL), WNN_STATUS_INVALID_ARGUMENT);
+    wnn_graph_builder_release(b);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reductions                                                                */
+/* ------------------------------------------------------------------------ */
+
+typedef wnn_operand *(*reduce_fn)(wnn_graph_builder *, wnn_operand *, const wnn_reduce_options *);
+
+/* Reduces the float32 [2, 3] tensor m over the given axes. */
+static void check_reduce(reduce_fn fn, const float *m, uint32_t axes_count, const uint32_t *axes, bool keep,
+                         const double *want, uint32_t want_rank, double tol)
+{
+    wnn_reduce_options o = WNN_REDUCE_OPTIONS_INIT;
+    if (axes) {
+        o.has_axes = true;
+        o.axes_count = axes_count;
+        memcpy(o.axes, axes, sizeof *axes * axes_count);
+    }
+    o.keep_dimensions = keep;
+    uint32_t s23[2] = {2, 3};
+    float got[6];
+    wnn_operand_desc d;
+    wnn_graph_builder *b = new_builder();
+    wnn_operand *y = fn(b, konst(b, WNN_DATA_TYPE_FLOAT32, 2, s23, m), &o);
+    size_t n = 1;
+    if (y) {
+        wnn_operand_get_desc(y, &d);
+        for (uint32_t i = 0; i < d.rank; i++)
+            n *= d.shape[i];
+    }
+    if (compute(b, y, got, n * sizeof(float), &d)) {
+        check_floats(got, want, n, tol);
+        CHECK_EQ_INT(d.rank, want_rank);
+    }
+}
+
+static void test_reductions(void)
+{
+    const float m[6] = {1, 2, 3, 4, 5, 6};
+    const float neg[6] = {-1, 2, -3, 4, -5, 6};
+    const uint32_t ax0 = 0, ax1 = 1, both[2] = {1, 0};
+
+    const double sum_rows[2] = {6, 15}, sum_all[1] = {21}, max_cols[3] = {4, 5, 6}, min_rows[2] = {1, 4};
+    check_reduce(wnn_reduce_sum, m, 1, &ax1, false, sum_rows, 1, 0);
+    check_reduce(wnn_reduce_sum, m, 1, &ax1, true, sum_rows, 2, 0);
+    check_reduce(wnn_reduce_sum, m, 0, NULL, false, sum_all, 0, 0);
+    check_reduce(wnn_reduce_sum, m, 2, both, true, sum_all, 2, 0);
+    check_reduce(wnn_reduce_max, m, 1, &ax0, false, max_cols, 1, 0);
+    check_reduce(wnn_reduce_min, m, 1, &ax1, false, min_rows, 1, 0);
+    const double mean_all[1] = {3.5}, prod_all[1] = {720}, l1_all[1] = {21}, sq_all[1] = {91};
+    check_reduce(wnn_reduce_mean, m, 0, NULL, false, mean_all, 0, 1e-7);
+    check_reduce(wnn_reduce_product, m, 0, NULL, false, prod_all, 0, 0);
+    check_reduce(wnn_reduce_l1, neg, 0, NULL, false, l1_all, 0, 0);
+    check_reduce(wnn_reduce_sum_square, neg, 0, NULL, false, sq_all, 0, 0);
+    const double l2_rows[2] = {sqrt(14.0), sqrt(77.0)}, log_sum_rows[2] = {log(6.0), log(15.0)};
+    check_reduce(wnn_reduce_l2, neg, 1, &ax1, false, l2_rows, 1, 1e-6);
+    check_reduce(wnn_reduce_log_sum, m, 1, &ax1, false, log_sum_rows, 1, 1e-6);
+    double lse_cols[3];
+    for (int c = 0; c < 3; c++)
+        lse_cols[c] = log(exp(m[c]) + exp(m[3 + c]));
+    check_reduce(wnn_reduce_log_sum_exp, m, 1, &ax0, false, lse_cols, 1, 1e-6);
+    /* empty axes reduce nothing: each element alone (L1 gives |x|) */
+    const double abs_all[6] = {1, 2, 3, 4, 5, 6};
+    check_reduce(wnn_reduce_l1, neg, 0, &ax0, false, abs_all, 2, 0);
+
+    /* logSumExp subtracts the maximum: no overflow at 1000 */
+    const float hot[2] = {1000, 1000};
+    float got;
+    wnn_graph_builder *b = new_builder();
+    if (compute(b, wnn_reduce_log_sum_exp(b, vec_f32(b, 2, hot), NULL), &got, 4, NULL))
+        CHECK_NEAR(got, 1000 + log(2.0), 1e-3);
+
+    /* integers: int64 sums exactly past 2^53, uint32 wraps, int8 max */
+    b = new_builder();
+    const int64_t big[2] = {INT64_C(9007199254740992), 1};
+    int64_t got64;
+    uint32_t two = 2;
+    if (compute(b, wnn_reduce_sum(b, konst(b, WNN_DATA_TYPE_INT64, 1, &two, big), NULL), &got64, 8, NULL))
+        CHECK(got64 == INT64_C(9007199254740993));
+    b = new_builder();
+    const uint32_t u[2] = {UINT32_MAX, 2};
+    uint32_t got32;
+    if (compute(b, wnn_reduce_sum(b, konst(b, WNN_DATA_TYPE_UINT32, 1, &two, u), NULL), &got32, 4, NULL))
+        CHECK_EQ_INT(got32, 1);
+    b = new_builder();
+    const int32_t sq[2] = {-3, 4};
+    int32_t goti;
+    if (compute(b, wnn_reduce_sum_square(b, konst(b, WNN_DATA_TYPE_INT32, 1, &two, sq), NULL), &goti, 4, NULL))
+        CHECK_EQ_INT(goti, 25);
+    b = new_builder();
+    const int8_t i8[2] = {-128, -7};
+    int8_t got8;
+    if (compute(b, wnn_reduce_max(b, konst(b, WNN_DATA_TYPE_INT8, 1, &two, i8), NULL), &got8, 1, NULL))
+        CHECK_EQ_INT(got8, -7);
+
+    /* large: the cut-lane path (one output of 2^20 elements), and the
+    ** tile path (columns of a [1000, 300] tensor) */
+    uint32_t n = 1u << 20;
+    float *ones = malloc(sizeof(float) * n);
+    for (uint32_t i = 0; i < n; i++)
+        ones[i] = (float)(i % 3);
+    b = new_builder();
+    if (compute(b, wnn_reduce_sum(b, vec_f32(b, n, ones), NULL), &got, 4, NULL))
+        CHECK_EQ_INT((long long)got, 1048575); /* (0 + 1 + 2) * 349525 + 0 */
+    b = new_builder();
+    if (compute(b, wnn_reduce_log_sum_exp(b, vec_f32(b, n, ones), NULL), &got, 4, NULL)) {
+        double e = 349526.0 + 349525.0 * (exp(1.0) + exp(2.0));
+        CHECK_NEAR(got, log(e), 1e-4);
+    }
+    uint32_t s[2] = {1000, 300};
+    float cols[300];
+    wnn_reduce_options o = WNN_REDUCE_OPTIONS_INIT;
+    o.has_axes = true;
+    o.axes_count = 1;
+    o.axes[0] = 0;
+    b = new_builder();
+    if (compute(b, wnn_reduce_max(b, konst(b, WNN_DATA_TYPE_FLOAT32, 2, s, ones), &o), cols, sizeof cols, NULL))
+        for (int c = 0; c < 300; c++)
+            CHECK_EQ_INT((int)cols[c], c % 3);
+    free(ones);
+
+    /* validation */
+    b = new_builder();
+    uint32_t s23[2] = {2, 3};
+    wnn_operand *x = konst(b, WNN_DATA_TYPE_FLOAT32, 2, s23, m);
+    const int32_t ints[2] = {1, 2};
+    const uint8_t bytes[2] = {1, 2};
+    wnn_operand *xi = konst(b, WNN_DATA_TYPE_INT32, 1, &two, ints);
+    wnn_operand *xb = konst(b, WNN_DATA_TYPE_UINT8, 1, &two, bytes);
+    reduce_fn float_only[4] = {wnn_reduce_l2, wnn_reduce_log_sum, wnn_reduce_log_sum_exp, wnn_reduce_mean};
+    for (int i = 0; i < 4; i++)
+        CHECK_REFUSED(b, float_only[i](b, xi, NULL), WNN_STATUS_UNSUPPORTED_DATA_TYPE);
+    reduce_fn sums[4] = {wnn_reduce_l1, wnn_reduce_sum, wnn_reduce_sum_square, wnn_reduce_product};
+    for (int i = 0; i < 4; i++)
+        CHECK_REFUSED(b, sums[i](b, xb, NULL), WNN_STATUS_UNSUPPORTED_DATA_TYPE);
+    CHECK(wnn_reduce_max(b, xb, NULL) != NULL); /* max and min take every type */
+    CHECK(wnn_reduce_min(b, xb, NULL) != NULL);
+    o.axes_count = 2;
+    o.axes[0] = 1;
+    o.axes[1] = 1;
+    CHECK_REFUSED(b, wnn_reduce_sum(b, x, &o), WNN_STATUS_INVALID_ARGUMENT); /* twice */
+    o.axes[1] = 2;
+    CHECK_REFUSED(b, wnn_reduce_max(b, x, &o), WNN_STATUS_INVALID_ARGUMENT); /* out of range */
+    o.axes_count = 3;
+    o.axes[1] = 0;
+    o.axes[2] = 0;
+    CHECK_REFUSED(b, wnn_reduce_min(b, x, &o), WNN_STATUS_INVALID_ARGUMENT); /* more than the rank */
+    reduce_fn all[10] = {wnn_reduce_l1,   wnn_reduce_l2,  wnn_reduce_log_sum, wnn_reduce_log_sum_exp,
+                         wnn_reduce_max,  wnn_reduce_mean, wnn_reduce_min,    wnn_reduce_product,
+                         wnn_reduce_sum,  wnn_reduce_sum_square};
+    for (int i = 0; i < 10; i++)
+        CHECK_REFUSED(b, all[i](b, NULL, NULL), WNN_STATUS_INVALID_ARGUMENT);
+    wnn_graph_builder_release(b);
+}
+
+/* ------------------------------------------------------------------------ */
+/* argMin / argMax, cumulativeSum                                            */
+/* ------------------------------------------------------------------------ */
+
+static void test_arg_min_max(void)
+{
+    /* ties keep the first index */
+    const float m[6] = {1, 3, 3, 0, 5, -1};
+    uint32_t s23[2] = {2, 3};
+    int32_t got[3];
+    wnn_graph_builder *b = new_builder();
+    if (compute(b, wnn_arg_max(b, konst(b, WNN_DATA_TYPE_FLOAT32, 2, s23, m), 1, NULL), got, 8, NULL)) {
+        CHECK_EQ_INT(got[0], 1);
+        CHECK_EQ_INT(got[1], 1);
+    }
+    b = new_builder();
+    if (compute(b, wnn_arg_min(b, konst(b, WNN_DATA_TYPE_FLOAT32, 2, s23, m), 1, NULL), got, 8, NULL)) {
+        CHECK_EQ_INT(got[0], 0);
+        CHECK_EQ_INT(got[1], 2);
+    }
+    /* axis 0, kept, int64 indices */
+    wnn_arg_min_max_options o = {true, WNN_DATA_TYPE_INT64};
+    int64_t got64[3];
+    wnn_operand_desc d;
+    b = new_builder();
+    if (compute(b, wnn_arg_min(b, konst(b, WNN_DATA_TYPE_FLOAT32, 2, s23, m), 0, &o), got64, 24, &d)) {
+        CHECK(got64[0] == 1 && got64[1] == 0 && got64[2] == 1);
+        CHECK_EQ_INT(d.rank, 2);
+        CHECK_EQ_INT(d.shape[0], 1);
+        CHECK_EQ_INT(d.data_type, WNN_DATA_TYPE_INT64);
+    }
+    /* uint64 compares exactly */
+    b = new_builder();
+    const uint64_t u[3] = {UINT64_C(18446744073709551614), UINT64_C(18446744073709551615), 0};
+    uint32_t three = 3;
+    if (compute(b, wnn_arg_max(b, konst(b, WNN_DATA_TYPE_UINT64, 1, &three, u), 0, NULL), got, 4, NULL))
+        CHECK_EQ_INT(got[0], 1);
+
+    b = new_builder();
+    wnn_operand *x = konst(b, WNN_DATA_TYPE_FLOAT32, 2, s23, m);
+    float s = 1;
+    CHECK_REFUSED(b, wnn_arg_max(b, x, 2, NULL), WNN_STATUS_INVALID_ARGUMENT);
+    CHECK_REFUSED(b, wnn_arg_min(b, x, 5, NULL), WNN_STATUS_INVALID_ARGUMENT);
+    o.output_data_type = WNN_DATA_TYPE_FLOAT32;
+    CHECK_REFUSED(b, wnn_arg_min(b, x, 0, &o), WNN_STATUS_UNSUPPORTED_DATA_TYPE);
+    CHECK_REFUSED(b, wnn_arg_max(b, x, 0, &o), WNN_STATUS_UNSUPPORTED_DATA_TYPE);
+    CHECK_REFUSED(b, wnn_arg_max(b, konst(b, WNN_DATA_TYPE_FLOAT32, 0, NULL, &s), 0, NULL), WNN_STATUS_INVALID_RANK);
+    wnn_graph_builder_release(b);
+}
+
+static void test_cumulative_sum(void)
+{
+    const float x[4] = {1, 2, 3, 4};
+    static const struct {
+        bool exclusive, reversed;
+        double want[4];
+    } cases[4] = {
+        {false, false, {1, 3, 6, 10}},
+        {true, false, {0, 1, 3, 6}},
+        {false, true, {10, 9, 7, 4}},
+        {true, true, {9, 7, 4, 0}},
+    };
+    float got[4];
+    for (int i = 0; i < 4; i++) {
+        wnn_cumulative_sum_options o = {cases[i].exclusive, cases[i].reversed};
+        wnn_graph_builder *b = new_builder();
+        if (compute(b, wnn_cumulative_sum(b, vec_f32(b, 4, x), 0, &o), got, 16, NULL))
+            check_floats(got, cases[i].want, 4, 0);
+    }
+    /* along axis 0 of [2, 2], int64 past 2^53 */
+    const int64_t big[4] = {INT64_C(9007199254740992), 5, 1, -5};
+    int64_t got64[4];
+    uint32_t s22[2] = {2, 2};
+    wnn_graph_builder *b = new_builder();
+    if (compute(b, wnn_cumulative_sum(b, konst(b, WNN_DATA_TYPE_INT64, 2, s22, big), 0, NULL), got64, 32, NULL)) {
+        CHECK(got64[0] == INT64_C(9007199254740992) && got64[1] == 5);
+        CHECK(got64[2] == INT64_C(9007199254740993) && got64[3] == 0);
+    }
+
+    b = new_builder();
+    const int8_t i8[2] = {1, 2};
+    uint32_t two = 2;
+    float s = 1;
+    CHECK_REFUSED(b, wnn_cumulative_sum(b, konst(b, WNN_DATA_TYPE_INT8, 1, &two, i8), 0, NULL),
+                  WNN_STATUS_UNSUPPORTED_DATA_TYPE);
+    CHECK_REFUSED(b, wnn_cumulative_sum(b, vec_f32(b, 4, x), 1, NULL), WNN_STATUS_INVALID_ARGUMENT);
+    CHECK_REFUSED(b, wnn_cumulative_sum(b, konst(b, WNN_DATA_TYPE_FLOAT32, 0, NULL, &s), 0, NULL),
+                  WNN_STATUS_INVALID_RANK);
+    wnn_graph_builder_release(b);
+}
+
+/* ------------------------------------------------------------------------ */
+/* quantizeLinear / dequantizeLinear                                         */
+/* ------------------------------------------------------------------------ */
+
+static void test_quantize(void)
+{
+    /* per-tensor uint8: roundEven, then saturation */
+    const float x[6] = {-1, 0.5f, 1.5f, 2.5f, 300, 7.4f};
+    const float one_f = 1;
+    const uint8_t zp0 = 0;
+    uint8_t got8[6];
+    wnn_graph_builder *b = new_builder();
+    wnn_operand *y = wnn_quantize_linear(b, vec_f32(b, 6, x), konst(b, WNN_DATA_TYPE_FLOAT32, 0, NULL, &one_f),
+                                         konst(b, WNN_DATA_TYPE_UINT8, 0, NULL, &zp0));
+    if (compute(b, y, got8, 6, NULL)) {
+        const uint8_t want[6] = {0, 0, 2, 2, 255, 7};
+        check_bytes(got8, want, 6);
+    }
+
+    /* int4 with blocks of 2: scale [1, 2], zero point [0, -1] (packed 0xf0).
+    ** x = [1, 2, 4, -20] -> [1, 2, 2 - 1, -10 - 1 saturated to -8] */
+    const float xb[4] = {1, 2, 4, -20};
+    const float scale[2] = {1, 2};
+    const uint8_t zp4 = 0xf0;
+    uint32_t two = 2, four = 4;
+    uint8_t packed[2];
+    wnn_operand_desc d;
+    b = new_builder();
+    y = wnn_quantize_linear(b, vec_f32(b, 4, xb), vec_f32(b, 2, scale), konst(b, WNN_DATA_TYPE_INT4, 1, &two, &zp4));
+    if (compute(b, y, packed, 2, &d)) {
+        CHECK_EQ_INT(packed[0], 0x21);
+        CHECK_EQ_INT(packed[1], 0x81);
+        CHECK_EQ_INT(d.data_type, WNN_DATA_TYPE_INT4);
+    }
+
+    /* and back: (q - zp) * scale = [1, 2, 4, -14] */
+    const uint8_t q[2] = {0x21, 0x81};
+    float got[4];
+    b = new_builder();
+    y = wnn_dequantize_linear(b, konst(b, WNN_DATA_TYPE_INT4, 1, &four, q), vec_f32(b, 2, scale),
+                              konst(b, WNN_DATA_TYPE_INT4, 1, &two, &zp4));
+    if (compute(b, y, got, 16, NULL)) {
+        const double want[4] = {1, 2, 4, -14};
+        check_floats(got, want, 4, 0);
+    }
+
+    /* uint4, an odd count (3 elements in 2 bytes), scale broadcast over
+    ** rows of [3, 1] */
+    const uint8_t u4[2] = {0xf3, 0x01}; /* 3, 15, 1 */
+    const uint8_t zp_u4 = 0x01;
+    const float half = 0.5f;
+    uint32_t s31[2] = {3, 1}, s1 = 1;
+    b = new_builder();
+    y = wnn_dequantize_linear(b, konst(b, WNN_DATA_TYPE_UINT4, 2, s31, u4), konst(b, WNN_DATA_TYPE_FLOAT32, 1, &s1, &half),
+                              konst(b, WNN_DATA_TYPE_UINT4, 1, &s1, &zp_u4));
+    if (compute(b, y, got, 12, NULL)) {
+        const double want[3] = {1, 7, 0};
+        check_floats(got, want, 3, 0);
+    }
+
+    /* int4 tensors exist on the device, packed */
+    wnn_tensor_desc td = WNN_TENSOR_DESC_INIT;
+    td.data_type = WNN_DATA_TYPE_INT4;
+    td.rank = 1;
+    td.shape[0] = 3;
+    wnn_tensor *t = NULL;
+    CHECK_OK(wnn_context_create_tensor(ctx, &td, &t));
+    CHECK_EQ_INT(wnn_tensor_byte_length(t), 2);
+    wnn_tensor_release(t);
+
+    /* validation */
+    b = new_builder();
+    const int32_t i32[4] = {1, 2, 3, 4};
+    wnn_operand *xf = vec_f32(b, 4, xb);
+    wnn_operand *xi = konst(b, WNN_DATA_TYPE_INT32, 1, &four, i32);
+    wnn_operand *s2 = vec_f32(b, 2, scale);
+    wnn_operand *z2 = konst(b, WNN_DATA_TYPE_INT4, 1, &two, &zp4);
+    wnn_operand *z8 = konst(b, WNN_DATA_TYPE_UINT8, 0, NULL, &zp0);
+    const float s3v[3] = {1, 1, 1};
+    const uint8_t z3v[3] = {0, 0, 0};
+    wnn_operand *s3 = vec_f32(b, 3, s3v);
+    uint32_t three = 3;
+    wnn_operand *z3 = konst(b, WNN_DATA_TYPE_UINT8, 1, &three, z3v);
+    uint32_t s114[3] = {1, 1, 4};
+    const float s4v[4] = {1, 1, 1, 1};
+    const uint8_t z4v[4] = {0, 0, 0, 0};
+    wnn_operand *s_deep = konst(b, WNN_DATA_TYPE_FLOAT32, 3, s114, s4v);
+    wnn_operand *z_deep = konst(b, WNN_DATA_TYPE_UINT8, 3, s114, z4v);
+    CHECK_REFUSED(b, wnn_quantize_linear(b, xi, s2, z2), WNN_STATUS_UNSUPPORTED_DATA_TYPE);
+    CHECK_REFUSED(b, wnn_quantize_linear(b, xf, s2, s2), WNN_STATUS_UNSUPPORTED_DATA_TYPE);
+    CHECK_REFUSED(b, wnn_quantize_linear(b, xf, konst(b, WNN_DATA_TYPE_INT32, 1, &two, i32), z2),
+                  WNN_STATUS_UNSUPPORTED_DATA_TYPE);
+    CHECK_REFUSED(b, wnn_quantize_linear(b, xf, s3, z3), WNN_STATUS_SHAPE_MISMATCH); /* 3 does not divide 4 */
+    CHECK_REFUSED(b, wnn_quantize_linear(b, xf, s2, z8), WNN_STATUS_SHAPE_MISMATCH); /* scale and zp differ */
+    CHECK_REFUSED(b, wnn_quantize_linear(b, xf, s_deep, z_deep), WNN_STATUS_INVALID_RANK);
+    CHECK_REFUSED(b, wnn_quantize_linear(b, xf, NULL, z2), WNN_STATUS_INVALID_ARGUMENT);
+    wnn_operand *q4 = konst(b, WNN_DATA_TYPE_INT4, 1, &four, q);
+    CHECK_REFUSED(b, wnn_dequantize_linear(b, xf, s2, z2), WNN_STATUS_UNSUPPORTED_DATA_TYPE);
+    CHECK_REFUSED(b, wnn_dequantize_linear(b, q4, s2, konst(b, WNN_DATA_TYPE_INT8, 1, &two, i32)),
+                  WNN_STATUS_UNSUPPORTED_DATA_TYPE);
+    CHECK_REFUSED(b, wnn_dequantize_linear(b, q4, konst(b, WNN_DATA_TYPE_INT32, 1, &two, i32), z2),
+                  WNN_STATUS_UNSUPPORTED_DATA_TYPE);
+    CHECK_REFUSED(b, wnn_dequantize_linear(b, q4, s3, konst(b, WNN_DATA_TYPE_INT4, 1, &three, z3v)),
+                  WNN_STATUS_SHAPE_MISMATCH);
+    /* int4 feeds no other operator */
+    CHECK_REFUSED(b, wnn_add(b, q4, q4), WNN_STATUS_UNSUPPORTED_DATA_TYPE);
+    wnn_graph_builder_release(b);
+}
+
+/* ------------------------------------------------------------------------ */
+/* clamp's exact 64-bit bounds                                               */
+/* ------------------------------------------------------------------------ */
+
+static void test_clamp_exact(void)
+{
+    const int64_t x[4] = {INT64_C(9007199254740993), INT64_C(9007199254740995), INT64_MIN, 0};
+    int64_t got[4];
+    uint32_t four = 4;
+    wnn_clamp_options o = WNN_CLAMP_OPTIONS_INIT;
+    o.has_min_value = o.min_is_integer = o.min_negative = true;
+    o.min_magnitude = UINT64_C(9223372036854775807); /* INT64_MIN + 1 */
+    o.has_max_value = o.max_is_integer = true;
+    o.max_magnitude = UINT64_C(9007199254740994); /* 2^53 + 2, no double holds it */
+    wnn_graph_builder *b = new_builder();
+    if (compute(b, wnn_clamp(b, konst(b, WNN_DATA_TYPE_INT64, 1, &four, x), &o), got, 32, NULL)) {
+        CHECK(got[0] == INT64_C(9007199254740993));
+        CHECK(got[1] == INT64_C(9007199254740994));
+        CHECK(got[2] == INT64_MIN + 1);
+        CHECK(got[3] == 0);
+    }
+
+    /* uint64: a bound past INT64_MAX, and a negative minimum saturating to 0 */
+    const uint64_t u[3] = {UINT64_MAX, UINT64_C(18446744073709551613), 3};
+    uint64_t gotu[3];
+    uint32_t three = 3;
+    o = (wnn_clamp_options)WNN_CLAMP_OPTIONS_INIT;
+    o.has_min_value = true;
+    o.min_value = -5.0;
+    o.has_max_value = o.max_is_integer = true;
+    o.max_magnitude = UINT64_C(18446744073709551614);
+    b = new_builder();
+    if (compute(b, wnn_clamp(b, konst(b, WNN_DATA_TYPE_UINT64, 1, &three, u), &o), gotu, 24, NULL)) {
+        CHECK(gotu[0] == UINT64_C(18446744073709551614));
+        CHECK(gotu[1] == UINT64_C(18446744073709551613));
+        CHECK(gotu[2] == 3);
+    }
+
+    /* an exact integer bound on a float input is that number */
+    const float f[3] = {-10, 0.5f, 10};
+    float gotf[3];
+    o = (wnn_clamp_options)WNN_CLAMP_OPTIONS_INIT;
+    o.has_min_value = o.min_is_integer = o.min_negative = true;
+    o.min_magnitude = 2;
+    o.has_max_value = true;
+    o.max_value = 2.5;
+    b = new_builder();
+    if (compute(b, wnn_clamp(b, vec_f32(b, 3, f), &o), gotf, 12, NULL)) {
+        const double want[3] = {-2, 0.5, 2.5};
+        check_floats(gotf, want, 3, 0);
+    }
+
+    /* min > max compares exactly: 2^53 + 1 > 2^53, which a double cannot tell */
+    b = new_builder();
+    wnn_operand *xi = konst(b, WNN_DATA_TYPE_INT64, 1, &four, x);
+    o = (wnn_clamp_options)WNN_CLAMP_OPTIONS_INIT;
+    o.has_min_value = o.min_is_integer = true;
+    o.min_magnitude = UINT64_C(9007199254740993);
+    o.has_max_value = o.max_is_integer = true;
+    o.max_magnitude = UINT64_C(9007199254740992);
+    CHECK_REFUSED(b, wnn_clamp(b, xi, &o), WNN_STATUS_INVALID_ARGUMENT);
+    o.max_is_integer = false; /* the same against a double maximum */
+    o.max_value = 9007199254740992.0;
+    CHECK_REFUSED(b, wnn_clamp(b, xi, &o), WNN_STATUS_INVALID_ARGUMENT);
+    o.min_magnitude = 1; /* 1 <= 1.5: accepted */
+    o.max_value = 1.5;
+    CHECK(wnn_clamp(b, xi, &o) != NULL);
+    o = (wnn_clamp_options)WNN_CLAMP_OPTIONS_INIT; /* 0.5 > 0 */
+    o.has_min_value = true;
+    o.min_value = 0.5;
+    o.has_max_value = o.max_is_integer = true;
+    o.max_magnitude = 0;
+    CHECK_REFUSED(b, wnn_clamp(b, xi, &o), WNN_STATUS_INVALID_ARGUMENT);
+    o.min_value = 3; /* and a plain double pair, as before */
+    o.max_is_integer = false;
+    o.max_value = 2;
+    CHECK_REFUSED(b, wnn_clamp(b, xi, &o), WNN_STATUS_INVALID_ARGUMENT);
+    wnn_graph_builder_release(b);
+}
+
+int main(void)
+{
+    wnn_context_options o = WNN_CONTEXT_OPTIONS_INIT;
+    o.device = test_device();
+    if (wnn_context_create(&o, &ctx) != WNN_OK) {
+        fprintf(stderr, "cannot create a context on %s: %s\n", o.device, wnn_last_error_message());
+        return 1;
+    }
+    test_unary_math();
+    test_is_nan_is_infinite();
+    test_comparisons();
+    test_logical();
+    test_where();
+    test_activations();
+    test_prelu();
+    test_reductions();
+    test_arg_min_max();
+    test_cumulative_sum();
+    test_quantize();
+    test_clamp_exact();
+    wnn_context_release(ctx);
+    TEST_DONE();
+}

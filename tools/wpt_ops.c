@@ -1,0 +1,628 @@
+/*
+** wpt_ops.c -- the operator table: WebNN builder method name -> adapter that
+** reads the WPT argument list and calls the wnn_* builder function.
+**
+** Owns: the argument/option helpers declared in wpt_ops.h, one adapter per
+** operator that is not a plain element-wise one, and the table. Adapters do
+** only argument plumbing: the WebNN rules are the library's to enforce, so an
+** adapter passes what the case wrote and lets the builder accept or refuse
+** it. The exceptions are arrays whose length the C API cannot see (transpose
+** permutation, slice starts/sizes/strides): their length is checked here,
+** because the library reads exactly rank entries.
+*/
+#ifdef WNN_HAVE_JANSSON
+
+#include "wpt_ops.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wpt_case.h"
+#include "wpt_ops_a.h"
+#include "wpt_ops_b.h"
+#include "wpt_ops_c.h"
+
+/* ------------------------------------------------------------------------ */
+/* Errors and argument helpers                                              */
+/* ------------------------------------------------------------------------ */
+
+bool wpt_call_fail(wpt_call *call, const char *fmt, ...)
+{
+    char message[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    snprintf(call->error, sizeof call->error, "%s: %s", call->op, message);
+    return false;
+}
+
+bool wpt_args_between(wpt_call *call, size_t min, size_t max)
+{
+    if (call->arg_count >= min && call->arg_count <= max)
+        return true;
+    if (min == max)
+        return wpt_call_fail(call, "takes %zu positional argument%s, the case gives %zu", min,
+                             min == 1 ? "" : "s", call->arg_count);
+    return wpt_call_fail(call, "takes %zu to %zu positional arguments, the case gives %zu", min, max,
+                         call->arg_count);
+}
+
+/* The label of argument index for messages ("argument 2" past the end). */
+static const char *arg_label(const wpt_call *call, size_t index, char *buf, size_t size)
+{
+    if (index < call->arg_count && call->args[index].key != NULL) {
+        snprintf(buf, size, "argument '%s'", call->args[index].key);
+    } else {
+        snprintf(buf, size, "argument %zu", index + 1);
+    }
+    return buf;
+}
+
+static const json_t *arg_value(wpt_call *call, size_t index)
+{
+    char label[80];
+    if (index >= call->arg_count) {
+        wpt_call_fail(call, "%s is missing", arg_label(call, index, label, sizeof label));
+        return NULL;
+    }
+    return call->args[index].value;
+}
+
+/* A JSON value as a uint32 ([EnforceRange] unsigned long): integral, 0..2^32-1. */
+static bool json_u32(const json_t *v, uint32_t *out)
+{
+    double d;
+    if (json_is_integer(v)) {
+        json_int_t i = json_integer_value(v);
+        if (i < 0 || i > (json_int_t)UINT32_MAX)
+            return false;
+        *out = (uint32_t)i;
+        return true;
+    }
+    if (!json_is_real(v))
+        return false;
+    d = json_real_value(v);
+    if (!(d >= 0 && d <= (double)UINT32_MAX) || trunc(d) != d)
+        return false;
+    *out = (uint32_t)d;
+    return true;
+}
+
+static bool json_u32_list(const json_t *v, uint32_t *out, size_t cap, size_t *count, size_t *bad)
+{
+    if (!json_is_array(v))
+        return false;
+    size_t n = json_array_size(v);
+    *bad = SIZE_MAX;
+    if (n > cap) {
+        *count = n;
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!json_u32(json_array_get(v, i), &out[i])) {
+            *bad = i;
+            return false;
+        }
+    }
+    *count = n;
+    return true;
+}
+
+bool wpt_arg_operand(wpt_call *call, size_t index, wnn_operand **out)
+{
+    char label[80];
+    const json_t *v = arg_value(call, index);
+    if (v == NULL)
+        return false;
+    if (call->args[index].operand == NULL)
+        return wpt_call_fail(call, "%s must name a graph input or an earlier output",
+                             arg_label(call, index, label, sizeof label));
+    *out = call->args[index].operand;
+    return true;
+}
+
+bool wpt_arg_u32(wpt_call *call, size_t index, uint32_t *out)
+{
+    char label[80];
+    const json_t *v = arg_value(call, index);
+    if (v == NULL)
+        return false;
+    if (!json_u32(v, out))
+        return wpt_call_fail(call, "%s must be an integer in 0..4294967295",
+                             arg_label(call, index, label, sizeof label));
+    return true;
+}
+
+bool wpt_arg_double(wpt_call *call, size_t index, double *out)
+{
+    char label[80];
+    wpt_number n;
+    const json_t *v = arg_value(call, index);
+    if (v == NULL)
+        return false;
+    if (!wpt_json_number(v, &n))
+        return wpt_call_fail(call, "%s must be a number", arg_label(call, index, label, sizeof label));
+    *out = n.d;
+    return true;
+}
+
+bool wpt_arg_data_type(wpt_call *call, size_t index, wnn_data_type *out)
+{
+    char label[80];
+    const json_t *v = arg_value(call, index);
+    if (v == NULL)
+        return false;
+    wnn_data_type t = json_is_string(v) ? wnn_data_type_from_name(json_string_value(v))
+                                        : WNN_DATA_TYPE_INVALID;
+    if (t == WNN_DATA_TYPE_INVALID)
+        return wpt_call_fail(call, "%s must be a data type name such as \"float32\"",
+                             arg_label(call, index, label, sizeof label));
+    *out = t;
+    return true;
+}
+
+bool wpt_arg_u32_list(wpt_call *call, size_t index, uint32_t *out, size_t cap, size_t *count)
+{
+    char label[80];
+    size_t bad;
+    const json_t *v = arg_value(call, index);
+    if (v == NULL)
+        return false;
+    if (json_u32_list(v, out, cap, count, &bad))
+        return true;
+    arg_label(call, index, label, sizeof label);
+    if (!json_is_array(v))
+        return wpt_call_fail(call, "%s must be an array of integers", label);
+    if (bad == SIZE_MAX)
+        return wpt_call_fail(call, "%s has %zu entries, at most %zu are supported", label, *count, cap);
+    return wpt_call_fail(call, "%s[%zu] must be an integer in 0..4294967295", label, bad);
+}
+
+/* Resolves a JSON string naming an operand; NULL if it names none. */
+static wnn_operand *lookup_json(wpt_call *call, const json_t *v)
+{
+    if (!json_is_string(v))
+        return NULL;
+    return call->lookup(call->lookup_user, json_string_value(v), json_string_length(v));
+}
+
+bool wpt_arg_operand_list(wpt_call *call, size_t index, wnn_operand ***out, size_t *count)
+{
+    char label[80];
+    const json_t *v = arg_value(call, index);
+    if (v == NULL)
+        return false;
+    arg_label(call, index, label, sizeof label);
+    if (!json_is_array(v))
+        return wpt_call_fail(call, "%s must be an array of operand names", label);
+    size_t n = json_array_size(v);
+    wnn_operand **ops = calloc(n ? n : 1, sizeof *ops);
+    if (ops == NULL)
+        return wpt_call_fail(call, "out of memory for %zu operands", n);
+    for (size_t i = 0; i < n; i++) {
+        ops[i] = lookup_json(call, json_array_get(v, i));
+        if (ops[i] == NULL) {
+            free(ops);
+            return wpt_call_fail(call, "%s[%zu] must name a graph input or an earlier output", label, i);
+        }
+    }
+    *out = ops;
+    *count = n;
+    return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Options helpers                                                          */
+/* ------------------------------------------------------------------------ */
+
+/* The option's value, NULL if absent; records the key as read. */
+static const json_t *option(wpt_call *call, const char *key)
+{
+    if (call->options == NULL)
+        return NULL;
+    const json_t *v = json_object_get(call->options, key);
+    if (v != NULL && call->options_read_count < sizeof call->options_read / sizeof call->options_read[0])
+        call->options_read[call->options_read_count++] = key;
+    return v;
+}
+
+bool wpt_opt_operand(wpt_call *call, const char *key, wnn_operand **out)
+{
+    const json_t *v = option(call, key);
+    if (v == NULL)
+        return true;
+    wnn_operand *op = lookup_json(call, v);
+    if (op == NULL)
+        return wpt_call_fail(call, "options.%s must name a graph input or an earlier output", key);
+    *out = op;
+    return true;
+}
+
+bool wpt_opt_double(wpt_call *call, const char *key, bool *present, double *out)
+{
+    wpt_number n;
+    const json_t *v = option(call, key);
+    if (present != NULL)
+        *present = v != NULL;
+    if (v == NULL)
+        return true;
+    if (!wpt_json_number(v, &n))
+        return wpt_call_fail(call, "options.%s must be a number", key);
+    *out = n.d;
+    return true;
+}
+
+bool wpt_opt_bool(wpt_call *call, const char *key, bool *out)
+{
+    const json_t *v = option(call, key);
+    if (v == NULL)
+        return true;
+    if (!json_is_boolean(v))
+        return wpt_call_fail(call, "options.%s must be true or false", key);
+    *out = json_is_true(v);
+    return true;
+}
+
+bool wpt_opt_u32(wpt_call *call, const char *key, bool *present, uint32_t *out)
+{
+    const json_t *v = option(call, key);
+    if (present != NULL)
+        *present = v != NULL;
+    if (v == NULL)
+        return true;
+    if (!json_u32(v, out))
+        return wpt_call_fail(call, "options.%s must be an integer in 0..4294967295", key);
+    return true;
+}
+
+bool wpt_opt_u32_list(wpt_call *call, const char *key, bool *present, uint32_t *out, size_t cap,
+                      size_t *count)
+{
+    size_t bad;
+    const json_t *v = option(call, key);
+    if (present != NULL)
+        *present = v != NULL;
+    if (v == NULL)
+        return true;
+    if (json_u32_list(v, out, cap, count, &bad))
+        return true;
+    if (!json_is_array(v))
+        return wpt_call_fail(call, "options.%s must be an array of integers", key);
+    if (bad == SIZE_MAX)
+        return wpt_call_fail(call, "options.%s has %zu entries, at most %zu are supported", key, *count,
+                             cap);
+    return wpt_call_fail(call, "options.%s[%zu] must be an integer in 0..4294967295", key, bad);
+}
+
+bool wpt_opt_string(wpt_call *call, const char *key, const char **out)
+{
+    const json_t *v = option(call, key);
+    if (v == NULL)
+        return true;
+    if (!json_is_string(v))
+        return wpt_call_fail(call, "options.%s must be a string", key);
+    *out = json_string_value(v);
+    return true;
+}
+
+bool wpt_call_check_options(wpt_call *call)
+{
+    const char *key;
+    const json_t *value;
+    if (call->options == NULL)
+        return true;
+    json_object_foreach((json_t *)call->options, key, value) {
+        bool read = strcmp(key, "label") == 0;
+        for (size_t i = 0; i < call->options_read_count && !read; i++)
+            read = strcmp(call->options_read[i], key) == 0;
+        if (!read)
+            return wpt_call_fail(call, "options.%s is not handled by the runner's adapter", key);
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Adapters                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* Stores one result operand. */
+static bool one(wnn_operand *result, wnn_operand **out, size_t *out_count)
+{
+    out[0] = result;
+    *out_count = 1;
+    return true;
+}
+
+static bool adapt_unary(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand *x;
+    if (!wpt_args_between(call, 1, 1) || !wpt_arg_operand(call, 0, &x))
+        return false;
+    return one(call->entry->unary(call->builder, x), out, out_count);
+}
+
+static bool adapt_binary(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand *a, *b;
+    if (!wpt_args_between(call, 2, 2) || !wpt_arg_operand(call, 0, &a) || !wpt_arg_operand(call, 1, &b))
+        return false;
+    return one(call->entry->binary(call->builder, a, b), out, out_count);
+}
+
+/* A clamp bound: an integral value (a BigInt such as "9007199254740993n",
+** or an integral Number) goes as an exact integer, so that int64/uint64
+** bounds past 2^53 keep every bit; anything else as a double. */
+static bool clamp_bound(wpt_call *call, const char *key, bool *present, double *value, bool *is_integer,
+                        bool *negative, uint64_t *magnitude)
+{
+    wpt_number n;
+    const json_t *v = option(call, key);
+    *present = v != NULL;
+    if (v == NULL)
+        return true;
+    if (!wpt_json_number(v, &n))
+        return wpt_call_fail(call, "options.%s must be a number", key);
+    *value = n.d;
+    *is_integer = n.exact;
+    *negative = n.neg;
+    *magnitude = n.mag;
+    return true;
+}
+
+static bool adapt_clamp(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand *x;
+    wnn_clamp_options o = WNN_CLAMP_OPTIONS_INIT;
+    if (!wpt_args_between(call, 1, 1) || !wpt_arg_operand(call, 0, &x) ||
+        !clamp_bound(call, "minValue", &o.has_min_value, &o.min_value, &o.min_is_integer, &o.min_negative,
+                     &o.min_magnitude) ||
+        !clamp_bound(call, "maxValue", &o.has_max_value, &o.max_value, &o.max_is_integer, &o.max_negative,
+                     &o.max_magnitude))
+        return false;
+    return one(wnn_clamp(call->builder, x, &o), out, out_count);
+}
+
+static bool adapt_cast(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand *x;
+    wnn_data_type type;
+    if (!wpt_args_between(call, 2, 2) || !wpt_arg_operand(call, 0, &x) || !wpt_arg_data_type(call, 1, &type))
+        return false;
+    return one(wnn_cast(call->builder, x, type), out, out_count);
+}
+
+static bool adapt_reshape(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand *x;
+    uint32_t shape[WNN_MAX_RANK] = {0};
+    size_t rank;
+    if (!wpt_args_between(call, 2, 2) || !wpt_arg_operand(call, 0, &x) ||
+        !wpt_arg_u32_list(call, 1, shape, WNN_MAX_RANK, &rank))
+        return false;
+    return one(wnn_reshape(call->builder, x, (uint32_t)rank, shape), out, out_count);
+}
+
+static uint32_t operand_rank(wnn_operand *x)
+{
+    wnn_operand_desc d;
+    wnn_operand_get_desc(x, &d);
+    return d.rank;
+}
+
+/* The C API reads exactly rank entries of such arrays, so a wrong length
+** (a TypeError in WebNN) is caught here. */
+static bool rank_length(wpt_call *call, const char *what, size_t length, wnn_operand *x)
+{
+    uint32_t rank = operand_rank(x);
+    if (length != rank)
+        return wpt_call_fail(call, "%s has %zu entries, the input's rank is %u (must be equal)", what,
+                             length, rank);
+    return true;
+}
+
+static bool adapt_transpose(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand *x;
+    uint32_t perm[WNN_MAX_RANK] = {0};
+    size_t n = 0;
+    bool has_perm = false;
+    if (!wpt_args_between(call, 1, 1) || !wpt_arg_operand(call, 0, &x) ||
+        !wpt_opt_u32_list(call, "permutation", &has_perm, perm, WNN_MAX_RANK, &n))
+        return false;
+    if (has_perm && !rank_length(call, "options.permutation", n, x))
+        return false;
+    return one(wnn_transpose(call->builder, x, has_perm ? perm : NULL), out, out_count);
+}
+
+static bool adapt_concat(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand **inputs = NULL;
+    size_t count = 0;
+    uint32_t axis;
+    if (!wpt_args_between(call, 2, 2) || !wpt_arg_u32(call, 1, &axis) ||
+        !wpt_arg_operand_list(call, 0, &inputs, &count))
+        return false;
+    wnn_operand *result = wnn_concat(call->builder, inputs, count, axis);
+    free(inputs);
+    return one(result, out, out_count);
+}
+
+static bool adapt_slice(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand *x;
+    uint32_t starts[WNN_MAX_RANK] = {0}, sizes[WNN_MAX_RANK] = {0}, strides[WNN_MAX_RANK] = {0};
+    size_t n_starts, n_sizes, n_strides = 0;
+    bool has_strides = false;
+    if (!wpt_args_between(call, 3, 3) || !wpt_arg_operand(call, 0, &x) ||
+        !wpt_arg_u32_list(call, 1, starts, WNN_MAX_RANK, &n_starts) ||
+        !wpt_arg_u32_list(call, 2, sizes, WNN_MAX_RANK, &n_sizes) ||
+        !wpt_opt_u32_list(call, "strides", &has_strides, strides, WNN_MAX_RANK, &n_strides))
+        return false;
+    if (!rank_length(call, "starts", n_starts, x) || !rank_length(call, "sizes", n_sizes, x) ||
+        (has_strides && !rank_length(call, "options.strides", n_strides, x)))
+        return false;
+    return one(wnn_slice(call->builder, x, starts, sizes, has_strides ? strides : NULL), out, out_count);
+}
+
+static bool adapt_softmax(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand *x;
+    uint32_t axis;
+    if (!wpt_args_between(call, 2, 2) || !wpt_arg_operand(call, 0, &x) || !wpt_arg_u32(call, 1, &axis))
+        return false;
+    return one(wnn_softmax(call->builder, x, axis), out, out_count);
+}
+
+static bool adapt_gemm(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand *a, *b;
+    wnn_gemm_options o = WNN_GEMM_OPTIONS_INIT;
+    if (!wpt_args_between(call, 2, 2) || !wpt_arg_operand(call, 0, &a) || !wpt_arg_operand(call, 1, &b) ||
+        !wpt_opt_operand(call, "c", &o.c) || !wpt_opt_double(call, "alpha", NULL, &o.alpha) ||
+        !wpt_opt_double(call, "beta", NULL, &o.beta) || !wpt_opt_bool(call, "aTranspose", &o.a_transpose) ||
+        !wpt_opt_bool(call, "bTranspose", &o.b_transpose))
+        return false;
+    return one(wnn_gemm(call->builder, a, b, &o), out, out_count);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The table                                                                */
+/* ------------------------------------------------------------------------ */
+
+#define WPT_UNARY(name, fn) {name, adapt_unary, fn, NULL}
+#define WPT_BINARY(name, fn) {name, adapt_binary, NULL, fn}
+#define WPT_OP(name, adapter) {name, adapter, NULL, NULL}
+
+static const wpt_op_entry op_table[] = {
+    WPT_BINARY("add", wnn_add),
+    WPT_BINARY("sub", wnn_sub),
+    WPT_BINARY("mul", wnn_mul),
+    WPT_BINARY("div", wnn_div),
+    WPT_BINARY("max", wnn_max),
+    WPT_BINARY("min", wnn_min),
+    WPT_BINARY("pow", wnn_pow),
+    WPT_BINARY("matmul", wnn_matmul),
+
+    WPT_UNARY("abs", wnn_abs),
+    WPT_UNARY("neg", wnn_neg),
+    WPT_UNARY("exp", wnn_exp),
+    WPT_UNARY("log", wnn_log),
+    WPT_UNARY("sqrt", wnn_sqrt),
+    WPT_UNARY("relu", wnn_relu),
+    WPT_UNARY("sigmoid", wnn_sigmoid),
+    WPT_UNARY("tanh", wnn_tanh),
+
+    WPT_OP("clamp", adapt_clamp),
+    WPT_OP("cast", adapt_cast),
+    WPT_OP("reshape", adapt_reshape),
+    WPT_OP("transpose", adapt_transpose),
+    WPT_OP("concat", adapt_concat),
+    WPT_OP("slice", adapt_slice),
+    WPT_OP("softmax", adapt_softmax),
+    WPT_OP("gemm", adapt_gemm),
+
+    /* family A */
+    WPT_UNARY("ceil", wnn_ceil),
+    WPT_UNARY("floor", wnn_floor),
+    WPT_UNARY("cos", wnn_cos),
+    WPT_UNARY("sin", wnn_sin),
+    WPT_UNARY("tan", wnn_tan),
+    WPT_UNARY("erf", wnn_erf),
+    WPT_UNARY("reciprocal", wnn_reciprocal),
+    WPT_UNARY("roundEven", wnn_round_even),
+    WPT_UNARY("sign", wnn_sign),
+    WPT_UNARY("identity", wnn_identity),
+    WPT_UNARY("isNaN", wnn_is_nan),
+    WPT_UNARY("isInfinite", wnn_is_infinite),
+    WPT_UNARY("logicalNot", wnn_logical_not),
+    WPT_UNARY("gelu", wnn_gelu),
+    WPT_UNARY("hardSwish", wnn_hard_swish),
+    WPT_UNARY("softplus", wnn_softplus),
+    WPT_UNARY("softsign", wnn_softsign),
+    WPT_BINARY("logicalAnd", wnn_logical_and),
+    WPT_BINARY("logicalOr", wnn_logical_or),
+    WPT_BINARY("logicalXor", wnn_logical_xor),
+    WPT_BINARY("equal", wnn_equal),
+    WPT_BINARY("notEqual", wnn_not_equal),
+    WPT_BINARY("greater", wnn_greater),
+    WPT_BINARY("greaterOrEqual", wnn_greater_or_equal),
+    WPT_BINARY("lesser", wnn_lesser),
+    WPT_BINARY("lesserOrEqual", wnn_lesser_or_equal),
+    WPT_BINARY("prelu", wnn_prelu),
+    WPT_OP("where", wpt_adapt_where),
+    WPT_OP("elu", wpt_adapt_elu),
+    WPT_OP("hardSigmoid", wpt_adapt_hard_sigmoid),
+    WPT_OP("leakyRelu", wpt_adapt_leaky_relu),
+    WPT_OP("linear", wpt_adapt_linear),
+    WPT_OP("reduceL1", wpt_adapt_reduce),
+    WPT_OP("reduceL2", wpt_adapt_reduce),
+    WPT_OP("reduceLogSum", wpt_adapt_reduce),
+    WPT_OP("reduceLogSumExp", wpt_adapt_reduce),
+    WPT_OP("reduceMax", wpt_adapt_reduce),
+    WPT_OP("reduceMean", wpt_adapt_reduce),
+    WPT_OP("reduceMin", wpt_adapt_reduce),
+    WPT_OP("reduceProduct", wpt_adapt_reduce),
+    WPT_OP("reduceSum", wpt_adapt_reduce),
+    WPT_OP("reduceSumSquare", wpt_adapt_reduce),
+    WPT_OP("argMin", wpt_adapt_arg_min),
+    WPT_OP("argMax", wpt_adapt_arg_max),
+    WPT_OP("cumulativeSum", wpt_adapt_cumulative_sum),
+    WPT_OP("quantizeLinear", wpt_adapt_quantize_linear),
+    WPT_OP("dequantizeLinear", wpt_adapt_dequantize_linear),
+
+    /* family B */
+    WPT_OP("conv2d", wpt_adapt_conv2d),
+    WPT_OP("convTranspose2d", wpt_adapt_conv_transpose2d),
+    WPT_OP("averagePool2d", wpt_adapt_average_pool2d),
+    WPT_OP("l2Pool2d", wpt_adapt_l2_pool2d),
+    WPT_OP("maxPool2d", wpt_adapt_max_pool2d),
+    WPT_OP("resample2d", wpt_adapt_resample2d),
+    WPT_OP("batchNormalization", wpt_adapt_batch_normalization),
+    WPT_OP("instanceNormalization", wpt_adapt_instance_normalization),
+    WPT_OP("layerNormalization", wpt_adapt_layer_normalization),
+
+    /* family C */
+    WPT_OP("expand", wpt_adapt_expand),
+    WPT_OP("pad", wpt_adapt_pad),
+    WPT_OP("split", wpt_adapt_split),
+    WPT_OP("tile", wpt_adapt_tile),
+    WPT_OP("reverse", wpt_adapt_reverse),
+    WPT_OP("triangular", wpt_adapt_triangular),
+    WPT_OP("gather", wpt_adapt_gather),
+    WPT_OP("gatherElements", wpt_adapt_gather_elements),
+    WPT_OP("gatherND", wpt_adapt_gather_nd),
+    WPT_OP("scatterElements", wpt_adapt_scatter_elements),
+    WPT_OP("scatterND", wpt_adapt_scatter_nd),
+    WPT_OP("gru", wpt_adapt_gru),
+    WPT_OP("gruCell", wpt_adapt_gru_cell),
+    WPT_OP("lstm", wpt_adapt_lstm),
+    WPT_OP("lstmCell", wpt_adapt_lstm_cell),
+};
+
+const wpt_op_entry *wpt_op_find(const char *name)
+{
+    if (name == NULL)
+        return NULL;
+    for (size_t i = 0; i < sizeof op_table / sizeof op_table[0]; i++)
+        if (strcmp(op_table[i].name, name) == 0)
+            return &op_table[i];
+    return NULL;
+}
+
+bool wpt_op_call(const wpt_op_entry *entry, wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    call->entry = entry;
+    *out_count = 0;
+    if (!entry->adapter(call, out, out_count))
+        return false;
+    return wpt_call_check_options(call);
+}
+
+#else
+/* Without jansson there are no cases to adapt; keep the unit non-empty. */
+typedef int wpt_ops_needs_jansson;
+#endif /* WNN_HAVE_JANSSON */

@@ -1,0 +1,119 @@
+/*
+** wpt_ops.h -- the table from WebNN builder method names ("add", "gemm",
+** "reduceSum" ...) to adapters that turn a WPT case's JSON argument list into
+** the matching wnn_* builder call.
+**
+** Owns: the adapter interface (wpt_call), the helpers adapters use to read
+** positional arguments and options, and the operator table itself.
+**
+** Adding an operator: an element-wise one is one row (WPT_UNARY / WPT_BINARY)
+** in the table of wpt_ops.c; any other is a static adapter function reading
+** its arguments with the helpers below, plus one WPT_OP row.
+*/
+#ifndef WNN_TOOLS_WPT_OPS_H
+#define WNN_TOOLS_WPT_OPS_H
+
+#ifdef WNN_HAVE_JANSSON
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wnn/wnn.h"
+
+/* The most positional arguments and outputs one operator call may have. */
+#define WPT_MAX_ARGS 16
+#define WPT_MAX_OUTPUTS 8
+
+/* One positional argument: its label as the case wrote it (the IDL parameter
+** name, for messages only), its JSON value, and the operand the value names
+** (NULL when it names none). */
+typedef struct wpt_arg {
+    const char *key;
+    const json_t *value;
+    wnn_operand *operand;
+} wpt_arg;
+
+/* Resolves an operand name (graph input or earlier output); NULL if the name
+** names none. Names are counted strings: they may hold U+0000. */
+typedef wnn_operand *(*wpt_lookup_fn)(void *user, const char *name, size_t len);
+
+struct wpt_op_entry;
+
+/* One operator call being adapted. */
+typedef struct wpt_call {
+    wnn_graph_builder *builder;
+    const char *op;                 /* the builder method name */
+    const struct wpt_op_entry *entry; /* its table row (set by wpt_op_call) */
+    const wpt_arg *args;            /* positional, in order; options excluded */
+    size_t arg_count;
+    const json_t *options;          /* the options object, NULL if none */
+    wpt_lookup_fn lookup;
+    void *lookup_user;
+    /* Which options keys an adapter read; the runner fails the call if the
+    ** case passes one no adapter read, instead of ignoring it silently. */
+    const char *options_read[32];
+    size_t options_read_count;
+    char error[512];                /* set when an adapter returns false */
+} wpt_call;
+
+/* An adapter: calls the builder and stores its result operands in out
+** (*out_count of them, at most WPT_MAX_OUTPUTS; an operand may be NULL when
+** the builder refused, the builder then holds the error). Returns false, with
+** call->error set, when the arguments cannot be turned into a call. */
+typedef bool (*wpt_adapter)(wpt_call *call, wnn_operand **out, size_t *out_count);
+
+typedef wnn_operand *(*wpt_unary_fn)(wnn_graph_builder *b, wnn_operand *x);
+typedef wnn_operand *(*wpt_binary_fn)(wnn_graph_builder *b, wnn_operand *a, wnn_operand *c);
+
+typedef struct wpt_op_entry {
+    const char *name;
+    wpt_adapter adapter;
+    wpt_unary_fn unary;   /* for the shared element-wise adapters */
+    wpt_binary_fn binary;
+} wpt_op_entry;
+
+/* The entry for a builder method name, or NULL if the runner has none. */
+const wpt_op_entry *wpt_op_find(const char *name);
+
+/* Sets call->entry and calls the entry's adapter; the shared element-wise
+** adapters find their wnn_* function through call->entry. */
+bool wpt_op_call(const wpt_op_entry *entry, wpt_call *call, wnn_operand **out, size_t *out_count);
+
+/* Fails the call if its options hold a key no adapter read ("label" is
+** always allowed: it only names the operator). */
+bool wpt_call_check_options(wpt_call *call);
+
+/* Sets call->error ("<op>: <message>") and returns false, for adapters. */
+bool wpt_call_fail(wpt_call *call, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Positional argument helpers; each fails the call with a message naming the
+** operator and the argument when the value does not fit. */
+bool wpt_args_between(wpt_call *call, size_t min, size_t max);
+bool wpt_arg_operand(wpt_call *call, size_t index, wnn_operand **out);
+bool wpt_arg_u32(wpt_call *call, size_t index, uint32_t *out);
+bool wpt_arg_double(wpt_call *call, size_t index, double *out);
+bool wpt_arg_data_type(wpt_call *call, size_t index, wnn_data_type *out);
+/* A list of unsigned integers, at most cap of them. */
+bool wpt_arg_u32_list(wpt_call *call, size_t index, uint32_t *out, size_t cap, size_t *count);
+/* A list of operand names. *out is malloc'ed (free it); *count its length. */
+bool wpt_arg_operand_list(wpt_call *call, size_t index, wnn_operand ***out, size_t *count);
+
+/* Options helpers: an absent key leaves *out (and sets *present false where
+** present is given); a present key of the wrong kind fails the call. */
+bool wpt_opt_operand(wpt_call *call, const char *key, wnn_operand **out);
+bool wpt_opt_double(wpt_call *call, const char *key, bool *present, double *out);
+bool wpt_opt_bool(wpt_call *call, const char *key, bool *out);
+bool wpt_opt_u32(wpt_call *call, const char *key, bool *present, uint32_t *out);
+bool wpt_opt_u32_list(wpt_call *call, const char *key, bool *present, uint32_t *out, size_t cap,
+                      size_t *count);
+bool wpt_opt_string(wpt_call *call, const char *key, const char **out);
+
+#endif /* WNN_HAVE_JANSSON */
+
+#endif /* WNN_TOOLS_WPT_OPS_H */

@@ -1,0 +1,176 @@
+/*
+** wpt_ops_a.c -- WPT adapters of family A: where, elu, hardSigmoid,
+** leakyRelu, linear, the reductions, argMin, argMax, cumulativeSum,
+** quantizeLinear and dequantizeLinear.
+**
+** Adapters do argument plumbing only and let the library judge the values.
+** What the C API cannot carry is checked here, as WebNN's IDL layer would:
+** more axes than the C options hold, and the outputDataType string.
+*/
+#ifdef WNN_HAVE_JANSSON
+
+#include "wpt_ops_a.h"
+
+#include <string.h>
+
+static bool a_one(wnn_operand *result, wnn_operand **out, size_t *out_count)
+{
+    out[0] = result;
+    *out_count = 1;
+    return true;
+}
+
+/* The first positional argument, the only one these operators take besides
+** options. */
+static bool a_single_input(wpt_call *call, wnn_operand **x)
+{
+    return wpt_args_between(call, 1, 1) && wpt_arg_operand(call, 0, x);
+}
+
+bool wpt_adapt_where(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand *c, *t, *f;
+    if (!wpt_args_between(call, 3, 3) || !wpt_arg_operand(call, 0, &c) || !wpt_arg_operand(call, 1, &t) ||
+        !wpt_arg_operand(call, 2, &f))
+        return false;
+    return a_one(wnn_where(call->builder, c, t, f), out, out_count);
+}
+
+bool wpt_adapt_elu(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand *x;
+    wnn_elu_options o = WNN_ELU_OPTIONS_INIT;
+    if (!a_single_input(call, &x) || !wpt_opt_double(call, "alpha", NULL, &o.alpha))
+        return false;
+    return a_one(wnn_elu(call->builder, x, &o), out, out_count);
+}
+
+bool wpt_adapt_hard_sigmoid(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand *x;
+    wnn_hard_sigmoid_options o = WNN_HARD_SIGMOID_OPTIONS_INIT;
+    if (!a_single_input(call, &x) || !wpt_opt_double(call, "alpha", NULL, &o.alpha) ||
+        !wpt_opt_double(call, "beta", NULL, &o.beta))
+        return false;
+    return a_one(wnn_hard_sigmoid(call->builder, x, &o), out, out_count);
+}
+
+bool wpt_adapt_leaky_relu(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand *x;
+    wnn_leaky_relu_options o = WNN_LEAKY_RELU_OPTIONS_INIT;
+    if (!a_single_input(call, &x) || !wpt_opt_double(call, "alpha", NULL, &o.alpha))
+        return false;
+    return a_one(wnn_leaky_relu(call->builder, x, &o), out, out_count);
+}
+
+bool wpt_adapt_linear(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand *x;
+    wnn_linear_options o = WNN_LINEAR_OPTIONS_INIT;
+    if (!a_single_input(call, &x) || !wpt_opt_double(call, "alpha", NULL, &o.alpha) ||
+        !wpt_opt_double(call, "beta", NULL, &o.beta))
+        return false;
+    return a_one(wnn_linear(call->builder, x, &o), out, out_count);
+}
+
+typedef wnn_operand *(*a_reduce_fn)(wnn_graph_builder *, wnn_operand *, const wnn_reduce_options *);
+
+bool wpt_adapt_reduce(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    static const struct {
+        const char *name;
+        a_reduce_fn fn;
+    } reductions[] = {
+        {"reduceL1", wnn_reduce_l1},           {"reduceL2", wnn_reduce_l2},
+        {"reduceLogSum", wnn_reduce_log_sum},  {"reduceLogSumExp", wnn_reduce_log_sum_exp},
+        {"reduceMax", wnn_reduce_max},         {"reduceMean", wnn_reduce_mean},
+        {"reduceMin", wnn_reduce_min},         {"reduceProduct", wnn_reduce_product},
+        {"reduceSum", wnn_reduce_sum},         {"reduceSumSquare", wnn_reduce_sum_square},
+    };
+    a_reduce_fn fn = NULL;
+    for (size_t i = 0; i < sizeof reductions / sizeof reductions[0]; i++)
+        if (strcmp(call->op, reductions[i].name) == 0)
+            fn = reductions[i].fn;
+    if (fn == NULL)
+        return wpt_call_fail(call, "is not a reduction");
+    wnn_operand *x;
+    wnn_reduce_options o = WNN_REDUCE_OPTIONS_INIT;
+    size_t count = 0;
+    if (!a_single_input(call, &x) ||
+        !wpt_opt_u32_list(call, "axes", &o.has_axes, o.axes, WNN_MAX_RANK, &count) ||
+        !wpt_opt_bool(call, "keepDimensions", &o.keep_dimensions))
+        return false;
+    o.axes_count = (uint32_t)count;
+    return a_one(fn(call->builder, x, &o), out, out_count);
+}
+
+/* input, axis, {keepDimensions, outputDataType}. */
+static bool a_arg_min_max(wpt_call *call, bool is_max, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand *x;
+    uint32_t axis;
+    const char *type = NULL;
+    wnn_arg_min_max_options o = WNN_ARG_MIN_MAX_OPTIONS_INIT;
+    if (!wpt_args_between(call, 2, 2) || !wpt_arg_operand(call, 0, &x) || !wpt_arg_u32(call, 1, &axis) ||
+        !wpt_opt_bool(call, "keepDimensions", &o.keep_dimensions) ||
+        !wpt_opt_string(call, "outputDataType", &type))
+        return false;
+    if (type != NULL) {
+        o.output_data_type = wnn_data_type_from_name(type);
+        if (o.output_data_type == WNN_DATA_TYPE_INVALID)
+            return wpt_call_fail(call, "options.outputDataType \"%s\" is not a data type", type);
+    }
+    wnn_graph_builder *b = call->builder;
+    return a_one(is_max ? wnn_arg_max(b, x, axis, &o) : wnn_arg_min(b, x, axis, &o), out, out_count);
+}
+
+bool wpt_adapt_arg_min(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    return a_arg_min_max(call, false, out, out_count);
+}
+
+bool wpt_adapt_arg_max(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    return a_arg_min_max(call, true, out, out_count);
+}
+
+bool wpt_adapt_cumulative_sum(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand *x;
+    uint32_t axis;
+    wnn_cumulative_sum_options o = WNN_CUMULATIVE_SUM_OPTIONS_INIT;
+    if (!wpt_args_between(call, 2, 2) || !wpt_arg_operand(call, 0, &x) || !wpt_arg_u32(call, 1, &axis) ||
+        !wpt_opt_bool(call, "exclusive", &o.exclusive) || !wpt_opt_bool(call, "reversed", &o.reversed))
+        return false;
+    return a_one(wnn_cumulative_sum(call->builder, x, axis, &o), out, out_count);
+}
+
+/* input, scale, zeroPoint (qdq_subgraph writes the last two in one object,
+** which the runner already splits into two positional arguments). */
+static bool a_three_operands(wpt_call *call, wnn_operand **x, wnn_operand **scale, wnn_operand **zero_point)
+{
+    return wpt_args_between(call, 3, 3) && wpt_arg_operand(call, 0, x) && wpt_arg_operand(call, 1, scale) &&
+           wpt_arg_operand(call, 2, zero_point);
+}
+
+bool wpt_adapt_quantize_linear(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand *x, *scale, *zero_point;
+    if (!a_three_operands(call, &x, &scale, &zero_point))
+        return false;
+    return a_one(wnn_quantize_linear(call->builder, x, scale, zero_point), out, out_count);
+}
+
+bool wpt_adapt_dequantize_linear(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand *x, *scale, *zero_point;
+    if (!a_three_operands(call, &x, &scale, &zero_point))
+        return false;
+    return a_one(wnn_dequantize_linear(call->builder, x, scale, zero_point), out, out_count);
+}
+
+#else
+/* Without jansson there are no cases to adapt; keep the unit non-empty. */
+typedef int wpt_ops_a_needs_jansson;
+#endif /* WNN_HAVE_JANSSON */

@@ -1,0 +1,239 @@
+/*
+** wpt_ops_b.c -- WPT adapters of family B: conv2d, convTranspose2d,
+** averagePool2d, l2Pool2d, maxPool2d, resample2d, batchNormalization,
+** instanceNormalization and layerNormalization.
+**
+** Adapters do argument plumbing only and let the library judge the values.
+** What the C API cannot see is checked here, as WebNN's IDL layer would: the
+** length of fixed-size sequences (padding, strides, ...), and enum strings
+** (which have no C value to pass on). The pooling rounding option is read
+** under both its names, roundingType and the older outputShapeRounding.
+*/
+#ifdef WNN_HAVE_JANSSON
+
+#include "wpt_ops_b.h"
+
+#include <string.h>
+
+#include "wpt_case.h"
+
+/* ------------------------------------------------------------------------ */
+/* Helpers                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static bool one(wnn_operand *result, wnn_operand **out, size_t *out_count)
+{
+    out[0] = result;
+    *out_count = 1;
+    return true;
+}
+
+/* A sequence option of exactly n unsigned integers (WebNN sizes these
+** sequences, the C API fixes them); *present tells whether it was given. */
+static bool opt_fixed(wpt_call *call, const char *key, uint32_t *out, size_t n, bool *present)
+{
+    uint32_t v[WNN_MAX_RANK];
+    size_t count = 0;
+    bool given = false;
+    if (!wpt_opt_u32_list(call, key, &given, v, WNN_MAX_RANK, &count))
+        return false;
+    if (present)
+        *present = given;
+    if (!given)
+        return true;
+    if (count != n)
+        return wpt_call_fail(call, "options.%s has %zu entries, must have %zu", key, count, n);
+    memcpy(out, v, n * sizeof *v);
+    return true;
+}
+
+/* A string option naming one of n enum values (the indices of names);
+** *out keeps its value when the key is absent. */
+static bool opt_enum(wpt_call *call, const char *key, const char *const *names, size_t n, int *out)
+{
+    const char *text = NULL;
+    if (!wpt_opt_string(call, key, &text))
+        return false;
+    if (text == NULL)
+        return true;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(text, names[i]) == 0) {
+            *out = (int)i;
+            return true;
+        }
+    return wpt_call_fail(call, "options.%s \"%s\" is not a value of its enum", key, text);
+}
+
+static const char *const layout_names[2] = {"nchw", "nhwc"};
+
+static bool opt_layout(wpt_call *call, const char *key, wnn_input_layout *out)
+{
+    int v = (int)*out;
+    if (!opt_enum(call, key, layout_names, 2, &v))
+        return false;
+    *out = (wnn_input_layout)v;
+    return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Convolution                                                               */
+/* ------------------------------------------------------------------------ */
+
+/* The options conv2d and convTranspose2d share. */
+static bool conv_common(wpt_call *call, wnn_operand **input, wnn_operand **filter, uint32_t *padding,
+                        uint32_t *strides, uint32_t *dilations, uint32_t *groups, wnn_input_layout *layout,
+                        wnn_operand **bias)
+{
+    return wpt_args_between(call, 2, 2) && wpt_arg_operand(call, 0, input) && wpt_arg_operand(call, 1, filter) &&
+           opt_fixed(call, "padding", padding, 4, NULL) && opt_fixed(call, "strides", strides, 2, NULL) &&
+           opt_fixed(call, "dilations", dilations, 2, NULL) && wpt_opt_u32(call, "groups", NULL, groups) &&
+           opt_layout(call, "inputLayout", layout) && wpt_opt_operand(call, "bias", bias);
+}
+
+bool wpt_adapt_conv2d(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    static const char *const filter_layouts[4] = {"oihw", "hwio", "ohwi", "ihwo"};
+    wnn_operand *input, *filter;
+    wnn_conv2d_options o = WNN_CONV2D_OPTIONS_INIT;
+    int filter_layout = (int)o.filter_layout;
+    if (!conv_common(call, &input, &filter, o.padding, o.strides, o.dilations, &o.groups, &o.input_layout,
+                     &o.bias) ||
+        !opt_enum(call, "filterLayout", filter_layouts, 4, &filter_layout))
+        return false;
+    o.filter_layout = (wnn_conv2d_filter_layout)filter_layout;
+    return one(wnn_conv2d(call->builder, input, filter, &o), out, out_count);
+}
+
+bool wpt_adapt_conv_transpose2d(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    static const char *const filter_layouts[3] = {"iohw", "hwoi", "ohwi"};
+    wnn_operand *input, *filter;
+    wnn_conv_transpose2d_options o = WNN_CONV_TRANSPOSE2D_OPTIONS_INIT;
+    int filter_layout = (int)o.filter_layout;
+    if (!conv_common(call, &input, &filter, o.padding, o.strides, o.dilations, &o.groups, &o.input_layout,
+                     &o.bias) ||
+        !opt_enum(call, "filterLayout", filter_layouts, 3, &filter_layout) ||
+        !opt_fixed(call, "outputPadding", o.output_padding, 2, NULL) ||
+        !opt_fixed(call, "outputSizes", o.output_sizes, 2, &o.has_output_sizes))
+        return false;
+    o.filter_layout = (wnn_conv_transpose2d_filter_layout)filter_layout;
+    return one(wnn_conv_transpose2d(call->builder, input, filter, &o), out, out_count);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Pooling and resample                                                      */
+/* ------------------------------------------------------------------------ */
+
+typedef wnn_operand *(*pool_fn)(wnn_graph_builder *b, wnn_operand *x, const wnn_pool2d_options *o);
+
+static bool adapt_pool(wpt_call *call, pool_fn fn, wnn_operand **out, size_t *out_count)
+{
+    static const char *const roundings[2] = {"floor", "ceil"};
+    wnn_operand *input;
+    wnn_pool2d_options o = WNN_POOL2D_OPTIONS_INIT;
+    int rounding = (int)o.rounding_type;
+    if (!wpt_args_between(call, 1, 1) || !wpt_arg_operand(call, 0, &input) ||
+        !opt_fixed(call, "windowDimensions", o.window_dimensions, 2, &o.has_window_dimensions) ||
+        !opt_fixed(call, "padding", o.padding, 4, NULL) || !opt_fixed(call, "strides", o.strides, 2, NULL) ||
+        !opt_fixed(call, "dilations", o.dilations, 2, NULL) || !opt_layout(call, "layout", &o.layout) ||
+        !opt_enum(call, "roundingType", roundings, 2, &rounding) ||
+        !opt_enum(call, "outputShapeRounding", roundings, 2, &rounding) ||
+        !opt_fixed(call, "outputSizes", o.output_sizes, 2, &o.has_output_sizes))
+        return false;
+    o.rounding_type = (wnn_rounding_type)rounding;
+    return one(fn(call->builder, input, &o), out, out_count);
+}
+
+bool wpt_adapt_average_pool2d(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    return adapt_pool(call, wnn_average_pool2d, out, out_count);
+}
+
+bool wpt_adapt_l2_pool2d(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    return adapt_pool(call, wnn_l2_pool2d, out, out_count);
+}
+
+bool wpt_adapt_max_pool2d(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    return adapt_pool(call, wnn_max_pool2d, out, out_count);
+}
+
+/* options.scales: two numbers (WebNN float). */
+static bool opt_scales(wpt_call *call, float *scales)
+{
+    const json_t *v = call->options ? json_object_get(call->options, "scales") : NULL;
+    if (v == NULL)
+        return true;
+    if (call->options_read_count < sizeof call->options_read / sizeof call->options_read[0])
+        call->options_read[call->options_read_count++] = "scales";
+    if (!json_is_array(v) || json_array_size(v) != 2)
+        return wpt_call_fail(call, "options.scales must be an array of 2 numbers");
+    for (size_t i = 0; i < 2; i++) {
+        wpt_number n;
+        if (!wpt_json_number(json_array_get(v, i), &n))
+            return wpt_call_fail(call, "options.scales[%zu] must be a number", i);
+        scales[i] = (float)n.d;
+    }
+    return true;
+}
+
+bool wpt_adapt_resample2d(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    static const char *const modes[2] = {"nearest-neighbor", "linear"};
+    wnn_operand *input;
+    wnn_resample2d_options o = WNN_RESAMPLE2D_OPTIONS_INIT;
+    int mode = (int)o.mode;
+    if (!wpt_args_between(call, 1, 1) || !wpt_arg_operand(call, 0, &input) ||
+        !opt_enum(call, "mode", modes, 2, &mode) || !opt_scales(call, o.scales) ||
+        !opt_fixed(call, "sizes", o.sizes, 2, &o.has_sizes) || !opt_fixed(call, "axes", o.axes, 2, NULL))
+        return false;
+    o.mode = (wnn_interpolation_mode)mode;
+    return one(wnn_resample2d(call->builder, input, &o), out, out_count);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Normalization                                                             */
+/* ------------------------------------------------------------------------ */
+
+bool wpt_adapt_batch_normalization(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand *input, *mean, *variance;
+    wnn_batch_normalization_options o = WNN_BATCH_NORMALIZATION_OPTIONS_INIT;
+    if (!wpt_args_between(call, 3, 3) || !wpt_arg_operand(call, 0, &input) || !wpt_arg_operand(call, 1, &mean) ||
+        !wpt_arg_operand(call, 2, &variance) || !wpt_opt_operand(call, "scale", &o.scale) ||
+        !wpt_opt_operand(call, "bias", &o.bias) || !wpt_opt_u32(call, "axis", NULL, &o.axis) ||
+        !wpt_opt_double(call, "epsilon", NULL, &o.epsilon))
+        return false;
+    return one(wnn_batch_normalization(call->builder, input, mean, variance, &o), out, out_count);
+}
+
+bool wpt_adapt_instance_normalization(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand *input;
+    wnn_instance_normalization_options o = WNN_INSTANCE_NORMALIZATION_OPTIONS_INIT;
+    if (!wpt_args_between(call, 1, 1) || !wpt_arg_operand(call, 0, &input) ||
+        !wpt_opt_operand(call, "scale", &o.scale) || !wpt_opt_operand(call, "bias", &o.bias) ||
+        !wpt_opt_double(call, "epsilon", NULL, &o.epsilon) || !opt_layout(call, "layout", &o.layout))
+        return false;
+    return one(wnn_instance_normalization(call->builder, input, &o), out, out_count);
+}
+
+bool wpt_adapt_layer_normalization(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand *input;
+    wnn_layer_normalization_options o = WNN_LAYER_NORMALIZATION_OPTIONS_INIT;
+    size_t count = 0;
+    if (!wpt_args_between(call, 1, 1) || !wpt_arg_operand(call, 0, &input) ||
+        !wpt_opt_operand(call, "scale", &o.scale) || !wpt_opt_operand(call, "bias", &o.bias) ||
+        !wpt_opt_u32_list(call, "axes", &o.has_axes, o.axes, WNN_MAX_RANK, &count) ||
+        !wpt_opt_double(call, "epsilon", NULL, &o.epsilon))
+        return false;
+    o.axes_count = (uint32_t)count;
+    return one(wnn_layer_normalization(call->builder, input, &o), out, out_count);
+}
+
+#else
+/* Without jansson there are no cases to adapt; keep the unit non-empty. */
+typedef int wpt_ops_b_needs_jansson;
+#endif /* WNN_HAVE_JANSSON */

@@ -1,0 +1,355 @@
+/*
+** wpt_ops_c.c -- WPT adapters of family C: expand, pad, split, tile,
+** reverse, triangular, gather, gatherElements, gatherND, scatterElements,
+** scatterND, gru, gruCell, lstm and lstmCell.
+**
+** Adapters do argument plumbing only and let the library judge the values.
+** What the C API cannot see is checked here, as WebNN's IDL layer would: the
+** length of arrays the library reads rank entries of, the length of the
+** activations list, and enum strings (which have no C value to pass on).
+** Multi-output operators report the number of outputs the call asked for
+** even when the builder refused, so the runner reports the builder's error.
+*/
+#ifdef WNN_HAVE_JANSSON
+
+#include "wpt_ops_c.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* Helpers                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static bool one(wnn_operand *result, wnn_operand **out, size_t *out_count)
+{
+    out[0] = result;
+    *out_count = 1;
+    return true;
+}
+
+static uint32_t rank_of(wnn_operand *x)
+{
+    wnn_operand_desc d;
+    wnn_operand_get_desc(x, &d);
+    return d.rank;
+}
+
+/* Arrays the library reads exactly rank entries of. */
+static bool rank_length(wpt_call *call, const char *what, size_t length, wnn_operand *x)
+{
+    uint32_t rank = rank_of(x);
+    if (length != rank)
+        return wpt_call_fail(call, "%s has %zu entries, the input's rank is %u (must be equal)", what, length,
+                             rank);
+    return true;
+}
+
+/* The value of an options key, recorded as read; NULL if absent. */
+static const json_t *read_option(wpt_call *call, const char *key)
+{
+    if (call->options == NULL)
+        return NULL;
+    const json_t *v = json_object_get(call->options, key);
+    if (v != NULL && call->options_read_count < sizeof call->options_read / sizeof call->options_read[0])
+        call->options_read[call->options_read_count++] = key;
+    return v;
+}
+
+/* A string option that names one of n enum values; *out keeps its value
+** when the key is absent. The enum values are the indices of names. */
+static bool opt_enum(wpt_call *call, const char *key, const char *const *names, size_t n, int *out)
+{
+    const char *text = NULL;
+    if (!wpt_opt_string(call, key, &text))
+        return false;
+    if (text == NULL)
+        return true;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(text, names[i]) == 0) {
+            *out = (int)i;
+            return true;
+        }
+    return wpt_call_fail(call, "options.%s \"%s\" is not a value of its enum", key, text);
+}
+
+static const char *const activation_names[3] = {"relu", "sigmoid", "tanh"};
+static const char *const direction_names[3] = {"forward", "backward", "both"};
+
+/* options.activations: a list of exactly want activation names. */
+static bool opt_activations(wpt_call *call, size_t want, bool *has, wnn_recurrent_activation *acts)
+{
+    const json_t *v = read_option(call, "activations");
+    if (v == NULL)
+        return true;
+    if (!json_is_array(v))
+        return wpt_call_fail(call, "options.activations must be an array of strings");
+    if (json_array_size(v) != want)
+        return wpt_call_fail(call, "options.activations has %zu entries, must have %zu", json_array_size(v), want);
+    for (size_t i = 0; i < want; i++) {
+        const char *text = json_string_value(json_array_get(v, i));
+        size_t k = 0;
+        while (text != NULL && k < 3 && strcmp(text, activation_names[k]) != 0)
+            k++;
+        if (text == NULL || k == 3)
+            return wpt_call_fail(call, "options.activations[%zu] must be \"relu\", \"sigmoid\" or \"tanh\"", i);
+        acts[i] = (wnn_recurrent_activation)k;
+    }
+    *has = true;
+    return true;
+}
+
+static bool opt_direction(wpt_call *call, wnn_recurrent_direction *out)
+{
+    int v = (int)*out;
+    if (!opt_enum(call, "direction", direction_names, 3, &v))
+        return false;
+    *out = (wnn_recurrent_direction)v;
+    return true;
+}
+
+/* Multi-output results: count outputs, or want NULL ones when the builder
+** refused (it returned 0). */
+static bool many(size_t count, size_t want, size_t *out_count)
+{
+    *out_count = count ? count : want;
+    return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Data movement                                                             */
+/* ------------------------------------------------------------------------ */
+
+bool wpt_adapt_expand(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand *x;
+    uint32_t shape[WNN_MAX_RANK] = {0};
+    size_t rank;
+    if (!wpt_args_between(call, 2, 2) || !wpt_arg_operand(call, 0, &x) ||
+        !wpt_arg_u32_list(call, 1, shape, WNN_MAX_RANK, &rank))
+        return false;
+    return one(wnn_expand(call->builder, x, (uint32_t)rank, shape), out, out_count);
+}
+
+bool wpt_adapt_pad(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    static const char *const modes[3] = {"constant", "edge", "reflection"};
+    wnn_operand *x;
+    uint32_t begin[WNN_MAX_RANK] = {0}, end[WNN_MAX_RANK] = {0};
+    size_t n_begin, n_end;
+    wnn_pad_options o = WNN_PAD_OPTIONS_INIT;
+    int mode = (int)o.mode;
+    if (!wpt_args_between(call, 3, 3) || !wpt_arg_operand(call, 0, &x) ||
+        !wpt_arg_u32_list(call, 1, begin, WNN_MAX_RANK, &n_begin) ||
+        !wpt_arg_u32_list(call, 2, end, WNN_MAX_RANK, &n_end) || !opt_enum(call, "mode", modes, 3, &mode) ||
+        !wpt_opt_double(call, "value", NULL, &o.value))
+        return false;
+    if (!rank_length(call, "beginningPadding", n_begin, x) || !rank_length(call, "endingPadding", n_end, x))
+        return false;
+    o.mode = (wnn_pad_mode)mode;
+    return one(wnn_pad(call->builder, x, begin, end, &o), out, out_count);
+}
+
+bool wpt_adapt_split(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand *x;
+    wnn_split_options o = WNN_SPLIT_OPTIONS_INIT;
+    if (!wpt_args_between(call, 2, 2) || !wpt_arg_operand(call, 0, &x) || !wpt_opt_u32(call, "axis", NULL, &o.axis))
+        return false;
+    if (json_is_array(call->args[1].value)) {
+        uint32_t sizes[WPT_MAX_OUTPUTS];
+        size_t n;
+        if (!wpt_arg_u32_list(call, 1, sizes, WPT_MAX_OUTPUTS, &n))
+            return false;
+        return many(wnn_split_sizes(call->builder, x, sizes, n, &o, out), n, out_count);
+    }
+    uint32_t count;
+    if (!wpt_arg_u32(call, 1, &count))
+        return false;
+    if (count > WPT_MAX_OUTPUTS)
+        return wpt_call_fail(call, "splits %u is over the runner's %d outputs", count, WPT_MAX_OUTPUTS);
+    return many(wnn_split(call->builder, x, count, &o, out), count, out_count);
+}
+
+bool wpt_adapt_tile(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand *x;
+    uint32_t reps[WNN_MAX_RANK] = {0};
+    size_t n;
+    if (!wpt_args_between(call, 2, 2) || !wpt_arg_operand(call, 0, &x) ||
+        !wpt_arg_u32_list(call, 1, reps, WNN_MAX_RANK, &n) || !rank_length(call, "repetitions", n, x))
+        return false;
+    return one(wnn_tile(call->builder, x, reps), out, out_count);
+}
+
+bool wpt_adapt_reverse(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand *x;
+    wnn_reverse_options o = WNN_REVERSE_OPTIONS_INIT;
+    size_t n = 0;
+    if (!wpt_args_between(call, 1, 1) || !wpt_arg_operand(call, 0, &x) ||
+        !wpt_opt_u32_list(call, "axes", &o.has_axes, o.axes, WNN_MAX_RANK, &n))
+        return false;
+    o.axes_count = (uint32_t)n;
+    return one(wnn_reverse(call->builder, x, &o), out, out_count);
+}
+
+bool wpt_adapt_triangular(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand *x;
+    wnn_triangular_options o = WNN_TRIANGULAR_OPTIONS_INIT;
+    bool has_diagonal = false;
+    double diagonal = 0;
+    if (!wpt_args_between(call, 1, 1) || !wpt_arg_operand(call, 0, &x) || !wpt_opt_bool(call, "upper", &o.upper) ||
+        !wpt_opt_double(call, "diagonal", &has_diagonal, &diagonal))
+        return false;
+    if (has_diagonal && (trunc(diagonal) != diagonal || diagonal < INT32_MIN || diagonal > INT32_MAX))
+        return wpt_call_fail(call, "options.diagonal must be an integer in the range of a long");
+    o.diagonal = (int32_t)diagonal;
+    return one(wnn_triangular(call->builder, x, &o), out, out_count);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Gather and scatter                                                        */
+/* ------------------------------------------------------------------------ */
+
+bool wpt_adapt_gather(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand *x, *indices;
+    wnn_gather_options o = WNN_GATHER_OPTIONS_INIT;
+    if (!wpt_args_between(call, 2, 2) || !wpt_arg_operand(call, 0, &x) || !wpt_arg_operand(call, 1, &indices) ||
+        !wpt_opt_u32(call, "axis", NULL, &o.axis))
+        return false;
+    return one(wnn_gather(call->builder, x, indices, &o), out, out_count);
+}
+
+bool wpt_adapt_gather_elements(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand *x, *indices;
+    wnn_gather_options o = WNN_GATHER_OPTIONS_INIT;
+    if (!wpt_args_between(call, 2, 2) || !wpt_arg_operand(call, 0, &x) || !wpt_arg_operand(call, 1, &indices) ||
+        !wpt_opt_u32(call, "axis", NULL, &o.axis))
+        return false;
+    return one(wnn_gather_elements(call->builder, x, indices, &o), out, out_count);
+}
+
+bool wpt_adapt_gather_nd(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand *x, *indices;
+    if (!wpt_args_between(call, 2, 2) || !wpt_arg_operand(call, 0, &x) || !wpt_arg_operand(call, 1, &indices))
+        return false;
+    return one(wnn_gather_nd(call->builder, x, indices), out, out_count);
+}
+
+bool wpt_adapt_scatter_elements(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand *x, *indices, *updates;
+    wnn_scatter_options o = WNN_SCATTER_OPTIONS_INIT;
+    if (!wpt_args_between(call, 3, 3) || !wpt_arg_operand(call, 0, &x) || !wpt_arg_operand(call, 1, &indices) ||
+        !wpt_arg_operand(call, 2, &updates) || !wpt_opt_u32(call, "axis", NULL, &o.axis))
+        return false;
+    return one(wnn_scatter_elements(call->builder, x, indices, updates, &o), out, out_count);
+}
+
+bool wpt_adapt_scatter_nd(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand *x, *indices, *updates;
+    if (!wpt_args_between(call, 3, 3) || !wpt_arg_operand(call, 0, &x) || !wpt_arg_operand(call, 1, &indices) ||
+        !wpt_arg_operand(call, 2, &updates))
+        return false;
+    return one(wnn_scatter_nd(call->builder, x, indices, updates), out, out_count);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Recurrent networks                                                        */
+/* ------------------------------------------------------------------------ */
+
+static const char *const gru_layouts[2] = {"zrn", "rzn"};
+static const char *const lstm_layouts[2] = {"iofg", "ifgo"};
+
+/* input, weight, recurrentWeight in args 0..2. */
+static bool three_operands(wpt_call *call, wnn_operand **ops)
+{
+    return wpt_arg_operand(call, 0, &ops[0]) && wpt_arg_operand(call, 1, &ops[1]) &&
+           wpt_arg_operand(call, 2, &ops[2]);
+}
+
+bool wpt_adapt_gru(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand *ops[3];
+    uint32_t steps, hidden;
+    wnn_gru_options o = WNN_GRU_OPTIONS_INIT;
+    int layout = (int)o.layout;
+    if (!wpt_args_between(call, 5, 5) || !three_operands(call, ops) || !wpt_arg_u32(call, 3, &steps) ||
+        !wpt_arg_u32(call, 4, &hidden) || !wpt_opt_operand(call, "bias", &o.bias) ||
+        !wpt_opt_operand(call, "recurrentBias", &o.recurrent_bias) ||
+        !wpt_opt_operand(call, "initialHiddenState", &o.initial_hidden_state) ||
+        !wpt_opt_bool(call, "resetAfter", &o.reset_after) ||
+        !wpt_opt_bool(call, "returnSequence", &o.return_sequence) || !opt_direction(call, &o.direction) ||
+        !opt_enum(call, "layout", gru_layouts, 2, &layout) ||
+        !opt_activations(call, 2, &o.has_activations, o.activations))
+        return false;
+    o.layout = (wnn_gru_weight_layout)layout;
+    size_t n = wnn_gru(call->builder, ops[0], ops[1], ops[2], steps, hidden, &o, out);
+    return many(n, o.return_sequence ? 2 : 1, out_count);
+}
+
+bool wpt_adapt_gru_cell(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand *ops[3], *hidden_state;
+    uint32_t hidden;
+    wnn_gru_cell_options o = WNN_GRU_CELL_OPTIONS_INIT;
+    int layout = (int)o.layout;
+    if (!wpt_args_between(call, 5, 5) || !three_operands(call, ops) || !wpt_arg_operand(call, 3, &hidden_state) ||
+        !wpt_arg_u32(call, 4, &hidden) || !wpt_opt_operand(call, "bias", &o.bias) ||
+        !wpt_opt_operand(call, "recurrentBias", &o.recurrent_bias) ||
+        !wpt_opt_bool(call, "resetAfter", &o.reset_after) || !opt_enum(call, "layout", gru_layouts, 2, &layout) ||
+        !opt_activations(call, 2, &o.has_activations, o.activations))
+        return false;
+    o.layout = (wnn_gru_weight_layout)layout;
+    return one(wnn_gru_cell(call->builder, ops[0], ops[1], ops[2], hidden_state, hidden, &o), out, out_count);
+}
+
+bool wpt_adapt_lstm(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand *ops[3];
+    uint32_t steps, hidden;
+    wnn_lstm_options o = WNN_LSTM_OPTIONS_INIT;
+    int layout = (int)o.layout;
+    if (!wpt_args_between(call, 5, 5) || !three_operands(call, ops) || !wpt_arg_u32(call, 3, &steps) ||
+        !wpt_arg_u32(call, 4, &hidden) || !wpt_opt_operand(call, "bias", &o.bias) ||
+        !wpt_opt_operand(call, "recurrentBias", &o.recurrent_bias) ||
+        !wpt_opt_operand(call, "peepholeWeight", &o.peephole_weight) ||
+        !wpt_opt_operand(call, "initialHiddenState", &o.initial_hidden_state) ||
+        !wpt_opt_operand(call, "initialCellState", &o.initial_cell_state) ||
+        !wpt_opt_bool(call, "returnSequence", &o.return_sequence) || !opt_direction(call, &o.direction) ||
+        !opt_enum(call, "layout", lstm_layouts, 2, &layout) ||
+        !opt_activations(call, 3, &o.has_activations, o.activations))
+        return false;
+    o.layout = (wnn_lstm_weight_layout)layout;
+    size_t n = wnn_lstm(call->builder, ops[0], ops[1], ops[2], steps, hidden, &o, out);
+    return many(n, o.return_sequence ? 3 : 2, out_count);
+}
+
+bool wpt_adapt_lstm_cell(wpt_call *call, wnn_operand **out, size_t *out_count)
+{
+    wnn_operand *ops[3], *hidden_state, *cell_state;
+    uint32_t hidden;
+    wnn_lstm_cell_options o = WNN_LSTM_CELL_OPTIONS_INIT;
+    int layout = (int)o.layout;
+    if (!wpt_args_between(call, 6, 6) || !three_operands(call, ops) || !wpt_arg_operand(call, 3, &hidden_state) ||
+        !wpt_arg_operand(call, 4, &cell_state) || !wpt_arg_u32(call, 5, &hidden) ||
+        !wpt_opt_operand(call, "bias", &o.bias) || !wpt_opt_operand(call, "recurrentBias", &o.recurrent_bias) ||
+        !wpt_opt_operand(call, "peepholeWeight", &o.peephole_weight) ||
+        !opt_enum(call, "layout", lstm_layouts, 2, &layout) ||
+        !opt_activations(call, 3, &o.has_activations, o.activations))
+        return false;
+    o.layout = (wnn_lstm_weight_layout)layout;
+    size_t n = wnn_lstm_cell(call->builder, ops[0], ops[1], ops[2], hidden_state, cell_state, hidden, &o, out);
+    return many(n, 2, out_count);
+}
+
+#else
+/* Without jansson there are no cases to adapt; keep the unit non-empty. */
+typedef int wpt_ops_c_needs_jansson;
+#endif /* WNN_HAVE_JANSSON */
