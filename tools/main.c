@@ -137,6 +137,47 @@ static void format_bytes(uint64_t bytes, char *buf, size_t size)
     snprintf(buf, size, "%.4g %s", v, units[u]);
 }
 
+/* "float32 float16 ... ranks 0-8" for one operand's limits. */
+static void print_tensor_limits(const char *label, const wnn_tensor_limits *l)
+{
+    printf("       %-20s", label);
+    for (int t = WNN_DATA_TYPE_FLOAT32; t <= WNN_DATA_TYPE_UINT4; t++)
+        if (l->data_types & WNN_DATA_TYPE_BIT(t))
+            printf(" %s", wnn_data_type_name((wnn_data_type)t));
+    printf("  ranks %u-%u\n", l->min_rank, l->max_rank);
+}
+
+/* The device's opSupportLimits: context-wide members, then every operand of
+** every operator. */
+static void print_limits(const char *device)
+{
+    wnn_context_options o = WNN_CONTEXT_OPTIONS_INIT;
+    o.device = device;
+    wnn_context *ctx;
+    if (wnn_context_create(&o, &ctx) != WNN_OK) {
+        printf("     opSupportLimits: cannot open: %s\n", wnn_last_error_message());
+        return;
+    }
+    wnn_context_limits cl = WNN_CONTEXT_LIMITS_INIT;
+    wnn_context_get_limits(ctx, &cl);
+    printf("     preferredInputLayout %s, maxTensorByteLength %llu\n", cl.preferred_input_layout,
+           (unsigned long long)cl.max_tensor_byte_length);
+    print_tensor_limits("input", &cl.input);
+    print_tensor_limits("constant", &cl.constant);
+    print_tensor_limits("output", &cl.output);
+    for (uint32_t i = 0; i < wnn_operator_count(); i++) {
+        const char *op = wnn_operator_name(i);
+        printf("     %s\n", op);
+        const char *operand;
+        for (uint32_t k = 0; (operand = wnn_operator_operand_name(op, k)); k++) {
+            wnn_tensor_limits l;
+            if (wnn_context_get_operand_limits(ctx, op, operand, &l) == WNN_OK)
+                print_tensor_limits(operand, &l);
+        }
+    }
+    wnn_context_release(ctx);
+}
+
 static int cmd_devices(int argc, char **argv)
 {
     bool limits = false;
@@ -161,7 +202,7 @@ static int cmd_devices(int argc, char **argv)
                memory, (int)info.dlpack_device_type, (int)info.dlpack_device_id,
                info.description ? info.description : "");
         if (limits)
-            printf("     opSupportLimits: not available yet (wnn.h has no opSupportLimits API)\n");
+            print_limits(info.name);
     }
     return 0;
 }
