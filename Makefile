@@ -21,19 +21,31 @@ run: build
 	./$(BUILD)/wnn devices
 	./$(BUILD)/wnn run examples/mlp.json --device cpu --repeat 100
 
-test: test-unit test-asan test-tsan
+test: test-unit test-asan test-tsan test-python
+
+# The Python module (python/, docs/python.md): built in place against
+# $(BUILD)'s static libwnn, then its tests with Debian's Python; the sanitizer
+# test links it against an ASan libwnn in $(BUILD)-asan. pytest's exit status
+# 5 (no tests collected) fails like any other.
+PYTHON ?= /usr/bin/python3
+.PHONY: test-python
+test-python: build
+	cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DWNN_SANITIZE=address -DWNN_WITH_CUDA=OFF >/dev/null
+	cmake --build $(BUILD)-asan -j $(JOBS) --target wnn_static
+	cd python && WNN_BUILD_DIR=$(abspath $(BUILD)) $(PYTHON) setup.py -q build_ext --inplace
+	WNN_ASAN_BUILD_DIR=$(abspath $(BUILD)-asan) $(PYTHON) -m pytest -q -rs tests/python
 
 test-unit: build
 	ctest --test-dir $(BUILD) --no-tests=error --output-on-failure -j $(JOBS)
 
 test-asan: deps
-	cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DWNN_SANITIZE=address >/dev/null
+	cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DWNN_SANITIZE=address -DWNN_WITH_CUDA=OFF >/dev/null
 	cmake --build $(BUILD)-asan -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir $(BUILD)-asan --no-tests=error --output-on-failure -j $(JOBS)
 
 test-tsan: deps
-	cmake -S . -B $(BUILD)-tsan -DCMAKE_BUILD_TYPE=Debug -DWNN_SANITIZE=thread >/dev/null
+	cmake -S . -B $(BUILD)-tsan -DCMAKE_BUILD_TYPE=Debug -DWNN_SANITIZE=thread -DWNN_WITH_CUDA=OFF >/dev/null
 	cmake --build $(BUILD)-tsan -j $(JOBS)
 	TSAN_OPTIONS=halt_on_error=1 ctest --test-dir $(BUILD)-tsan --no-tests=error --output-on-failure -L threads
 

@@ -94,13 +94,19 @@ static void busy_init(busy *w, wnn_context *ctx)
     w->g = build_or_die(b, outs, 1);
     static const uint32_t shape[] = {BUSY_N, BUSY_N};
     w->in = tensor(ctx, 2, shape, false, false);
-    w->out = tensor(ctx, 2, shape, false, false);
+    w->out = tensor(ctx, 2, shape, true, false);
 }
 
+static void ignore_read(wnn_status s, const char *message, const void *data, size_t n, void *user) {}
+
+/* Queues the matmul chain, then a read of its result with a callback: on a
+** device with its own queue (null, cuda) the dispatch only enqueues, and it
+** is that read, waiting for the device, that keeps the timeline busy. */
 static void busy_queue(busy *w, wnn_context *ctx)
 {
     wnn_named_tensor in[] = {{"x", w->in}}, out[] = {{"y", w->out}};
     CHECK_OK(wnn_context_dispatch(ctx, w->g, in, 1, out, 1));
+    CHECK_OK(wnn_context_read_tensor(ctx, w->out, ignore_read, NULL));
 }
 
 static void busy_fini(busy *w)
@@ -108,6 +114,51 @@ static void busy_fini(busy *w)
     wnn_tensor_release(w->in);
     wnn_tensor_release(w->out);
     wnn_graph_release(w->g);
+}
+
+/* A gate holds the timeline on every device: a read whose callback (on the
+** worker, which helpers never take over) blocks until the test opens it.
+** A busy dispatch is not enough on a device with its own queue (null, cuda),
+** where the timeline only enqueues the work. */
+typedef struct gate {
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+    bool open;
+    wnn_tensor *t;
+} gate;
+
+static void gate_wait(wnn_status s, const char *message, const void *data, size_t n, void *user)
+{
+    gate *g = user;
+    pthread_mutex_lock(&g->lock);
+    while (!g->open)
+        pthread_cond_wait(&g->cv, &g->lock);
+    pthread_mutex_unlock(&g->lock);
+}
+
+static void gate_close(gate *g, wnn_context *ctx)
+{
+    pthread_mutex_init(&g->lock, NULL);
+    pthread_cond_init(&g->cv, NULL);
+    g->open = false;
+    wnn_tensor_desc d = {WNN_DATA_TYPE_FLOAT32, 1, {1}, true, false};
+    CHECK_OK(wnn_context_create_tensor(ctx, &d, &g->t));
+    CHECK_OK(wnn_context_read_tensor(ctx, g->t, gate_wait, g));
+}
+
+static void gate_open(gate *g)
+{
+    pthread_mutex_lock(&g->lock);
+    g->open = true;
+    pthread_cond_broadcast(&g->cv);
+    pthread_mutex_unlock(&g->lock);
+}
+
+static void gate_fini(gate *g)
+{
+    wnn_tensor_release(g->t);
+    pthread_mutex_destroy(&g->lock);
+    pthread_cond_destroy(&g->cv);
 }
 
 /* ---- an async read collector ---------------------------------------------------------------- */
@@ -279,6 +330,8 @@ static void test_read_then_destroy(void)
     CHECK_OK(wnn_context_write_tensor(ctx, t, v, sizeof v));
     CHECK_OK(wnn_context_write_tensor(ctx, keep, v, sizeof v));
     busy_queue(&w, ctx);
+    gate gt;
+    gate_close(&gt, ctx);
     reader r, r2, r3;
     reader_init(&r);
     reader_init(&r2);
@@ -288,8 +341,10 @@ static void test_read_then_destroy(void)
     CHECK_OK(wnn_context_read_tensor(ctx, keep, on_read, &r3));
     wnn_tensor_destroy(t);
     wnn_tensor_release(u); /* release destroys too */
-    CHECK_EQ_INT(reader_calls(&r), 0); /* the worker is still busy */
+    CHECK_EQ_INT(reader_calls(&r), 0); /* the worker is held at the gate */
+    gate_open(&gt);
     wnn_context_finish(ctx);
+    gate_fini(&gt);
     CHECK_EQ_INT(reader_calls(&r), 1);
     CHECK_STATUS(r.status, WNN_STATUS_DESTROYED);
     CHECK_EQ_INT(reader_calls(&r2), 1);
