@@ -6,7 +6,10 @@ Where libwnn comes from, first match wins:
                                       libwnn.a (and OpenBLAS, from pkg-config
                                       --static), so the module needs no
                                       LD_LIBRARY_PATH; headers from the source
-                                      tree named in its CMakeCache.txt
+                                      tree named in its CMakeCache.txt.
+                                      WNN_LINK=shared links its libwnn.so
+                                      instead, with an rpath (libwnn.a leaves
+                                      the cuda backend out; libwnn.so has it)
   pkg-config wnn                      an installed wnn (cmake --install)
 
 CFLAGS and LDFLAGS from the environment are added as usual (the address
@@ -56,14 +59,15 @@ def source_dir_of(build_dir):
 
 def library_flags():
     ext = {"include_dirs": [], "library_dirs": [], "libraries": [], "extra_link_args": [],
-           "extra_objects": [], "runtime_library_dirs": []}
+           "extra_objects": [], "runtime_library_dirs": [], "depends": []}
     build_dir = os.environ.get("WNN_BUILD_DIR")
     if build_dir:
         build_dir = os.path.abspath(build_dir)
         ext["include_dirs"].append(os.path.join(source_dir_of(build_dir), "include"))
         static = os.path.join(build_dir, "libwnn.a")
-        if os.path.exists(static):
+        if os.path.exists(static) and os.environ.get("WNN_LINK", "static") != "shared":
             ext["extra_objects"].append(static)
+            ext["depends"].append(static)  # relink when the library changes
             split_flags(pkg_config("--libs", "--static", "openblas") or ["-lopenblas"], ext)
             ext["libraries"] += ["pthread", "m"]
         elif glob(os.path.join(build_dir, "libwnn.so*")):
@@ -79,18 +83,22 @@ def library_flags():
                  "directory of wnn")
     split_flags(flags, ext)
     libdir = (pkg_config("--variable=libdir", "wnn") or [None])[0]
+    libdir = libdir and os.path.normpath(libdir)
     if libdir and libdir not in ("/usr/lib", "/usr/local/lib", "/usr/lib/x86_64-linux-gnu"):
         ext["runtime_library_dirs"].append(libdir)
     return ext
 
 
+flags = library_flags()
+flags["depends"] += glob(os.path.join("src", "*.h"))
+for d in flags["include_dirs"]:
+    flags["depends"] += glob(os.path.join(d, "wnn", "*.h"))
 extension = Extension(
     "wnn._wnn",
     sources=sorted(glob(os.path.join("src", "*.c"))),
-    depends=glob(os.path.join("src", "*.h")),
     extra_compile_args=["-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter",
                         "-Wno-missing-field-initializers", "-fvisibility=hidden"],
-    **library_flags(),
+    **flags,
 )
 
 setup(packages=["wnn"], ext_modules=[extension])

@@ -254,6 +254,9 @@ static void fuzz_exports(wnn_context *ctx, int cases)
         wnn_dlpack_export_options eo = WNN_DLPACK_EXPORT_OPTIONS_INIT;
         eo.legacy = chance(25);
         eo.copy = chance(20) ? WNN_DLPACK_COPY_ALWAYS : WNN_DLPACK_COPY_IF_NEEDED;
+        eo.device_type = chance(20) ? kDLCPU : 0;
+        eo.has_stream = chance(20);
+        eo.stream = WNN_DLPACK_STREAM_NO_SYNC;
         void *m = NULL;
         CHECK_OK(wnn_tensor_export_dlpack(src, &eo, &m));
         if (!m)
@@ -267,7 +270,7 @@ static void fuzz_exports(wnn_context *ctx, int cases)
         dl->strides = st;
         int edits = 1 + (int)below(3);
         while (edits--) {
-            switch (below(7)) {
+            switch (below(8)) {
             case 0: dl->ndim = chance(70) ? (int32_t)below(5) : PICK(ndims); break;
             case 1: sh[below(4)] = chance(70) ? (int64_t)(1 + below(4)) : PICK(bad_dims); break;
             case 2: st[below(4)] = chance(70) ? (int64_t)below(13) - 6 : PICK(strides); break;
@@ -275,6 +278,7 @@ static void fuzz_exports(wnn_context *ctx, int cases)
             case 4: dl->data = (char *)dl->data + (chance(50) ? 4 : -4) * (int64_t)below(3); break;
             case 5: dl->dtype = (DLDataType){(uint8_t)below(3), PICK(bits), 1}; break;
             case 6: if (!eo.legacy) ((DLManagedTensorVersioned *)m)->version.major = PICK(majors); break;
+            case 7: dl->device = PICK(devices); break;
             }
         }
         wnn_dlpack_import_options io = WNN_DLPACK_IMPORT_OPTIONS_INIT;

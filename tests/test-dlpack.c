@@ -87,7 +87,11 @@ static double now_ms(void)
 
 /* ---- foreign managed tensors (what another framework would hand over) ---- */
 
-static atomic_int foreign_deleted;
+/* Deleter calls per foreign tensor (copies call theirs on the timeline, so
+** a total could move while another import is checked). */
+#define MAX_FOREIGN 4096
+static atomic_int deleted_by_id[MAX_FOREIGN];
+static int foreign_count;
 
 typedef struct foreign {
     DLManagedTensorVersioned v;
@@ -95,13 +99,14 @@ typedef struct foreign {
     int64_t shape[16];
     int64_t strides[16];
     void *buffer;
+    int id;
 } foreign;
 
 static void foreign_free(foreign *f)
 {
+    atomic_fetch_add(&deleted_by_id[f->id], 1);
     free(f->buffer);
     free(f);
-    atomic_fetch_add(&foreign_deleted, 1);
 }
 static void foreign_delete_v(DLManagedTensorVersioned *m) { foreign_free(m->manager_ctx); }
 static void foreign_delete_l(DLManagedTensor *m) { foreign_free(m->manager_ctx); }
@@ -113,6 +118,9 @@ static foreign *make_foreign(DLDataType dtype, int32_t ndim, const int64_t *shap
 {
     foreign *f = calloc(1, sizeof *f);
     f->buffer = calloc(1, buffer_bytes ? buffer_bytes : 1);
+    if (foreign_count == MAX_FOREIGN)
+        abort();
+    f->id = foreign_count++;
     for (int32_t i = 0; i < ndim && i < 16; i++) {
         f->shape[i] = shape[i];
         f->strides[i] = strides ? strides[i] : 0;
@@ -137,14 +145,14 @@ static wnn_dlpack_import_options import_opts(bool legacy, wnn_dlpack_copy copy)
 ** deleter ran exactly once when the import failed. */
 static wnn_tensor *import_foreign(wnn_context *ctx, foreign *f, const wnn_dlpack_import_options *o, wnn_status want)
 {
-    int before = atomic_load(&foreign_deleted);
+    int id = f->id;
     wnn_tensor *t = (wnn_tensor *)1;
     bool legacy = o && o->legacy;
     wnn_status s = wnn_context_import_dlpack(ctx, legacy ? (void *)&f->l : (void *)&f->v, o, &t);
     CHECK_STATUS(s, want);
     if (s != WNN_OK) {
         CHECK(t == NULL);
-        CHECK_EQ_INT(atomic_load(&foreign_deleted), before + 1);
+        CHECK_EQ_INT(atomic_load(&deleted_by_id[id]), 1);
         return NULL;
     }
     return t;
@@ -433,10 +441,10 @@ static void test_strides(const char *device)
     wnn_dlpack_import_options always = import_opts(false, WNN_DLPACK_COPY_ALWAYS);
     f = make_foreign(f32, 1, (int64_t[]){2}, NULL, 2 * sizeof(float));
     ((float *)f->buffer)[1] = 42;
-    int before = atomic_load(&foreign_deleted);
+    int id = f->id;
     t = import_foreign(ctx, f, &always, WNN_OK);
     CHECK_OK(wnn_context_finish(ctx));
-    CHECK_EQ_INT(atomic_load(&foreign_deleted), before + 1);
+    CHECK_EQ_INT(atomic_load(&deleted_by_id[id]), 1);
     CHECK_OK(wnn_context_read_tensor_sync(ctx, t, r, 2 * sizeof(float)));
     CHECK(r[1] == 42);
     wnn_tensor_release(t);
@@ -480,6 +488,14 @@ static void test_device_views(void)
     m = export_v(a, NULL); /* a pointer wnn did not export */
     m->dl_tensor.data = (char *)m->dl_tensor.data + 64;
     CHECK_STATUS(wnn_context_import_dlpack(ctx, m, NULL, &t), WNN_STATUS_INVALID_ARGUMENT);
+    m = export_v(a, NULL); /* device memory relabelled as host memory */
+    m->dl_tensor.device = (DLDevice){kDLCPU, 0};
+    CHECK_STATUS(wnn_context_import_dlpack(ctx, m, NULL, &t), WNN_STATUS_INVALID_ARGUMENT);
+    wnn_dlpack_export_options host = WNN_DLPACK_EXPORT_OPTIONS_INIT;
+    host.device_type = kDLCPU;
+    m = export_v(a, &host); /* a host copy relabelled as device memory */
+    m->dl_tensor.device = (DLDevice){kDLExtDev, 0};
+    CHECK_STATUS(wnn_context_import_dlpack(ctx, m, NULL, &t), WNN_STATUS_INVALID_ARGUMENT);
     wnn_tensor_release(a);
     CHECK_OK(wnn_context_finish(ctx));
     CHECK_EQ_INT(in_use(ctx), 0);
@@ -515,14 +531,14 @@ static void test_legacy(const char *device)
     foreign *f = make_foreign(f32, 1, (int64_t[]){2}, NULL, 2 * sizeof(float));
     ((float *)f->buffer)[0] = 8;
     wnn_dlpack_import_options lo = import_opts(true, WNN_DLPACK_COPY_IF_NEEDED);
-    int before = atomic_load(&foreign_deleted);
+    int id = f->id;
     wnn_tensor *u = import_foreign(ctx, f, &lo, WNN_OK);
     float r[2] = {0};
     CHECK_OK(wnn_context_read_tensor_sync(ctx, u, r, sizeof r));
     CHECK(r[0] == 8);
     wnn_tensor_release(u);
     CHECK_OK(wnn_context_finish(ctx));
-    CHECK_EQ_INT(atomic_load(&foreign_deleted), before + 1);
+    CHECK_EQ_INT(atomic_load(&deleted_by_id[id]), 1);
     wnn_tensor_release(t);
     wnn_context_release(ctx);
 }
@@ -658,32 +674,32 @@ static void test_lifetimes(const char *device)
 
     /* an imported tensor gives the memory back exactly once, at destroy */
     foreign *f = make_foreign(f32, 1, (int64_t[]){4}, NULL, 4 * sizeof(float));
-    int before = atomic_load(&foreign_deleted);
+    int id = f->id;
     wnn_dlpack_import_options o = WNN_DLPACK_IMPORT_OPTIONS_INIT;
     wnn_tensor *u = import_foreign(ctx, f, &o, WNN_OK);
     CHECK_OK(wnn_context_finish(ctx));
-    CHECK_EQ_INT(atomic_load(&foreign_deleted), cpu ? before : before + 1); /* null: a copy */
+    CHECK_EQ_INT(atomic_load(&deleted_by_id[id]), cpu ? 0 : 1); /* null: a copy */
     wnn_tensor_destroy(u);
     CHECK_OK(wnn_context_finish(ctx));
-    CHECK_EQ_INT(atomic_load(&foreign_deleted), before + 1);
+    CHECK_EQ_INT(atomic_load(&deleted_by_id[id]), 1);
     wnn_tensor_release(u);
-    CHECK_EQ_INT(atomic_load(&foreign_deleted), before + 1);
+    CHECK_EQ_INT(atomic_load(&deleted_by_id[id]), 1);
 
     /* re-exported import: the foreign memory outlives both wnn tensors */
     f = make_foreign(f32, 1, (int64_t[]){4}, NULL, 4 * sizeof(float));
     ((float *)f->buffer)[2] = 5;
-    before = atomic_load(&foreign_deleted);
+    id = f->id;
     u = import_foreign(ctx, f, &o, WNN_OK);
     m = export_v(u, NULL);
     wnn_tensor_release(u);
     CHECK_OK(wnn_context_finish(ctx));
     if (cpu) {
-        CHECK_EQ_INT(atomic_load(&foreign_deleted), before);
+        CHECK_EQ_INT(atomic_load(&deleted_by_id[id]), 0);
         CHECK(m && ((float *)m->dl_tensor.data)[2] == 5);
     }
     drop(m);
     CHECK_OK(wnn_context_finish(ctx));
-    CHECK_EQ_INT(atomic_load(&foreign_deleted), before + 1);
+    CHECK_EQ_INT(atomic_load(&deleted_by_id[id]), 1);
 
     /* the context goes before the deleter */
     t = make_f32(ctx, 1, (uint32_t[]){256}, v);
@@ -979,12 +995,14 @@ static void test_import_refusals(const char *device)
     import_foreign(ctx, make_foreign(f32, 1, two, NULL, 8), &bad, WNN_STATUS_INVALID_ARGUMENT);
     wnn_tensor *out = NULL;
     CHECK_STATUS(wnn_context_import_dlpack(ctx, NULL, NULL, &out), WNN_STATUS_INVALID_ARGUMENT);
-    int before = atomic_load(&foreign_deleted);
     f = make_foreign(f32, 1, two, NULL, 8);
+    int id = f->id;
     CHECK_STATUS(wnn_context_import_dlpack(ctx, &f->v, NULL, NULL), WNN_STATUS_INVALID_ARGUMENT);
+    CHECK_EQ_INT(atomic_load(&deleted_by_id[id]), 1);
     f = make_foreign(f32, 1, two, NULL, 8);
+    id = f->id;
     CHECK_STATUS(wnn_context_import_dlpack(NULL, &f->v, NULL, &out), WNN_STATUS_INVALID_ARGUMENT);
-    CHECK_EQ_INT(atomic_load(&foreign_deleted), before + 2);
+    CHECK_EQ_INT(atomic_load(&deleted_by_id[id]), 1);
     /* a foreign tensor with no deleter */
     f = make_foreign(f32, 1, (int64_t[]){0}, NULL, 8);
     f->v.deleter = NULL;

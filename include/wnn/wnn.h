@@ -675,9 +675,10 @@ typedef enum wnn_dlpack_copy {
 
 typedef struct wnn_dlpack_export_options {
     /* The consumer's stream (Python's stream=): has_stream false is "None".
-    ** cpu: only None or WNN_DLPACK_STREAM_NO_SYNC. null: also any value
-    ** >= 1, an in-order queue of the consumer; 0 and values below -1 are
-    ** INVALID_ARGUMENT. What each value does is in docs/dlpack.md. */
+    ** cpu and host memory: only None or WNN_DLPACK_STREAM_NO_SYNC. Devices
+    ** with queues: also any value >= 1, a queue of the consumer; 0 and
+    ** values below -1 are INVALID_ARGUMENT. What each value does on each
+    ** device is in docs/dlpack.md. */
     bool has_stream;
     int64_t stream;
     /* The device the consumer wants the memory on (Python's dl_device=), as
@@ -729,10 +730,11 @@ typedef struct wnn_dlpack_import_options {
 /* Makes a tensor of ctx from a DLPack managed tensor, taking ownership of
 ** managed whatever the outcome: wnn calls its deleter exactly once (on
 ** failure before this returns; never if managed is NULL). Memory of ctx's
-** own device (host memory for a "cpu" context), compact, at byte_offset 0
-** and aligned to its element size is wrapped without a copy: the deleter
-** runs when the tensor's storage is released (after destroy and the work
-** queued before it). Anything else ctx can reach -- host memory into a
+** own device (host memory for a "cpu" context; device memory only as wnn
+** exported it), compact, at byte_offset 0 and aligned to its element size
+** is wrapped without a copy: the deleter runs when the tensor's storage is
+** released (after destroy and the work queued before it). Anything else ctx
+** can reach -- host memory into a
 ** device context, other strides (negative and zero included), a byte
 ** offset -- is copied into new wnn memory, after which the deleter runs.
 ** Memory wrapped from a DLPACK_FLAG_BITMASK_READ_ONLY tensor becomes a
@@ -741,7 +743,8 @@ typedef struct wnn_dlpack_import_options {
 ** a copy is an ordinary tensor. options may be NULL (versioned, copy if
 ** needed, readable and writable).
 ** Errors: INVALID_ARGUMENT (NULL ctx, managed or out; NULL shape with ndim
-** > 0; NULL data; strides whose offsets overflow; a bad option);
+** > 0; NULL data; strides whose offsets overflow; a view leaving the memory
+** or the device wnn exported; a bad option);
 ** UNSUPPORTED_VERSION (version.major != 1: only the deleter is touched);
 ** INVALID_RANK (ndim < 0 or > WNN_MAX_RANK); INVALID_DIMENSION (a dimension
 ** < 1 or > 2^31-1: WebNN has no empty tensors); TOO_MANY_ELEMENTS;

@@ -17,13 +17,13 @@ PyObject *wnnpy_operand_new(WnnBuilderObject *builder, wnn_operand *operand)
     return (PyObject *)self;
 }
 
-int wnnpy_operand_check(PyObject *obj, WnnBuilderObject *builder, const char *what, wnn_operand **out)
+int wnnpy_operand_check(PyObject *obj, const char *what, wnn_operand **out)
 {
     if (!PyObject_TypeCheck(obj, &WnnOperand_Type)) {
         PyErr_Format(PyExc_TypeError, "%s must be a wnn.Operand, not %.100s", what, Py_TYPE(obj)->tp_name);
         return -1;
     }
-    *out = ((WnnOperandObject *)obj)->operand; /* another builder's: the library says WRONG_CONTEXT */
+    *out = ((WnnOperandObject *)obj)->operand;
     return 0;
 }
 
@@ -187,7 +187,7 @@ static PyObject *builder_build(WnnBuilderObject *self, PyObject *outputs)
     PyObject *key, *value;
     while (PyDict_Next(outputs, &pos, &key, &value)) {
         if (!PyUnicode_Check(key) || !(named[i].name = PyUnicode_AsUTF8(key)) ||
-            wnnpy_operand_check(value, self, "build: output", &named[i].operand) < 0) {
+            wnnpy_operand_check(value, "build: output", &named[i].operand) < 0) {
             if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "build: output names must be str");
             PyMem_Free(named);
             return NULL;

@@ -99,7 +99,7 @@ static PyObject *context_tensor(WnnContextObject *self, PyObject *const *args, P
 int wnnpy_buffer_desc(PyObject *data, PyObject *shape, PyObject *dtype, const char *what, wnn_operand_desc *desc,
                       Py_buffer *view, void **bytes, void **copy)
 {
-    if (wnnpy_get_buffer(data, view, false, bytes, copy) < 0) return -1;
+    if (wnnpy_get_buffer(data, view, bytes, copy) < 0) return -1;
     wnn_data_type own = wnnpy_format_data_type(view->format, view->itemsize);
     desc->data_type = own;
     if (dtype && dtype != Py_None) {
@@ -162,7 +162,7 @@ static PyObject *context_write(WnnContextObject *self, PyObject *const *args, Py
     wnn_tensor *t = ((WnnTensorObject *)args[0])->tensor;
     Py_buffer view;
     void *bytes, *copy;
-    if (wnnpy_get_buffer(args[1], &view, false, &bytes, &copy) < 0) return NULL;
+    if (wnnpy_get_buffer(args[1], &view, &bytes, &copy) < 0) return NULL;
     wnn_status s = WNN_OK;
     if (wnnpy_check_buffer_type(&view, wnn_tensor_data_type(t), "write") == 0) {
         Py_BEGIN_ALLOW_THREADS s = wnn_context_write_tensor(self->ctx, t, bytes, (size_t)view.len);

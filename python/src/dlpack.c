@@ -60,7 +60,8 @@ static PyObject *dlpack_raise(wnn_status s)
     case WNN_STATUS_UNSUPPORTED_DATA_TYPE:
     case WNN_STATUS_INVALID_RANK:
     case WNN_STATUS_INVALID_DIMENSION:
-    case WNN_STATUS_TOO_MANY_ELEMENTS: return wnnpy_raise_as(wnnpy_DLPackError, s, NULL);
+    case WNN_STATUS_TOO_MANY_ELEMENTS:
+    case WNN_STATUS_TENSOR_TOO_LARGE: return wnnpy_raise_as(wnnpy_DLPackError, s, NULL);
     case WNN_STATUS_INVALID_ARGUMENT:
         PyErr_SetString(PyExc_ValueError, wnn_last_error_message());
         return NULL;
@@ -266,13 +267,16 @@ static void *wrap_foreign(void *managed, bool legacy)
     if (!m->deleter || m->deleter == wnn_deleter_versioned) return m;
     wrapped_versioned *w = malloc(sizeof *w);
     if (!w) return NULL;
-    w->outer = (DLManagedTensorVersioned){m->version, w, delete_wrapped_versioned, m->flags, m->dl_tensor};
+    /* past flags, only major version 1's layout is known (wnn refuses others) */
+    DLTensor dl = m->version.major == 1 ? m->dl_tensor : (DLTensor){0};
+    w->outer = (DLManagedTensorVersioned){m->version, w, delete_wrapped_versioned, m->flags, dl};
     w->inner = m;
     return &w->outer;
 }
 
 /* The context that holds memory of a DLPack device: the default context of
-** "cpu" for host memory, else of the wnn device of that DLPack device. */
+** "cpu" for host memory, else of the wnn device of that DLPack device. A
+** new reference. */
 static WnnContextObject *context_for_device(int32_t type, int32_t id)
 {
     if (type == kDLCPU || type == kDLCUDAHost || type == kDLROCMHost) return wnnpy_default_context("cpu");
@@ -287,13 +291,13 @@ static WnnContextObject *context_for_device(int32_t type, int32_t id)
 }
 
 /* from_dlpack's device=: None (NULL out), a Context, a device name or a
-** DLPack (type, id) pair. */
+** DLPack (type, id) pair. *out is a new reference. */
 static int resolve_device(PyObject *device, WnnContextObject **out)
 {
     *out = NULL;
     if (!device || device == Py_None) return 0;
     if (PyObject_TypeCheck(device, &WnnContext_Type)) {
-        *out = (WnnContextObject *)device;
+        *out = (WnnContextObject *)Py_NewRef(device);
         return 0;
     }
     if (PyUnicode_Check(device)) {
@@ -335,8 +339,8 @@ static PyObject *import(WnnContextObject *ctx, void *managed, bool legacy, wnn_d
     return s == WNN_OK ? wnnpy_tensor_new(ctx, t) : dlpack_raise(s);
 }
 
-/* Takes the managed tensor out of a capsule and imports it. ctx NULL: the
-** context of the memory's device. */
+/* Takes the managed tensor out of a capsule and imports it into ctx, or with
+** ctx NULL into the default context of the memory's device. */
 static PyObject *import_capsule(PyObject *capsule, WnnContextObject *ctx, wnn_dlpack_copy copy)
 {
     bool legacy;
@@ -348,7 +352,9 @@ static PyObject *import_capsule(PyObject *capsule, WnnContextObject *ctx, wnn_dl
         return PyErr_Format(PyExc_TypeError, "from_dlpack: expected a \"%s\" or \"%s\" capsule, got %R",
                             NAME_VERSIONED, NAME_LEGACY, capsule);
     void *managed = PyCapsule_GetPointer(capsule, legacy ? NAME_LEGACY : NAME_VERSIONED);
-    if (!ctx) {
+    if (ctx) {
+        Py_INCREF(ctx);
+    } else {
         /* only version 1 has a known layout past flags; wnn refuses others */
         const DLTensor *dl = legacy ? &((DLManagedTensor *)managed)->dl_tensor
                              : ((DLManagedTensorVersioned *)managed)->version.major == 1
@@ -358,8 +364,11 @@ static PyObject *import_capsule(PyObject *capsule, WnnContextObject *ctx, wnn_dl
                  : wnnpy_default_context("cpu");
         if (!ctx) return NULL;
     }
-    if (PyCapsule_SetName(capsule, legacy ? USED_LEGACY : USED_VERSIONED) < 0) return NULL;
-    return import(ctx, managed, legacy, copy);
+    PyObject *r = PyCapsule_SetName(capsule, legacy ? USED_LEGACY : USED_VERSIONED) < 0
+                      ? NULL
+                      : import(ctx, managed, legacy, copy);
+    Py_DECREF(ctx);
+    return r;
 }
 
 /* Calls x.__dlpack__ as a consumer: with max_version (and dl_device=(1, 0)
@@ -421,12 +430,16 @@ PyObject *wnnpy_from_dlpack(PyObject *module, PyObject *const *args, Py_ssize_t 
     WnnContextObject *ctx;
     if (copy_mode(v[2], &copy) < 0 || resolve_device(v[1], &ctx) < 0) return NULL;
 
-    if (PyObject_TypeCheck(x, &WnnTensor_Type))
-        return from_wnn((WnnTensorObject *)x, ctx ? ctx : ((WnnTensorObject *)x)->ctx, copy);
-    PyObject *capsule = PyCapsule_CheckExact(x) ? Py_NewRef(x) : call_producer(x, ctx && is_host_context(ctx), copy);
-    if (!capsule) return NULL;
-    PyObject *r = import_capsule(capsule, ctx, copy);
-    Py_DECREF(capsule);
+    PyObject *r = NULL;
+    if (PyObject_TypeCheck(x, &WnnTensor_Type)) {
+        r = from_wnn((WnnTensorObject *)x, ctx ? ctx : ((WnnTensorObject *)x)->ctx, copy);
+    } else {
+        PyObject *capsule = PyCapsule_CheckExact(x) ? Py_NewRef(x)
+                                                    : call_producer(x, ctx && is_host_context(ctx), copy);
+        r = capsule ? import_capsule(capsule, ctx, copy) : NULL;
+        Py_XDECREF(capsule);
+    }
+    Py_XDECREF(ctx);
     return r;
 }
 

@@ -105,8 +105,8 @@ static int add_exceptions(PyObject *m)
     wnnpy_DLPackError = add_exception(m, "DLPackError", Py_BuildValue("(OO)", wnnpy_Error, PyExc_BufferError),
                                       "A DLPack exchange that cannot be done: memory wnn cannot describe, "
                                       "give or reach, or a copy that copy=False forbids. A BufferError.");
-    return wnnpy_DLPackError && wnnpy_ArgumentError && InvalidStateError && NotSupportedError && OperationError && OutOfMemoryError &&
-                   UnknownError
+    return wnnpy_DLPackError && wnnpy_ArgumentError && InvalidStateError && NotSupportedError && OperationError &&
+                   OutOfMemoryError && UnknownError
                ? 0
                : -1;
 }
@@ -150,8 +150,14 @@ wnn_data_type wnnpy_data_type(PyObject *obj)
         Py_DECREF(str);
     }
     PyErr_Clear();
+    /* NumPy spellings: a type (np.float16), a dtype, a string ("f4") */
     PyObject *np = t == WNN_DATA_TYPE_INVALID ? wnnpy_numpy() : NULL;
-    if (np) {
+    PyObject *dtype_type = np ? PyObject_GetAttrString(np, "dtype") : NULL;
+    bool numpyish = dtype_type && (PyUnicode_Check(obj) || PyType_Check(obj) ||
+                                   PyObject_IsInstance(obj, dtype_type) == 1);
+    Py_XDECREF(dtype_type);
+    PyErr_Clear();
+    if (numpyish) {
         PyObject *dt = PyObject_CallMethod(np, "dtype", "O", obj);
         PyObject *name = dt ? PyObject_GetAttrString(dt, "name") : NULL;
         const char *s = name ? PyUnicode_AsUTF8(name) : NULL;
@@ -204,11 +210,10 @@ int wnnpy_check_buffer_type(const Py_buffer *view, wnn_data_type t, const char *
     return -1;
 }
 
-int wnnpy_get_buffer(PyObject *obj, Py_buffer *view, bool writable, void **data, void **copy)
+int wnnpy_get_buffer(PyObject *obj, Py_buffer *view, void **data, void **copy)
 {
     *copy = NULL;
-    int flags = writable ? PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS : PyBUF_FULL_RO;
-    if (PyObject_GetBuffer(obj, view, flags) < 0) return -1;
+    if (PyObject_GetBuffer(obj, view, PyBUF_FULL_RO) < 0) return -1;
     if (PyBuffer_IsContiguous(view, 'C')) {
         *data = view->buf;
         return 0;
@@ -370,12 +375,10 @@ static PyObject *operators(PyObject *m, PyObject *unused)
 WnnContextObject *wnnpy_default_context(const char *device)
 {
     PyObject *c = PyDict_GetItemString(default_contexts, device);
-    if (c) return (WnnContextObject *)c;
+    if (c) return (WnnContextObject *)Py_NewRef(c);
     c = PyObject_CallFunction((PyObject *)&WnnContext_Type, "s", device);
-    if (!c) return NULL;
-    int rc = PyDict_SetItemString(default_contexts, device, c);
-    Py_DECREF(c); /* the dict holds it */
-    return rc < 0 ? NULL : (WnnContextObject *)c;
+    if (c && PyDict_SetItemString(default_contexts, device, c) < 0) Py_CLEAR(c);
+    return (WnnContextObject *)c;
 }
 
 static PyObject *default_context(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
@@ -385,7 +388,7 @@ static PyObject *default_context(PyObject *m, PyObject *const *args, Py_ssize_t 
     if (wnnpy_parse_kwargs("default_context", args, nargs, kwnames, 1, names, &device) < 0) return NULL;
     const char *name = "cpu";
     if (device && device != Py_None && !(name = PyUnicode_AsUTF8(device))) return NULL;
-    return Py_XNewRef((PyObject *)wnnpy_default_context(name));
+    return (PyObject *)wnnpy_default_context(name);
 }
 
 /* Releases the default contexts before the interpreter goes (registered with
@@ -455,8 +458,9 @@ PyMODINIT_FUNC PyInit__wnn(void)
     PyObject *m = PyModule_Create(&module_def);
     if (!m) return NULL;
     default_contexts = PyDict_New();
-    if (!default_contexts || wnnpy_dlpack_init() < 0 || add_exceptions(m) < 0 || add_type(m, &WnnContext_Type, "Context") < 0 ||
-        add_type(m, &WnnTensor_Type, "Tensor") < 0 || wnnpy_builder_type_init() < 0 ||
+    if (!default_contexts || wnnpy_dlpack_init() < 0 || add_exceptions(m) < 0 ||
+        add_type(m, &WnnContext_Type, "Context") < 0 || add_type(m, &WnnTensor_Type, "Tensor") < 0 ||
+        wnnpy_builder_type_init() < 0 ||
         add_type(m, &WnnBuilder_Type, "GraphBuilder") < 0 ||
         add_type(m, &WnnOperand_Type, "Operand") < 0 || add_type(m, &WnnGraph_Type, "Graph") < 0 ||
         add_data_types(m) < 0 || PyModule_AddStringConstant(m, "library_version", wnn_version()) < 0) {

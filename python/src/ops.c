@@ -273,13 +273,14 @@ static int u32_list(PyObject *v, const op_entry *e, const param *p, arg *a)
     char what[96];
     PyOS_snprintf(what, sizeof what, "%s: %s", e->webnn, p->name);
     int rc = 0;
-    for (Py_ssize_t i = 0; i < n && rc == 0; i++) rc = wnnpy_uint32(PySequence_Fast_GET_ITEM(seq, i), what, &a->list[i]);
+    for (Py_ssize_t i = 0; i < n && rc == 0; i++)
+        rc = wnnpy_uint32(PySequence_Fast_GET_ITEM(seq, i), what, &a->list[i]);
     Py_DECREF(seq);
     a->n = (size_t)n;
     return rc;
 }
 
-static int operand_list(PyObject *v, WnnBuilderObject *self, const op_entry *e, const param *p, arg *a)
+static int operand_list(PyObject *v, const op_entry *e, const param *p, arg *a)
 {
     PyObject *seq = PySequence_Fast(v, "");
     if (!seq) {
@@ -293,13 +294,13 @@ static int operand_list(PyObject *v, WnnBuilderObject *self, const op_entry *e, 
     char what[96];
     PyOS_snprintf(what, sizeof what, "%s: %s", e->webnn, p->name);
     for (Py_ssize_t i = 0; i < n && rc == 0; i++)
-        rc = wnnpy_operand_check(PySequence_Fast_GET_ITEM(seq, i), self, what, &a->ops[i]);
+        rc = wnnpy_operand_check(PySequence_Fast_GET_ITEM(seq, i), what, &a->ops[i]);
     Py_DECREF(seq);
     a->n = (size_t)n;
     return rc;
 }
 
-static int convert(PyObject *v, WnnBuilderObject *self, const op_entry *e, int i, arg *args)
+static int convert(PyObject *v, const op_entry *e, int i, arg *args)
 {
     const param *p = &e->params[i];
     arg *a = &args[i];
@@ -312,8 +313,8 @@ static int convert(PyObject *v, WnnBuilderObject *self, const op_entry *e, int i
     }
     a->present = true;
     switch (p->kind) {
-    case PK_OPERAND: return wnnpy_operand_check(v, self, what, &a->op);
-    case PK_OPERANDS: return operand_list(v, self, e, p, a);
+    case PK_OPERAND: return wnnpy_operand_check(v, what, &a->op);
+    case PK_OPERANDS: return operand_list(v, e, p, a);
     case PK_U32: return wnnpy_uint32(v, what, &a->u);
     case PK_DTYPE: return (a->dt = wnnpy_data_type(v)) == WNN_DATA_TYPE_INVALID ? -1 : 0;
     case PK_SPLITS:
@@ -388,6 +389,19 @@ static void call(const op_entry *e, B *b, const arg *a, const void *o, wnn_opera
     *count = r ? 1 : 0;
 }
 
+/* Room for split's outputs: one per part, or one when the count exceeds
+** every dimension (wnn refuses it without writing any). */
+static size_t split_room(const arg *a)
+{
+    if (a[1].list) return a[1].n;
+    wnn_operand_desc d;
+    wnn_operand_get_desc(a[0].op, &d);
+    uint32_t largest = 0;
+    for (uint32_t i = 0; i < d.rank; i++)
+        if (d.shape[i] > largest) largest = d.shape[i];
+    return a[1].u <= largest ? a[1].u : 1;
+}
+
 static bool returns_list(const op_entry *e)
 {
     return e->sig == S_SPLIT || e->sig == S_RNN || e->sig == S_LSTM_CELL;
@@ -425,10 +439,10 @@ static PyObject *op_call(PyObject *selfobj, const op_entry *e, PyObject *const *
     wnn_operand **outs = NULL;
     wnnpy_options_buffer o;
     int rc = 0;
-    for (int i = 0; i < np && rc == 0; i++) rc = convert(pv[i], self, e, i, a);
-    if (rc == 0 && e->opts) rc = wnnpy_options_fill(e->opts, ov, self, e->webnn, &o);
+    for (int i = 0; i < np && rc == 0; i++) rc = convert(pv[i], e, i, a);
+    if (rc == 0 && e->opts) rc = wnnpy_options_fill(e->opts, ov, e->webnn, &o);
     if (rc < 0) goto done;
-    size_t room = e->sig == S_SPLIT ? (a[1].list ? a[1].n : a[1].u) : 3;
+    size_t room = e->sig == S_SPLIT ? split_room(a) : 3;
     outs = PyMem_Calloc(room ? room : 1, sizeof *outs);
     if (!outs) {
         PyErr_NoMemory();
@@ -474,7 +488,8 @@ WNNPY_OPS(AS_TRAMPOLINE)
 static PyObject *(*const trampolines[OP_COUNT])(PyObject *, PyObject *const *, Py_ssize_t,
                                                  PyObject *) = {WNNPY_OPS(AS_FUNCTION)};
 
-/* "conv2d(input, filter, *, padding=, ...) -> Operand\n\nWebNN's conv2d." */
+/* "conv2d(input, filter, *, padding=None, ...) -> Operand\n\nWebNN's ...":
+** None leaves an option at its WebNN default. */
 static char *make_doc(const op_entry *e)
 {
     char buf[1024];
@@ -484,7 +499,8 @@ static char *make_doc(const op_entry *e)
         n += (size_t)PyOS_snprintf(buf + n, sizeof buf - n, "%s%s%s", i ? ", " : "", e->params[i].name,
                                    e->params[i].optional ? "=None" : "");
     for (int i = 0; e->opts && e->opts->fields[i].name && n < sizeof buf; i++)
-        n += (size_t)PyOS_snprintf(buf + n, sizeof buf - n, "%s%s=", i ? ", " : ", *, ", e->opts->fields[i].name);
+        n += (size_t)PyOS_snprintf(buf + n, sizeof buf - n, "%s%s=None", i ? ", " : ", *, ",
+                                   e->opts->fields[i].name);
     if (n < sizeof buf)
         PyOS_snprintf(buf + n, sizeof buf - n, ") -> %s\n\nWebNN's MLGraphBuilder.%s().",
                       returns_list(e) ? "list of Operand" : "Operand", e->webnn);

@@ -64,7 +64,6 @@ int wnnpy_option_index(const wnnpy_options *spec, const char *key);
 /* Fills out with spec's defaults, then sets every option of values[i] (for
 ** field i; NULL or None: left at its default). op names the operator in
 ** messages. Returns -1 with an exception set. */
-int wnnpy_options_fill(const wnnpy_options *spec, PyObject *const *values, WnnBuilderObject *builder,
-                       const char *op, void *out);
+int wnnpy_options_fill(const wnnpy_options *spec, PyObject *const *values, const char *op, void *out);
 
 #endif

@@ -15,8 +15,10 @@ _Static_assert(sizeof(wnn_recurrent_activation) == sizeof(int), "enums are int-s
 #define F_ARRAY(S, key, kind, n, m) {key, kind, n, offsetof(S, m), -1, -1, NULL}
 #define F_ARRAY_HAS(S, key, kind, n, m, has) {key, kind, n, offsetof(S, m), offsetof(S, has), -1, NULL}
 #define F_ENUM(S, key, m, names) {key, FK_ENUM, 0, offsetof(S, m), -1, -1, names}
-#define F_AXES(S, key, m, has, count) {key, FK_AXES, WNN_MAX_RANK, offsetof(S, m), offsetof(S, has), offsetof(S, count), NULL}
-#define F_ACTIVATIONS(S, n) {"activations", FK_ACTIVATIONS, n, offsetof(S, activations), offsetof(S, has_activations), -1, activation_names}
+#define F_AXES(S, key, m, has, count) \
+    {key, FK_AXES, WNN_MAX_RANK, offsetof(S, m), offsetof(S, has), offsetof(S, count), NULL}
+#define F_ACTIVATIONS(S, n) \
+    {"activations", FK_ACTIVATIONS, n, offsetof(S, activations), offsetof(S, has_activations), -1, activation_names}
 #define F_END {NULL, 0, 0, 0, -1, -1, NULL}
 #define SPEC(name, S, init) \
     static const S name##_defaults = init; \
@@ -273,7 +275,7 @@ static int clamp_bound(PyObject *v, bool *has, double *value, bool *is_integer, 
     return 0;
 }
 
-static int fill_one(const wnnpy_field *f, PyObject *v, WnnBuilderObject *builder, const char *op, char *base)
+static int fill_one(const wnnpy_field *f, PyObject *v, const char *op, char *base)
 {
     char what[96];
     PyOS_snprintf(what, sizeof what, "%s: %s", op, f->name);
@@ -302,7 +304,7 @@ static int fill_one(const wnnpy_field *f, PyObject *v, WnnBuilderObject *builder
         break;
     }
     case FK_OPERAND:
-        if (wnnpy_operand_check(v, builder, what, (wnn_operand **)p) < 0) return -1;
+        if (wnnpy_operand_check(v, what, (wnn_operand **)p) < 0) return -1;
         break;
     case FK_DTYPE:
         if ((*(wnn_data_type *)p = wnnpy_data_type(v)) == WNN_DATA_TYPE_INVALID) return -1;
@@ -351,12 +353,11 @@ static int fill_one(const wnnpy_field *f, PyObject *v, WnnBuilderObject *builder
     return 0;
 }
 
-int wnnpy_options_fill(const wnnpy_options *spec, PyObject *const *values, WnnBuilderObject *builder,
-                       const char *op, void *out)
+int wnnpy_options_fill(const wnnpy_options *spec, PyObject *const *values, const char *op, void *out)
 {
     memcpy(out, spec->defaults, spec->size);
     for (int i = 0; spec->fields[i].name; i++)
-        if (values[i] && values[i] != Py_None && fill_one(&spec->fields[i], values[i], builder, op, out) < 0)
+        if (values[i] && values[i] != Py_None && fill_one(&spec->fields[i], values[i], op, out) < 0)
             return -1;
     return 0;
 }

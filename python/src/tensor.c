@@ -82,8 +82,9 @@ static PyMethodDef tensor_methods[] = {
     {"__dlpack__", (PyCFunction)(void (*)(void))wnnpy_tensor_dlpack, METH_FASTCALL | METH_KEYWORDS,
      "__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None) -> PyCapsule\n\nExports the "
      "tensor as a DLPack capsule: \"dltensor_versioned\" when max_version's major is >= 1, else the legacy "
-     "\"dltensor\". stream must be None or -1 (wnn's devices have no streams). dl_device=(1, 0) asks for "
-     "host memory (a copy from a discrete device); copy=True always copies, copy=False never does."},
+     "\"dltensor\". stream: None or -1 for host memory; a device with queues (null) also takes >= 1. "
+     "dl_device=(1, 0) asks for host memory (a copy from a discrete device); copy=True always copies, "
+     "copy=False never does (BufferError where a copy is needed)."},
     {"__dlpack_device__", wnnpy_tensor_dlpack_device, METH_NOARGS,
      "__dlpack_device__() -> (device_type, device_id)\n\nThe DLPack device of the tensor's memory (1, 0 = CPU)."},
     {NULL, NULL, 0, NULL},

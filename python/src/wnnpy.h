@@ -91,11 +91,11 @@ int wnnpy_uint32(PyObject *obj, const char *what, uint32_t *out);
 int wnnpy_shape(PyObject *obj, const char *what, uint32_t shape[WNN_MAX_RANK], uint32_t *rank);
 PyObject *wnnpy_shape_tuple(const uint32_t *shape, uint32_t rank);
 
-/* Gets a C-contiguous view of a buffer-protocol object: view holds the
+/* Gets the bytes of a buffer-protocol object in C order: view holds the
 ** exporter, *data points at its bytes, or at a contiguous copy in *copy (to
-** be freed with PyMem_Free) when the exporter is strided. writable asks for a
-** writable buffer (no copy is then allowed). Returns -1 on failure. */
-int wnnpy_get_buffer(PyObject *obj, Py_buffer *view, bool writable, void **data, void **copy);
+** be freed with PyMem_Free) when the exporter is strided. Returns -1 on
+** failure. */
+int wnnpy_get_buffer(PyObject *obj, Py_buffer *view, void **data, void **copy);
 
 /* Fills desc from data's buffer and the optional shape and dtype (None or
 ** NULL: the buffer's own). On success *view must be released and *copy freed
@@ -110,13 +110,15 @@ int wnnpy_check_buffer_type(const Py_buffer *view, wnn_data_type t, const char *
 /* Objects. */
 PyObject *wnnpy_tensor_new(WnnContextObject *ctx, wnn_tensor *tensor); /* steals tensor */
 PyObject *wnnpy_operand_new(WnnBuilderObject *builder, wnn_operand *operand);
-int wnnpy_operand_check(PyObject *obj, WnnBuilderObject *builder, const char *what, wnn_operand **out);
+/* The operand of a wnn.Operand (TypeError otherwise). One of another builder
+** passes: the library refuses it with WNN_STATUS_WRONG_CONTEXT. */
+int wnnpy_operand_check(PyObject *obj, const char *what, wnn_operand **out);
 
 /* A dict describing a device (module.c). */
 PyObject *wnnpy_device_info_dict(const wnn_device_info *info);
 
 /* The default context of a device (module.c), created on first use and kept
-** for the life of the module. Borrowed. */
+** until the interpreter's exit. A new reference. */
 WnnContextObject *wnnpy_default_context(const char *device);
 
 /* Raises the builder's recorded error and clears it (builder.c). */
@@ -136,9 +138,9 @@ PyObject *wnnpy_tensor_dlpack_device(PyObject *self, PyObject *unused);
 PyObject *wnnpy_from_dlpack(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 int wnnpy_dlpack_init(void);
 
-/* Keyword-only argument parsing for METH_FASTCALL | METH_KEYWORDS: fills
-** values[i] (borrowed, or left untouched) for each of the NULL-terminated
-** names; positional arguments beyond npos are refused. Returns -1 on error. */
+/* Argument parsing for METH_FASTCALL | METH_KEYWORDS: fills values[i]
+** (borrowed, or left untouched) for each of the NULL-terminated names, the
+** first npos of which may also come by position. Returns -1 on error. */
 int wnnpy_parse_kwargs(const char *func, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                        Py_ssize_t npos, const char *const *names, PyObject **values);
 

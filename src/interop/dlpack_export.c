@@ -133,25 +133,29 @@ static wnn_status clone_value(wnn_context *ctx, wnn__storage *src, wnn__storage 
     return s;
 }
 
-static void prepare(wnn_status s, const char *message, const void *data, size_t n, void *user)
+/* Makes the exported memory hold the tensor's value. Runs in timeline
+** order: as a queued call, or at once under ctx->lock when nothing is
+** queued or running. */
+static wnn_status make_ready(wnn_context *ctx, wnn__dl_export *e)
 {
-    wnn__dl_export *e = user;
-    wnn_context *ctx = e->ctx;
     wnn__storage *st = &e->tensor->st;
     void *ptr;
-    if (s == WNN_OK) {
-        if (e->host_copy)
-            s = wnn__storage_read(st, e->host_copy, e->bytes);
-        else if (e->has_clone)
-            s = clone_value(ctx, st, &e->clone);
-        else
-            s = wnn__storage_prepare_device(st, &ptr);
-        if (s != WNN_OK) {
-            char text[160];
-            snprintf(text, sizeof text, "DLPack export from \"%s\" failed: %s", ctx->info.name,
-                     wnn_status_string(s));
-            wnn__timeline_error(ctx, s, text);
-        }
+    if (e->host_copy)
+        return wnn__storage_read(st, e->host_copy, e->bytes);
+    if (e->has_clone)
+        return clone_value(ctx, st, &e->clone);
+    return wnn__storage_prepare_device(st, &ptr);
+}
+
+/* After make_ready: report, signal the event, let go of what a host copy
+** no longer needs. */
+static void prepared(wnn__dl_export *e, wnn_status s)
+{
+    wnn_context *ctx = e->ctx;
+    if (s != WNN_OK && s != WNN_STATUS_CONTEXT_LOST) {
+        char text[160];
+        snprintf(text, sizeof text, "DLPack export from \"%s\" failed: %s", ctx->info.name, wnn_status_string(s));
+        wnn__timeline_error(ctx, s, text);
     }
     e->status = s;
     if (e->has_event) {
@@ -167,7 +171,29 @@ static void prepare(wnn_status s, const char *message, const void *data, size_t 
         e->tensor = NULL;
         e->ctx = NULL;
     }
+}
+
+static void prepare(wnn_status s, const char *message, const void *data, size_t n, void *user)
+{
+    wnn__dl_export *e = user;
+    prepared(e, s == WNN_OK ? make_ready(e->ctx, e) : s);
     wnn__dl_export_unref(e);
+}
+
+/* The hot path: with the timeline idle, nothing recorded before can still
+** touch the tensor, and holding the lock keeps anything recorded meanwhile
+** from starting. Only for work that does not wait for the device. */
+static bool prepare_if_idle(wnn_context *ctx, wnn__dl_export *e)
+{
+    if (e->host_copy && !ctx->backend->unified_memory)
+        return false;
+    pthread_mutex_lock(&ctx->lock);
+    bool idle = !ctx->head && !ctx->busy;
+    wnn_status s = idle ? make_ready(ctx, e) : WNN_OK;
+    pthread_mutex_unlock(&ctx->lock);
+    if (idle)
+        prepared(e, s);
+    return idle;
 }
 
 /* ---- the call ---------------------------------------------------------------------- */
@@ -275,6 +301,11 @@ wnn_status wnn_tensor_export_dlpack(wnn_tensor *t, const wnn_dlpack_export_optio
     sync_mode mode;
     if ((s = pick_sync(fn, o, host_target, ctx->info.name, &mode)) != WNN_OK)
         return s;
+    /* Only wnn can read the null device's memory, and wnn consumers wait for
+    ** the event. A consumer's stream elsewhere (CUDA) needs the backend to
+    ** make that stream wait; until backends can, the work is completed
+    ** first: correct, at the price of a wait. */
+    bool wait = mode == SYNC_WAIT || (mode == SYNC_EVENT && ctx->backend != &wnn__null_backend);
 
     /* whether it must copy */
     const char *why = o->copy == WNN_DLPACK_COPY_ALWAYS ? "copy was asked for"
@@ -318,17 +349,24 @@ wnn_status wnn_tensor_export_dlpack(wnn_tensor *t, const wnn_dlpack_export_optio
     uint64_t flags = (t->constant && e->shared ? DLPACK_FLAG_BITMASK_READ_ONLY : 0) |
                      (copy ? DLPACK_FLAG_BITMASK_IS_COPIED : 0);
     e->data = data;
+    e->device = device;
+    e->backend = ctx->backend;
     fill_managed(e, t, dtype, device, data, flags);
 
     uint64_t seq = 0;
-    wnn__dl_export_retain(e); /* the timeline call's */
-    if ((s = wnn__timeline_call(ctx, prepare, e, &seq)) != WNN_OK) {
-        wnn__dl_export_unref(e);
-        wnn__dl_export_unref(e);
-        return wnn__fail(s, "%s: context is lost", fn);
+    bool done = prepare_if_idle(ctx, e);
+    if (!done) {
+        wnn__dl_export_retain(e); /* the timeline call's */
+        if ((s = wnn__timeline_call(ctx, prepare, e, &seq)) != WNN_OK) {
+            wnn__dl_export_unref(e);
+            wnn__dl_export_unref(e);
+            return wnn__fail(s, "%s: cannot queue the export on \"%s\": %s", fn, ctx->info.name,
+                             wnn_status_string(s));
+        }
     }
-    if (mode == SYNC_WAIT) {
-        wnn__timeline_wait(ctx, seq);
+    if (wait) {
+        if (!done)
+            wnn__timeline_wait(ctx, seq);
         s = e->status;
         /* the device may still be running the queued work (null device) */
         if (s == WNN_OK && !host_copy && ctx->backend->synchronize &&

@@ -126,7 +126,12 @@ static wnn_status check_device(wnn_context *ctx, source *src)
                          fn, ctx->info.name, (int)dev.device_type, (int)dev.device_id);
     /* A device address means something only to the backend that made it:
     ** kDLExtDev in particular is anyone's extension. */
-    if (own && !src->host && !(src->producer && src->producer->ctx->backend == ctx->backend))
+    const wnn__dl_export *e = src->producer;
+    if (e && (e->device.device_type != dev.device_type || e->device.device_id != dev.device_id))
+        return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "%s: the tensor says DLPack device (%d, %d), wnn exported it on (%d, %d)",
+                         fn, (int)dev.device_type, (int)dev.device_id, (int)e->device.device_type,
+                         (int)e->device.device_id);
+    if (own && !src->host && !(e && e->backend == ctx->backend))
         return wnn__fail(WNN_STATUS_UNSUPPORTED_DEVICE,
                          "%s: DLPack device (%d, %d) memory that wnn did not export cannot be read by \"%s\"", fn,
                          (int)dev.device_type, (int)dev.device_id, ctx->info.name);

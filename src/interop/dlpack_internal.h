@@ -53,8 +53,10 @@ typedef struct wnn__dl_export {
     wnn__storage clone;  /* a copy on the tensor's (non-host) device */
     bool has_clone;
     void *host_copy;     /* a copy in host memory, inside this allocation */
-    void *data;          /* the exported memory and its size, as exported */
+    void *data;          /* what was exported, immutable: the memory, its size, */
     size_t bytes;
+    DLDevice device;     /* its device, and the backend that made it */
+    const wnn__backend *backend;
     bool has_event;
     wnn__dl_event event;
     wnn_status status;   /* of the queued preparation */

@@ -249,7 +249,8 @@ def test_constants_of_each_kind(ctx):
     np.testing.assert_array_equal(got, [2**40 + 1])
     got = run(ctx, lambda b, x: b.add(x, b.constant(2**64 - 1, "uint64")), x=np.uint64([0]))
     np.testing.assert_array_equal(got, [2**64 - 1])
-    got = run(ctx, lambda b, x: b.add(x, b.constant(b"\x01\x00\x02\x00", dtype="uint8", shape=(4,))), x=np.uint8([1, 1, 1, 1]))
+    got = run(ctx, lambda b, x: b.add(x, b.constant(b"\x01\x00\x02\x00", dtype="uint8", shape=(4,))),
+              x=np.uint8([1, 1, 1, 1]))
     np.testing.assert_array_equal(got, [2, 1, 3, 1])
 
 
@@ -333,3 +334,21 @@ def test_builder_needs_a_context():
     with pytest.raises(TypeError):
         wnn.GraphBuilder("cpu")
     assert isinstance(wnn.Context("cpu").graph_builder(), wnn.GraphBuilder)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_misuse_never_crashes(ctx, name):
+    """Wrong counts, types and shapes of arguments raise; nothing crashes."""
+    b = wnn.GraphBuilder(ctx)
+    x = b.input("x", (2, 3))
+    i = b.input("i", (2,), "int32")
+    method = getattr(b, name)
+    attempts = [(), (None,), ("x",), (x,), (x, x), (x, i), (x, x, x), (x, 1), (x, [1]), (x, [0, 1, 2, 3, 4, 5, 6, 7, 8]),
+                (x, x, x, 1, 1), (x, x, x, x, x, 1), ([x, i], 0), (x, 2**40), (x, -1), (i, i, i)]
+    for args in attempts:
+        for kwargs in ({}, {"axes": [5]}, {"axis": 9}, {"padding": [1, 2, 3, 4]}, {"activations": ["relu"] * 3}):
+            try:
+                method(*args, **kwargs)
+            except (wnn.Error, TypeError, ValueError):
+                pass
+    b.build({"y": b.identity(x)})

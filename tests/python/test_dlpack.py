@@ -267,6 +267,25 @@ def test_from_dlpack_passes_max_version_dl_device_and_copy(ctx, t):
     assert p.kwargs == {"max_version": (1, 3), "dl_device": (1, 0), "copy": False}
 
 
+class OddProducer:
+    def __init__(self, result):
+        self.result = result
+
+    def __dlpack__(self, **kwargs):
+        return self.result
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+
+def test_producers_returning_no_capsule(ctx):
+    import datetime
+    with pytest.raises(TypeError):
+        wnn.from_dlpack(OddProducer(5))
+    with pytest.raises(TypeError):  # a capsule of another kind
+        wnn.from_dlpack(OddProducer(datetime.datetime_CAPI))
+
+
 class RaisingProducer:
     def __dlpack__(self, **kwargs):
         raise BufferError("cannot")

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import tracemalloc
 import weakref
 
 import numpy as np
@@ -95,6 +96,45 @@ def test_many_round_trips_do_not_grow_memory(ctx):
     gc.collect()
     assert ctx.memory_stats()["in_use_bytes"] == before_wnn
     assert rss_bytes() - before_rss < 4 << 20, "memory grew over 20000 round trips"
+
+
+def traced_growth(fn, n):
+    """Bytes of Python memory that n more calls of fn keep (after warm-up)."""
+    for _ in range(n // 10):
+        fn()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(n):
+            fn()
+        gc.collect()
+        return tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+
+
+def api_calls(ctx):
+    t = ctx.tensor((4, 4), readable=True, writable=True)
+    b = wnn.GraphBuilder(ctx)
+    x = b.input("x", (4, 4))
+    y = b.conv2d(b.reshape(x, (1, 1, 4, 4)), b.constant(np.ones((1, 1, 3, 3), np.float32)), padding=[1, 1, 1, 1])
+    try:
+        b.matmul(x, b.input("z", (3, 3)))
+    except wnn.ArgumentError:
+        pass
+    g = b.build({"y": b.split(b.reduce_sum(y, axes=[1], keepDimensions=False), 2, axis=1)[0]})
+    (g.inputs, g.outputs, t.shape, t.dtype, repr(t), y.shape)
+    ctx.write(t, np.ones((4, 4), np.float32))
+    ctx.read(t)
+
+
+@pytest.mark.parametrize("what", ["api", "dlpack"])
+def test_no_python_objects_are_kept(ctx, what):
+    """A leaked reference per call would show here: tracemalloc sees every
+    Python allocation the calls keep."""
+    fn = (lambda: api_calls(ctx)) if what == "api" else (lambda: round_trips(1, ctx))
+    assert traced_growth(fn, 3000) < 16 << 10
 
 
 def test_round_trips_from_threads():

@@ -5,22 +5,27 @@
 ** Each opened device (one per context) owns a non-blocking stream that
 ** plays the role of the null device's worker queue: copies, zero fills and
 ** graph runs are queued on it in call order and the host waits only to read
-** or to synchronize. Host<->device copies go through pinned staging buffers,
-** a few chunks in flight, so that large copies overlap the host's memcpy
-** with the DMA and the caller may reuse its buffer as soon as a write
-** returns. Memory comes from cudaMalloc; frees wait for the stream first, so
-** queued work never loses a block it still uses.
+** or to synchronize. Host<->device copies go through pinned staging buffers
+** (made at the first copy), CU_STAGES chunks in flight, so that the host's
+** memcpy (spread over the worker pool for large chunks) overlaps the DMA and
+** the caller may reuse its buffer as soon as a write returns. Memory comes
+** from cudaMalloc; a free waits for the stream first, so queued work never
+** loses a block it still uses. One recursive lock per device keeps anything
+** from another thread out of the stream while a dispatch is being captured.
 **
-** A compiled graph is a list of prepared nodes (cuda_ops.c) plus one arena
-** for every intermediate and every node's scratch, planned first-fit over
-** the nodes' lifetimes (reshape-like nodes alias their input). A dispatch
-** resolves each value's pointer and launches the nodes on the stream; when
-** the same graph runs a third time with the same tensors, the launches are
-** captured into a CUDA graph and replayed from then on (a few bindings are
-** cached per compiled graph; WNN_CUDA_GRAPHS=0 turns capture off).
+** A compiled graph is a list of prepared nodes (cuda_ops.c), with runs of
+** element-wise nodes fused into one kernel each, plus one arena for every
+** intermediate and every node's scratch, planned first-fit over the nodes'
+** lifetimes (reshape-like nodes alias their input, fused intermediates live
+** in registers). A dispatch resolves each value's pointer and launches the
+** nodes on the stream; when the same graph runs a third time with the same
+** tensors, the launches are captured into a CUDA graph and replayed from then
+** on (CU_CAPTURES bindings are cached per compiled graph). WNN_CUDA_GRAPHS=0
+** and WNN_CUDA_FUSION=0 turn capture and fusion off.
 **
 ** The backend is absent when no driver or no GPU of compute capability 9.0
-** or later is found: libcuda is never linked, only loaded by the runtime.
+** or later is found (the kernels are sm_90 code and compute_90 PTX): libcuda
+** is never linked, only loaded by the runtime.
 */
 #include <pthread.h>
 #include <stdio.h>
@@ -28,6 +33,7 @@
 #include <string.h>
 
 #include "backends/backend.h"
+#include "backends/cpu/pool.h"
 #include "backends/cuda/cuda_internal.h"
 #include "memory/allocator.h"
 
@@ -117,7 +123,8 @@ struct wnn__device {
     bool staged_used[CU_STAGES];
     unsigned next_stage;
     wnn_status error; /* first failure of queued work since the last synchronize */
-    bool use_graphs;
+    bool use_graphs;  /* WNN_CUDA_GRAPHS=0 turns capture off */
+    bool use_fusion;  /* WNN_CUDA_FUSION=0 turns element-wise fusion off */
 };
 
 wnn_status wnn__cu_status(cudaError_t e)
@@ -179,6 +186,8 @@ static wnn_status cu_device_open(uint32_t index, wnn__device **out)
     d->ordinal = devices.ordinal[index];
     const char *graphs = getenv("WNN_CUDA_GRAPHS");
     d->use_graphs = !(graphs && strcmp(graphs, "0") == 0);
+    const char *fusion = getenv("WNN_CUDA_FUSION");
+    d->use_fusion = !(fusion && strcmp(fusion, "0") == 0);
     pthread_mutexattr_t attr;
     pthread_mutexattr_init(&attr);
     pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
@@ -242,6 +251,29 @@ static void cu_mem_free(wnn__device *d, void *ptr)
     unlock(d);
 }
 
+/* memcpy between pageable and pinned memory, spread over the process's
+** worker pool for large chunks (one core's memcpy is slower than the bus). */
+typedef struct host_copy_job {
+    char *dst;
+    const char *src;
+} host_copy_job;
+
+static void host_copy_range(void *arg, size_t begin, size_t end)
+{
+    const host_copy_job *j = arg;
+    memcpy(j->dst + begin, j->src + begin, end - begin);
+}
+
+static void host_copy(void *dst, const void *src, size_t n)
+{
+    if (n < ((size_t)1 << 20)) {
+        memcpy(dst, src, n);
+        return;
+    }
+    host_copy_job j = {dst, src};
+    wnn__parallel_for(n, (size_t)256 << 10, host_copy_range, &j);
+}
+
 /* Chunk i of the staging ring, free for the host once its last use on the
 ** stream has completed. */
 static wnn_status stage_wait(wnn__device *d, unsigned i)
@@ -276,7 +308,7 @@ static wnn_status cu_copy_to_device(wnn__device *d, void *dst, const void *src, 
         if ((s = stage_wait(d, i)) != WNN_OK)
             break;
         char *buf = d->staging + (size_t)i * CU_CHUNK;
-        memcpy(buf, (const char *)src + off, len);
+        host_copy(buf, (const char *)src + off, len);
         s = wnn__cu_status(cudaMemcpyAsync((char *)dst + off, buf, len, cudaMemcpyHostToDevice, d->stream));
         if (s == WNN_OK)
             s = wnn__cu_status(cudaEventRecord(d->staged[i], d->stream));
@@ -317,7 +349,7 @@ static wnn_status cu_copy_to_host(wnn__device *d, void *dst, const void *src, si
         unsigned i = (unsigned)((first + c) % CU_STAGES);
         size_t off = c * CU_CHUNK, len = n - off < CU_CHUNK ? n - off : CU_CHUNK;
         if ((s = stage_wait(d, i)) == WNN_OK)
-            memcpy((char *)dst + off, d->staging + (size_t)i * CU_CHUNK, len);
+            host_copy((char *)dst + off, d->staging + (size_t)i * CU_CHUNK, len);
     }
     d->next_stage = (unsigned)((first + queued) % CU_STAGES);
     /* an earlier failure of queued work comes first */
@@ -424,15 +456,18 @@ static uint32_t root_of(const cu_graph *g, uint32_t v)
 static size_t aligned(size_t n) { return (n + CU_ALIGN - 1) / CU_ALIGN * CU_ALIGN; }
 
 /* Decides where every value lives and places intermediates and scratch in
-** one arena. */
-static wnn_status plan_memory(cu_graph *g)
+** one arena. Values of a fused run that stay in registers (internal) get no
+** memory; pos[n] is where node n's work happens (a fused run's last node). */
+static wnn_status plan_memory(cu_graph *g, const bool *internal, const uint32_t *pos)
 {
     const wnn__ir *ir = g->ir;
     uint32_t nv = ir->n_values, nn = ir->n_nodes;
     for (uint32_t v = 0; v < nv; v++) {
         const wnn__value *val = &ir->values[v];
-        g->loc[v] = val->kind == WNN__VALUE_INPUT ? LOC_INPUT : val->kind == WNN__VALUE_CONSTANT ? LOC_CONSTANT
-                                                                                                 : LOC_ARENA;
+        g->loc[v] = val->kind == WNN__VALUE_INPUT      ? LOC_INPUT
+                    : val->kind == WNN__VALUE_CONSTANT ? LOC_CONSTANT
+                    : internal[v]                      ? LOC_NONE
+                                                       : LOC_ARENA;
         g->at[v] = val->kind == WNN__VALUE_INPUT ? val->index : 0;
     }
     for (uint32_t i = ir->n_outputs; i-- > 0;) {
@@ -460,19 +495,19 @@ static wnn_status plan_memory(cu_graph *g)
         return WNN_STATUS_OUT_OF_MEMORY;
     }
     for (uint32_t v = 0; v < nv; v++)
-        last_use[v] = ir->values[v].kind == WNN__VALUE_NODE ? ir->values[v].index : 0;
+        last_use[v] = ir->values[v].kind == WNN__VALUE_NODE ? pos[ir->values[v].index] : 0;
     for (uint32_t n = 0; n < nn; n++) {
         const wnn__node *node = &ir->nodes[n];
         for (uint32_t j = 0; j < node->n_in; j++)
             if (node->in[j] != WNN__NONE) {
                 uint32_t r = root_of(g, node->in[j]);
-                if (last_use[r] < n)
-                    last_use[r] = n;
+                if (last_use[r] < pos[n])
+                    last_use[r] = pos[n];
             }
         for (uint32_t j = 0; j < node->n_out; j++) {
             uint32_t r = root_of(g, node->out[j]);
-            if (last_use[r] < n)
-                last_use[r] = n;
+            if (last_use[r] < pos[n])
+                last_use[r] = pos[n];
         }
     }
 
@@ -500,13 +535,12 @@ static wnn_status plan_memory(cu_graph *g)
             unplace(live, &n_live, nv + n);
         }
         /* blocks whose last reader is this node are free for the next one */
-        for (uint32_t j = 0; j < node->n_in + node->n_out; j++) {
-            uint32_t v = j < node->n_in ? node->in[j] : node->out[j - node->n_in];
-            if (v == WNN__NONE)
-                continue;
-            uint32_t r = root_of(g, v);
-            if (g->loc[r] == LOC_ARENA && last_use[r] == n)
-                unplace(live, &n_live, r);
+        for (uint32_t i = 0; i < n_live;) {
+            uint32_t id = live[i].id;
+            if (id < nv && last_use[id] == n)
+                unplace(live, &n_live, id);
+            else
+                i++;
         }
     }
     g->arena_size = top;
@@ -576,8 +610,18 @@ static wnn_status cu_graph_compile(wnn__device *d, wnn__allocator *alloc, const 
         g->nodes[n].node = &ir->nodes[n];
         s = wnn__cu_prepare(ir, &g->nodes[n]);
     }
+    bool *internal = calloc(nv, sizeof *internal);
+    uint32_t *pos = malloc(sizeof *pos * (ir->n_nodes ? ir->n_nodes : 1));
+    if (s == WNN_OK && (!internal || !pos))
+        s = WNN_STATUS_OUT_OF_MEMORY;
+    for (uint32_t n = 0; s == WNN_OK && n < ir->n_nodes; n++)
+        pos[n] = n;
+    if (s == WNN_OK && d->use_fusion)
+        s = wnn__cu_fuse(ir, g->nodes, internal, pos);
     if (s == WNN_OK)
-        s = plan_memory(g);
+        s = plan_memory(g, internal, pos);
+    free(internal);
+    free(pos);
     if (s == WNN_OK && g->arena_size)
         s = wnn__allocator_alloc(alloc, g->arena_size, &g->arena, &g->arena_block);
     /* constants and tables are uploaded once, through the queue */

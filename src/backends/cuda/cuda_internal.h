@@ -50,6 +50,14 @@ struct wnn__cu_node {
 ** operator or its data types have no CUDA kernel; OUT_OF_MEMORY. */
 wnn_status wnn__cu_prepare(const wnn__ir *ir, wnn__cu_node *n);
 
+/* Fuses runs of consecutive element-wise float nodes into one kernel each:
+** the last node of a run gets the fused program, the others no run. Values
+** that then live only in registers get internal[v] = true; pos[n] becomes
+** the index of the node whose run does node n's work (n itself when not
+** fused), so that the memory planner keeps the run's inputs alive until it.
+** internal and pos come in as false and identity. */
+wnn_status wnn__cu_fuse(const wnn__ir *ir, wnn__cu_node *nodes, bool *internal, uint32_t *pos);
+
 /* A cudaError_t as a wnn status (OUT_OF_MEMORY or OPERATION_ERROR). */
 wnn_status wnn__cu_status(cudaError_t e);
 

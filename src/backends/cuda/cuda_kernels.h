@@ -82,6 +82,48 @@ cudaError_t wnn__cu_cast(cudaStream_t s, wnn_data_type from, wnn_data_type to, u
 cudaError_t wnn__cu_scaled_broadcast(cudaStream_t s, wnn_data_type t, const wnn__cu_bcast *p, double beta,
                                      const void *src, void *dst);
 
+/* quantizeLinear (quantize) and dequantizeLinear: input element i, at
+** coordinates c[d], uses scale and zero point element sum(c[d] / block[d] *
+** sstride[d]). float_type is the input's (quantize) or the scale's
+** (dequantize); int_type the zero point's: int8, uint8, int32, uint32, or
+** int4 and uint4 (packed two per byte, element 2k in the low nibble). */
+typedef struct wnn__cu_quant {
+    uint32_t rank;
+    uint32_t shape[WNN_MAX_RANK], block[WNN_MAX_RANK];
+    uint64_t sstride[WNN_MAX_RANK];
+    uint64_t count;
+} wnn__cu_quant;
+bool wnn__cu_quantize_supported(wnn_data_type float_type, wnn_data_type int_type);
+cudaError_t wnn__cu_quantize(cudaStream_t s, bool quantize, wnn_data_type float_type, wnn_data_type int_type,
+                             const wnn__cu_quant *p, const void *x, const void *scale, const void *zero_point,
+                             void *out);
+
+/* A fused run of element-wise float operators: a small program run once
+** per element. Values live in WNN__CU_FUSED_TEMPS temporaries; an operand
+** below that number names a temporary, an operand k above it reads pointer
+** k - WNN__CU_FUSED_TEMPS (its element 0 only when bit k of scalar_slots is
+** set). COMPUTE applies op (a wnn__op) to operands a and b into temporary
+** dst; STORE writes temporary dst to pointer a (element 0 only when b is 1).
+** float16 rounds every result to binary16, as separate kernels would. */
+#define WNN__CU_FUSED_MAX_OPS 64
+#define WNN__CU_FUSED_TEMPS 4
+#define WNN__CU_FUSED_MAX_PTRS 48
+enum { WNN__CU_FUSED_COMPUTE, WNN__CU_FUSED_STORE };
+typedef struct wnn__cu_fused_op {
+    uint8_t kind, op, dst, a, b;
+} wnn__cu_fused_op;
+typedef struct wnn__cu_fused {
+    uint64_t count;
+    uint64_t scalar_slots;
+    uint32_t n_ops;
+    uint32_t half;
+    wnn__cu_fused_op ops[WNN__CU_FUSED_MAX_OPS];
+    const void *ptr[WNN__CU_FUSED_MAX_PTRS];
+} wnn__cu_fused;
+/* Whether op can be part of a fused run. */
+bool wnn__cu_fusible(wnn__op op);
+cudaError_t wnn__cu_fused_run(cudaStream_t s, const wnn__cu_fused *p);
+
 /* ---- data movement ----------------------------------------------------------- */
 
 /* dst[out_offset(i)] = src[in_offset(i)] for every index i of shape, offsets
@@ -221,6 +263,13 @@ typedef struct wnn__cu_conv {
 cudaError_t wnn__cu_conv2d(cudaStream_t s, wnn_data_type t, const wnn__cu_conv *p, const void *in,
                            const void *filter, const void *bias, void *out);
 
+/* im2col for conv2d through a matrix product: cols[(n - n0) * P + p][k] for
+** images [n0, n0 + images), P = h_out * w_out output pixels, k = (ic * kh +
+** ky) * kw + kx over all input channels (groups must be 1); 0 where the tap
+** falls in the padding. */
+cudaError_t wnn__cu_im2col(cudaStream_t s, wnn_data_type t, const wnn__cu_conv *p, uint32_t n0, uint32_t images,
+                           const void *in, void *cols);
+
 typedef struct wnn__cu_pool {
     uint32_t n, c, h_in, w_in, h_out, w_out;
     uint32_t window[2], stride[2], dilation[2], pad_top, pad_left;
@@ -247,6 +296,28 @@ typedef struct wnn__cu_resample {
 bool wnn__cu_resample_supported(wnn_data_type t);
 cudaError_t wnn__cu_resample2d(cudaStream_t s, wnn_data_type t, const wnn__cu_resample *p,
                                const wnn__cu_tap *taps, const void *in, void *out);
+
+/* ---- recurrent networks -------------------------------------------------------------- */
+
+/* The element-wise parts of one gru or lstm step, in float32 on [batch,
+** hidden] states; the matrix products around them go through cuBLAS. gx and
+** gh are [batch, gates * hidden] (input and state products); b, rb and
+** peephole may be NULL (zero). act holds wnn_recurrent_activation values. */
+typedef struct wnn__cu_rnn {
+    uint32_t batch, hidden, layout, reset_after;
+    uint32_t act[3];
+} wnn__cu_rnn;
+/* gru, first half: r = act0(...); with reset_after gh's new gate becomes
+** r * (rb + gh), else rh = r * h (for the product that follows). */
+cudaError_t wnn__cu_gru_reset(cudaStream_t s, const wnn__cu_rnn *p, const float *gx, float *gh, const float *b,
+                              const float *rb, const float *h, float *rh);
+/* gru, second half: h_new = z * h + n * (1 - z); also into seq when not NULL. */
+cudaError_t wnn__cu_gru_output(cudaStream_t s, const wnn__cu_rnn *p, const float *gx, const float *gh,
+                               const float *b, const float *rb, const float *h, float *h_new, float *seq);
+/* lstm: c_new and h_new (and h_new into seq when not NULL). */
+cudaError_t wnn__cu_lstm_step(cudaStream_t s, const wnn__cu_rnn *p, const float *gx, const float *gh,
+                              const float *b, const float *rb, const float *peephole, const float *c, float *h_new,
+                              float *c_new, float *seq);
 
 #ifdef __cplusplus
 }

@@ -311,12 +311,8 @@ static wnn_status prep_cast(const wnn__ir *ir, wnn__cu_node *n)
     return WNN_OK;
 }
 
-static wnn_status prep_identity(const wnn__ir *ir, wnn__cu_node *n)
-{
-    if (!is_element_type(in_desc(ir, n->node, 0)->data_type))
-        return WNN_STATUS_NOT_SUPPORTED;
-    return prep_copy(ir, n);
-}
+/* reshape and identity copy bytes, so packed int4/uint4 pass too */
+static wnn_status prep_identity(const wnn__ir *ir, wnn__cu_node *n) { return prep_copy(ir, n); }
 
 /* ---- strided copies: transpose, slice, expand, reverse ----------------------------------- */
 
@@ -1251,16 +1247,133 @@ static wnn_status prep_gemm(const wnn__ir *ir, wnn__cu_node *n)
 
 /* ---- convolutions, pooling, resample ----------------------------------------------------------- */
 
+/* conv2d with one group and enough work runs as im2col plus one matrix
+** product per chunk of images (cuBLAS, float32 accumulation): the columns
+** [images * P, K] times the filter as [C_out, K] give NHWC rows [P, C_out]
+** directly, or NCHW planes [C_out, P] per image. The filter is repacked to
+** OIHW order in scratch unless it is already; the bias (or zero) is
+** broadcast into the output first and the products add to it. Other
+** convolutions run the direct kernel. */
+#define CONV_GEMM_MIN_WORK ((uint64_t)1 << 22) /* multiply-adds */
+#define CONV_COLS_BUDGET ((uint64_t)64 << 20)  /* bytes of columns per chunk */
+
 typedef struct conv_plan {
     wnn_data_type t;
     wnn__cu_conv c;
+    bool gemm;
+    uint32_t images;        /* per chunk */
+    size_t cols_at, filter_at; /* scratch byte offsets; filter_at SIZE_MAX: use the filter as is */
+    wnn__cu_strided repack; /* filter -> [C_out, C_in, kh, kw] */
+    wnn__cu_bcast bias;     /* bias [C_out] broadcast to the output */
 } conv_plan;
+
+static wnn_status run_conv_gemm(const wnn__cu_exec *x, const wnn__cu_node *n)
+{
+    const conv_plan *p = n->plan;
+    const wnn__cu_conv *c = &p->c;
+    cudaStream_t st = x->stream;
+    size_t es = wnn_data_type_size(p->t);
+    char *out = out_ptr(x, n, 0), *cols = (char *)x->scratch + p->cols_at;
+    const void *filter = in_ptr(x, n, 1);
+    cudaError_t e = cudaSuccess;
+    if (p->filter_at != SIZE_MAX) {
+        e = wnn__cu_copy_strided(st, (uint32_t)es, &p->repack, filter, (char *)x->scratch + p->filter_at);
+        filter = (char *)x->scratch + p->filter_at;
+    }
+    const void *bias = in_ptr(x, n, 2);
+    size_t out_bytes = (size_t)c->n * c->c_out * c->h_out * c->w_out * es;
+    if (e == cudaSuccess)
+        e = bias ? wnn__cu_scaled_broadcast(st, p->t, &p->bias, 1.0, bias, out) : cudaMemsetAsync(out, 0, out_bytes, st);
+    if (e != cudaSuccess)
+        return wnn__cu_status(e);
+    const int P = (int)(c->h_out * c->w_out), K = (int)(c->c_in * c->kh * c->kw), O = (int)c->c_out;
+    const float one = 1.0f;
+    for (uint32_t n0 = 0; n0 < c->n; n0 += p->images) {
+        uint32_t images = c->n - n0 < p->images ? c->n - n0 : p->images;
+        if ((e = wnn__cu_im2col(st, p->t, c, n0, images, in_ptr(x, n, 0), cols)) != cudaSuccess)
+            return wnn__cu_status(e);
+        char *o = out + (size_t)n0 * O * P * es;
+        cublasStatus_t bs;
+        if (c->nhwc) /* out rows [images * P, O] = cols [images * P, K] * filter [O, K]^T */
+            bs = p->t == WNN_DATA_TYPE_FLOAT32
+                     ? cublasSgemm(x->blas, CUBLAS_OP_T, CUBLAS_OP_N, O, (int)images * P, K, &one, filter, K,
+                                   (const float *)cols, K, &one, (float *)o, O)
+                     : cublasGemmEx(x->blas, CUBLAS_OP_T, CUBLAS_OP_N, O, (int)images * P, K, &one, filter,
+                                    CUDA_R_16F, K, cols, CUDA_R_16F, K, &one, o, CUDA_R_16F, O, CUBLAS_COMPUTE_32F,
+                                    CUBLAS_GEMM_DEFAULT);
+        else /* per image: out [O, P] = filter [O, K] * cols [P, K]^T */
+            bs = p->t == WNN_DATA_TYPE_FLOAT32
+                     ? cublasSgemmStridedBatched(x->blas, CUBLAS_OP_T, CUBLAS_OP_N, P, O, K, &one,
+                                                 (const float *)cols, K, (long long)P * K, filter, K, 0, &one,
+                                                 (float *)o, P, (long long)O * P, (int)images)
+                     : cublasGemmStridedBatchedEx(x->blas, CUBLAS_OP_T, CUBLAS_OP_N, P, O, K, &one, cols, CUDA_R_16F,
+                                                  K, (long long)P * K, filter, CUDA_R_16F, K, 0, &one, o, CUDA_R_16F,
+                                                  P, (long long)O * P, (int)images, CUBLAS_COMPUTE_32F,
+                                                  CUBLAS_GEMM_DEFAULT);
+        if (bs != CUBLAS_STATUS_SUCCESS)
+            return blas_status(bs);
+    }
+    return WNN_OK;
+}
 
 static wnn_status run_conv(const wnn__cu_exec *x, const wnn__cu_node *n)
 {
     const conv_plan *p = n->plan;
     return wnn__cu_status(
         wnn__cu_conv2d(x->stream, p->t, &p->c, in_ptr(x, n, 0), in_ptr(x, n, 1), in_ptr(x, n, 2), out_ptr(x, n, 0)));
+}
+
+/* Chooses the im2col path when it pays, and plans its scratch. */
+static void plan_conv_gemm(const wnn__ir *ir, wnn__cu_node *n, conv_plan *p, uint32_t filter_layout)
+{
+    const wnn__cu_conv *c = &p->c;
+    uint64_t P = (uint64_t)c->h_out * c->w_out, K = (uint64_t)c->c_in * c->kh * c->kw;
+    uint64_t work = (uint64_t)c->n * P * K * c->c_out;
+    size_t es = wnn_data_type_size(p->t);
+    if (c->transpose || c->groups != 1 || work < CONV_GEMM_MIN_WORK || K > INT32_MAX / 2 || c->c_out < 4)
+        return;
+    uint64_t per_image = P * K * es;
+    uint64_t images = per_image >= CONV_COLS_BUDGET ? 1 : CONV_COLS_BUDGET / per_image;
+    if (images > c->n)
+        images = c->n;
+    if (images * P > INT32_MAX)
+        return;
+    p->gemm = true;
+    p->images = (uint32_t)images;
+    p->cols_at = 0;
+    size_t top = (size_t)((images * per_image + 255) / 256 * 256);
+    p->filter_at = SIZE_MAX;
+    if (filter_layout != WNN_CONV2D_FILTER_LAYOUT_OIHW) {
+        /* a strided copy into [C_out, C_in, kh, kw] */
+        const wnn_operand_desc *f = in_desc(ir, n->node, 1);
+        wnn_operand_desc packed = {f->data_type, 4, {c->c_out, c->c_in, c->kh, c->kw}};
+        int64_t src[4] = {(int64_t)c->f_stride[0], (int64_t)c->f_stride[1], (int64_t)c->f_stride[2],
+                          (int64_t)c->f_stride[3]};
+        int64_t dst[4];
+        row_major_strides(&packed, dst);
+        wnn__cu_strided *r = &p->repack;
+        memset(r, 0, sizeof *r);
+        r->rank = 4;
+        r->count = wnn__cu_count(&packed);
+        for (int i = 0; i < 4; i++) {
+            r->shape[i] = packed.shape[i];
+            r->src_stride[i] = src[i];
+            r->dst_stride[i] = dst[i];
+        }
+        p->filter_at = top;
+        top += (size_t)((r->count * es + 255) / 256 * 256);
+    }
+    if (has_in(n->node, 2)) {
+        const wnn_operand_desc *bd = in_desc(ir, n->node, 2), *od = out_desc(ir, n->node, 0);
+        /* bias [C_out] against the output: a rank-4 view with the channels
+        ** where the layout puts them */
+        wnn_operand_desc b4 = {bd->data_type, 4, {1, 1, 1, 1}};
+        b4.shape[c->nhwc ? 3 : 1] = c->c_out;
+        const wnn_operand_desc *in1[1] = {&b4};
+        make_bcast(&p->bias, od, in1, 1);
+    }
+    n->scratch_bytes = top;
+    n->run = run_conv_gemm;
 }
 
 static wnn_status prep_conv(const wnn__ir *ir, wnn__cu_node *n)
@@ -1324,6 +1437,8 @@ static wnn_status prep_conv(const wnn__ir *ir, wnn__cu_node *n)
         c->c_out % c->groups)
         return WNN_STATUS_NOT_SUPPORTED;
     n->run = run_conv;
+    if (!getenv("WNN_CUDA_DIRECT_CONV"))
+        plan_conv_gemm(ir, n, p, layout);
     return WNN_OK;
 }
 
@@ -1451,6 +1566,468 @@ static wnn_status prep_resample(const wnn__ir *ir, wnn__cu_node *n)
     return WNN_OK;
 }
 
+/* ---- quantizeLinear, dequantizeLinear ----------------------------------------------------- */
+
+typedef struct quant_plan {
+    bool quantize;
+    wnn_data_type float_type, int_type;
+    wnn__cu_quant q;
+} quant_plan;
+
+static wnn_status run_quant(const wnn__cu_exec *x, const wnn__cu_node *n)
+{
+    const quant_plan *p = n->plan;
+    return wnn__cu_status(wnn__cu_quantize(x->stream, p->quantize, p->float_type, p->int_type, &p->q, in_ptr(x, n, 0),
+                                           in_ptr(x, n, 1), in_ptr(x, n, 2), out_ptr(x, n, 0)));
+}
+
+/* in: input, scale, zeroPoint; scale's dimensions, aligned right, divide the
+** input's (a dimension of 1 broadcasts, a larger one cuts blocks). */
+static wnn_status prep_quant(const wnn__ir *ir, wnn__cu_node *n)
+{
+    const wnn__node *node = n->node;
+    if (node->n_in != 3 || !has_in(node, 1) || !has_in(node, 2))
+        return WNN_STATUS_NOT_SUPPORTED;
+    const wnn_operand_desc *x = in_desc(ir, node, 0), *sd = in_desc(ir, node, 1), *zd = in_desc(ir, node, 2);
+    bool quantize = node->op == WNN__OP_QUANTIZE_LINEAR;
+    wnn_data_type ft = quantize ? x->data_type : sd->data_type, it = zd->data_type;
+    if (!wnn__cu_quantize_supported(ft, it) || sd->rank > x->rank)
+        return WNN_STATUS_NOT_SUPPORTED;
+    quant_plan *p = new_plan(n, sizeof *p);
+    if (!p)
+        return WNN_STATUS_OUT_OF_MEMORY;
+    p->quantize = quantize;
+    p->float_type = ft;
+    p->int_type = it;
+    wnn__cu_quant *q = &p->q;
+    q->rank = x->rank;
+    q->count = wnn__cu_count(x);
+    uint64_t step = 1;
+    for (uint32_t i = x->rank; i-- > 0;) {
+        q->shape[i] = x->shape[i];
+        uint32_t k = x->rank - 1 - i; /* position from the right */
+        if (k < sd->rank) {
+            uint32_t s = sd->shape[sd->rank - 1 - k];
+            q->block[i] = x->shape[i] / s;
+            q->sstride[i] = s == 1 ? 0 : step;
+            step *= s;
+        } else {
+            q->block[i] = x->shape[i];
+            q->sstride[i] = 0;
+        }
+    }
+    n->run = run_quant;
+    return WNN_OK;
+}
+
+/* ---- gru, gruCell, lstm, lstmCell ------------------------------------------------------------ */
+
+/* Everything runs in float32, like the cpu: float16 operands are widened
+** into the node's scratch first and the outputs narrowed at the end, so
+** the states between steps keep float32 precision. The input products of
+** all steps are one matrix product per direction; each step then does the
+** state product(s) and one gate kernel. */
+typedef struct rnn_plan {
+    bool lstm, half;
+    wnn__cu_rnn g;
+    uint32_t steps, input_size, dirs, gates;
+    int direction;
+    /* node input slots: x, weight, recurrent weight, bias, recurrent bias,
+    ** peephole, initial hidden, initial cell (-1: none) */
+    int slot[8];
+    int out_h, out_c, out_seq;
+    uint64_t in_count[8];
+    /* scratch byte offsets */
+    size_t conv[8];
+    size_t gx, gh, rh, h[2], c[2], oh, oc, oseq;
+} rnn_plan;
+
+enum { RNN_X, RNN_W, RNN_R, RNN_B, RNN_RB, RNN_P, RNN_H, RNN_C };
+
+/* c[m, n] (rows ldc apart) = a[m, k] * b[n, k]^T, all row-major float32. */
+static wnn_status gemm_bt(const wnn__cu_exec *x, const float *a, const float *b, float *c, int m, int n, int k, int ldc)
+{
+    const float one = 1.0f, zero = 0.0f;
+    return blas_status(cublasSgemm(x->blas, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &one, b, k, a, k, &zero, c, ldc));
+}
+
+static size_t take_scratch(size_t *top, uint64_t floats)
+{
+    size_t at = *top;
+    *top += (size_t)((floats * sizeof(float) + 255) / 256 * 256);
+    return at;
+}
+
+static wnn_status run_rnn(const wnn__cu_exec *x, const wnn__cu_node *n)
+{
+    const rnn_plan *p = n->plan;
+    char *scr = x->scratch;
+    cudaStream_t st = x->stream;
+    const float *in[8] = {NULL};
+    for (int k = 0; k < 8; k++) {
+        if (p->slot[k] < 0 || !in_ptr(x, n, (uint32_t)p->slot[k]))
+            continue;
+        if (p->half) {
+            float *f = (float *)(scr + p->conv[k]);
+            cudaError_t e = wnn__cu_cast(st, WNN_DATA_TYPE_FLOAT16, WNN_DATA_TYPE_FLOAT32, p->in_count[k],
+                                         in_ptr(x, n, (uint32_t)p->slot[k]), f);
+            if (e != cudaSuccess)
+                return wnn__cu_status(e);
+            in[k] = f;
+        } else {
+            in[k] = in_ptr(x, n, (uint32_t)p->slot[k]);
+        }
+    }
+    const uint32_t B = p->g.batch, H = p->g.hidden, I = p->input_size, G = p->gates * H, nd = p->dirs;
+    const uint64_t state = (uint64_t)B * H;
+    float *out_h = p->half ? (float *)(scr + p->oh) : out_ptr(x, n, (uint32_t)p->out_h);
+    float *out_c = p->out_c < 0 ? NULL : p->half ? (float *)(scr + p->oc) : out_ptr(x, n, (uint32_t)p->out_c);
+    float *seq = p->out_seq < 0 ? NULL : p->half ? (float *)(scr + p->oseq) : out_ptr(x, n, (uint32_t)p->out_seq);
+    float *gx = (float *)(scr + p->gx), *gh = (float *)(scr + p->gh), *rh = (float *)(scr + p->rh);
+    float *hs[2] = {(float *)(scr + p->h[0]), (float *)(scr + p->h[1])};
+    float *cs[2] = {(float *)(scr + p->c[0]), (float *)(scr + p->c[1])};
+    wnn_status s = WNN_OK;
+    for (uint32_t dir = 0; dir < nd && s == WNN_OK; dir++) {
+        bool backward = dir == 1 || p->direction == WNN_RECURRENT_DIRECTION_BACKWARD;
+        const float *w = in[RNN_W] + (uint64_t)dir * G * I, *r = in[RNN_R] + (uint64_t)dir * G * H;
+        const float *b = in[RNN_B] ? in[RNN_B] + (uint64_t)dir * G : NULL;
+        const float *rb = in[RNN_RB] ? in[RNN_RB] + (uint64_t)dir * G : NULL;
+        const float *peep = in[RNN_P] ? in[RNN_P] + (uint64_t)dir * 3 * H : NULL;
+        s = gemm_bt(x, in[RNN_X], w, gx, (int)(p->steps * B), (int)G, (int)I, (int)G);
+        /* the initial states */
+        cudaError_t e = in[RNN_H] ? cudaMemcpyAsync(hs[0], in[RNN_H] + dir * state, state * sizeof(float),
+                                                    cudaMemcpyDeviceToDevice, st)
+                                  : cudaMemsetAsync(hs[0], 0, state * sizeof(float), st);
+        if (e == cudaSuccess && p->lstm)
+            e = in[RNN_C] ? cudaMemcpyAsync(cs[0], in[RNN_C] + dir * state, state * sizeof(float),
+                                            cudaMemcpyDeviceToDevice, st)
+                          : cudaMemsetAsync(cs[0], 0, state * sizeof(float), st);
+        if (s == WNN_OK)
+            s = wnn__cu_status(e);
+        int cur = 0;
+        for (uint32_t step = 0; step < p->steps && s == WNN_OK; step++) {
+            uint32_t t = backward ? p->steps - 1 - step : step;
+            const float *gxt = gx + (uint64_t)t * B * G;
+            float *seqp = seq ? seq + ((uint64_t)t * nd + dir) * state : NULL;
+            if (p->lstm) {
+                s = gemm_bt(x, hs[cur], r, gh, (int)B, (int)G, (int)H, (int)G);
+                if (s == WNN_OK)
+                    s = wnn__cu_status(wnn__cu_lstm_step(st, &p->g, gxt, gh, b, rb, peep, cs[cur], hs[1 - cur],
+                                                         cs[1 - cur], seqp));
+            } else {
+                /* with the reset first, the new gate's state product needs r */
+                s = gemm_bt(x, hs[cur], r, gh, (int)B, p->g.reset_after ? (int)G : (int)(2 * H), (int)H, (int)G);
+                if (s == WNN_OK)
+                    s = wnn__cu_status(wnn__cu_gru_reset(st, &p->g, gxt, gh, b, rb, hs[cur], rh));
+                if (s == WNN_OK && !p->g.reset_after)
+                    s = gemm_bt(x, rh, r + (uint64_t)2 * H * H, gh + 2 * H, (int)B, (int)H, (int)H, (int)G);
+                if (s == WNN_OK)
+                    s = wnn__cu_status(wnn__cu_gru_output(st, &p->g, gxt, gh, b, rb, hs[cur], hs[1 - cur], seqp));
+            }
+            cur = 1 - cur;
+        }
+        if (s == WNN_OK)
+            s = wnn__cu_status(cudaMemcpyAsync(out_h + dir * state, hs[cur], state * sizeof(float),
+                                               cudaMemcpyDeviceToDevice, st));
+        if (s == WNN_OK && out_c)
+            s = wnn__cu_status(cudaMemcpyAsync(out_c + dir * state, cs[cur], state * sizeof(float),
+                                               cudaMemcpyDeviceToDevice, st));
+    }
+    if (s == WNN_OK && p->half) {
+        s = wnn__cu_status(wnn__cu_cast(st, WNN_DATA_TYPE_FLOAT32, WNN_DATA_TYPE_FLOAT16, nd * state, out_h,
+                                        out_ptr(x, n, (uint32_t)p->out_h)));
+        if (s == WNN_OK && out_c)
+            s = wnn__cu_status(wnn__cu_cast(st, WNN_DATA_TYPE_FLOAT32, WNN_DATA_TYPE_FLOAT16, nd * state, out_c,
+                                            out_ptr(x, n, (uint32_t)p->out_c)));
+        if (s == WNN_OK && seq)
+            s = wnn__cu_status(wnn__cu_cast(st, WNN_DATA_TYPE_FLOAT32, WNN_DATA_TYPE_FLOAT16,
+                                            (uint64_t)p->steps * nd * state, seq, out_ptr(x, n, (uint32_t)p->out_seq)));
+    }
+    return s;
+}
+
+static wnn_status prep_rnn(const wnn__ir *ir, wnn__cu_node *n)
+{
+    const wnn__node *node = n->node;
+    wnn__op op = node->op;
+    bool lstm = op == WNN__OP_LSTM || op == WNN__OP_LSTM_CELL, cell = op == WNN__OP_GRU_CELL || op == WNN__OP_LSTM_CELL;
+    const wnn_operand_desc *xd = in_desc(ir, node, 0);
+    if (!is_float(xd->data_type) || node->n_in < 3)
+        return WNN_STATUS_NOT_SUPPORTED;
+    for (uint32_t j = 0; j < node->n_in; j++)
+        if (has_in(node, j) && in_desc(ir, node, j)->data_type != xd->data_type)
+            return WNN_STATUS_NOT_SUPPORTED;
+    rnn_plan *p = new_plan(n, sizeof *p);
+    if (!p)
+        return WNN_STATUS_OUT_OF_MEMORY;
+    p->lstm = lstm;
+    p->half = xd->data_type == WNN_DATA_TYPE_FLOAT16;
+    p->gates = lstm ? 4 : 3;
+    /* slots of the node's inputs, in the cpu's order */
+    static const int slots[4][8] = {
+        /* gru */ {0, 1, 2, 3, 4, -1, 5, -1},
+        /* lstm */ {0, 1, 2, 3, 4, 5, 6, 7},
+        /* gruCell */ {0, 1, 2, 4, 5, -1, 3, -1},
+        /* lstmCell */ {0, 1, 2, 5, 6, 7, 3, 4},
+    };
+    const int *sl = slots[(cell ? 2 : 0) + (lstm ? 1 : 0)];
+    for (int k = 0; k < 8; k++)
+        p->slot[k] = sl[k] >= 0 && (uint32_t)sl[k] < node->n_in && has_in(node, (uint32_t)sl[k]) ? sl[k] : -1;
+    const wnn_operand_desc *wd = in_desc(ir, node, 1);
+    if (cell) {
+        p->steps = 1;
+        p->dirs = 1;
+        p->direction = WNN_RECURRENT_DIRECTION_FORWARD;
+        p->g.batch = xd->shape[0];
+        p->input_size = xd->shape[1];
+        p->g.hidden = wd->shape[0] / p->gates;
+    } else {
+        p->steps = xd->shape[0];
+        p->g.batch = xd->shape[1];
+        p->input_size = xd->shape[2];
+        p->dirs = wd->shape[0];
+        p->g.hidden = wd->shape[1] / p->gates;
+        p->direction = node->attrs.rnn.direction;
+    }
+    p->g.layout = (uint32_t)node->attrs.rnn.layout;
+    p->g.reset_after = node->attrs.rnn.reset_after;
+    for (int k = 0; k < 3; k++)
+        p->g.act[k] = (uint32_t)node->attrs.rnn.activations[k];
+    p->out_h = 0;
+    p->out_c = lstm ? 1 : -1;
+    p->out_seq = !cell && node->n_out > (lstm ? 2u : 1u) ? (lstm ? 2 : 1) : -1;
+
+    const uint64_t B = p->g.batch, H = p->g.hidden, G = p->gates * H, nd = p->dirs, state = B * H;
+    size_t top = 0;
+    for (int k = 0; k < 8; k++) {
+        if (p->slot[k] < 0)
+            continue;
+        p->in_count[k] = wnn__cu_count(in_desc(ir, node, (uint32_t)p->slot[k]));
+        if (p->half)
+            p->conv[k] = take_scratch(&top, p->in_count[k]);
+    }
+    p->gx = take_scratch(&top, (uint64_t)p->steps * B * G);
+    p->gh = take_scratch(&top, B * G);
+    p->rh = take_scratch(&top, state);
+    for (int k = 0; k < 2; k++) {
+        p->h[k] = take_scratch(&top, state);
+        p->c[k] = take_scratch(&top, state);
+    }
+    if (p->half) {
+        p->oh = take_scratch(&top, nd * state);
+        p->oc = take_scratch(&top, nd * state);
+        if (p->out_seq >= 0)
+            p->oseq = take_scratch(&top, (uint64_t)p->steps * nd * state);
+    }
+    if ((uint64_t)p->steps * B > INT32_MAX || G > INT32_MAX)
+        return WNN_STATUS_NOT_SUPPORTED;
+    n->scratch_bytes = top;
+    n->run = run_rnn;
+    return WNN_OK;
+}
+
+/* ---- fusion of element-wise runs ---------------------------------------------------------------- */
+
+#define FUSE_MAX_NODES 16
+
+typedef struct fused_plan {
+    wnn__cu_fused f;
+    uint32_t n_slots;
+    uint32_t slot_value[WNN__CU_FUSED_MAX_PTRS];
+} fused_plan;
+
+
+static wnn_status run_fused(const wnn__cu_exec *x, const wnn__cu_node *n)
+{
+    const fused_plan *p = n->plan;
+    wnn__cu_fused f = p->f;
+    for (uint32_t s = 0; s < p->n_slots; s++)
+        f.ptr[s] = x->ptr[p->slot_value[s]];
+    return wnn__cu_status(wnn__cu_fused_run(x->stream, &f));
+}
+
+/* A prepared node that may join a run: a flat binary or a unary float
+** operator of the fusible set; *t and *count describe its output. */
+static bool fusible_node(const wnn__ir *ir, const wnn__cu_node *cn, wnn_data_type *t, uint64_t *count)
+{
+    const wnn__node *node = cn->node;
+    if (!cn->run || node->n_out != 1 || !wnn__cu_fusible(node->op))
+        return false;
+    const wnn_operand_desc *od = out_desc(ir, node, 0);
+    if (!is_float(od->data_type))
+        return false;
+    if (cn->run == run_binary) {
+        const binary_plan *p = cn->plan;
+        if (!p->b.flat || p->t != od->data_type)
+            return false;
+    } else if (cn->run == run_unary) {
+        if (((const unary_plan *)cn->plan)->t != od->data_type)
+            return false;
+    } else {
+        return false;
+    }
+    *t = od->data_type;
+    *count = wnn__cu_count(od);
+    return true;
+}
+
+typedef struct fuse_state {
+    fused_plan *p;
+    uint32_t temp_value[WNN__CU_FUSED_TEMPS]; /* UINT32_MAX: free */
+} fuse_state;
+
+static int temp_of(const fuse_state *st, uint32_t v)
+{
+    for (int t = 0; t < WNN__CU_FUSED_TEMPS; t++)
+        if (st->temp_value[t] == v)
+            return t;
+    return -1;
+}
+
+/* The pointer slot of value v (made on first use). */
+static uint32_t slot_of(fuse_state *st, const wnn__ir *ir, uint32_t v)
+{
+    for (uint32_t s = 0; s < st->p->n_slots; s++)
+        if (st->p->slot_value[s] == v)
+            return s;
+    uint32_t s = st->p->n_slots++;
+    st->p->slot_value[s] = v;
+    if (wnn__cu_count(&ir->values[v].desc) == 1)
+        st->p->f.scalar_slots |= (uint64_t)1 << s;
+    return s;
+}
+
+static void emit(fuse_state *st, uint8_t kind, uint8_t op, uint32_t dst, uint32_t a, uint32_t b)
+{
+    st->p->f.ops[st->p->f.n_ops++] = (wnn__cu_fused_op){kind, op, (uint8_t)dst, (uint8_t)a, (uint8_t)b};
+}
+
+/* The last node in (k, end] that reads v, or 0 when none does. */
+static uint32_t last_use_in(const wnn__ir *ir, uint32_t v, uint32_t k, uint32_t end)
+{
+    uint32_t last = 0;
+    for (uint32_t m = k + 1; m <= end; m++)
+        for (uint32_t j = 0; j < ir->nodes[m].n_in; j++)
+            if (ir->nodes[m].in[j] == v)
+                last = m;
+    return last;
+}
+
+/* Builds the program of nodes [start, end] into *out. Returns the first node
+** that found no free temporary (the run must end before it), or end + 1. */
+static uint32_t build_program(const wnn__ir *ir, uint32_t start, uint32_t end, uint64_t count, bool half,
+                              const uint32_t *max_use, const bool *is_output, fused_plan *out)
+{
+    memset(out, 0, sizeof *out);
+    fuse_state st = {.p = out};
+    for (int t = 0; t < WNN__CU_FUSED_TEMPS; t++)
+        st.temp_value[t] = UINT32_MAX;
+    out->f.count = count;
+    out->f.half = half;
+    for (uint32_t k = start; k <= end; k++) {
+        const wnn__node *node = &ir->nodes[k];
+        uint32_t operand[2] = {0, 0};
+        for (uint32_t j = 0; j < node->n_in && j < 2; j++) {
+            int t = temp_of(&st, node->in[j]);
+            operand[j] = t >= 0 ? (uint32_t)t : WNN__CU_FUSED_TEMPS + slot_of(&st, ir, node->in[j]);
+        }
+        if (node->n_in < 2)
+            operand[1] = operand[0];
+        /* temporaries whose value this node reads for the last time are free
+        ** for its result (the operands are read before it is written) */
+        for (int t = 0; t < WNN__CU_FUSED_TEMPS; t++)
+            if (st.temp_value[t] != UINT32_MAX && last_use_in(ir, st.temp_value[t], k, end) == 0)
+                st.temp_value[t] = UINT32_MAX;
+        uint32_t out_v = node->out[0];
+        int dst = temp_of(&st, UINT32_MAX);
+        if (dst < 0)
+            return k;
+        emit(&st, WNN__CU_FUSED_COMPUTE, (uint8_t)node->op, (uint32_t)dst, operand[0], operand[1]);
+        st.temp_value[dst] = out_v;
+        if (is_output[out_v] || max_use[out_v] > end)
+            emit(&st, WNN__CU_FUSED_STORE, 0, (uint32_t)dst, slot_of(&st, ir, out_v),
+                 wnn__cu_count(&ir->values[out_v].desc) == 1);
+        if (last_use_in(ir, out_v, k, end) == 0)
+            st.temp_value[dst] = UINT32_MAX;
+    }
+    return end + 1;
+}
+
+/* Fuses nodes [start, end] (shortened while temporaries run out) and hands
+** the program to the run's last node. Returns the run's last node. */
+static uint32_t fuse_run(const wnn__ir *ir, wnn__cu_node *nodes, uint32_t start, uint32_t end, uint64_t count,
+                         bool half, const uint32_t *max_use, const bool *is_output, bool *internal, uint32_t *pos,
+                         wnn_status *status)
+{
+    fused_plan *p = calloc(1, sizeof *p);
+    if (!p) {
+        *status = WNN_STATUS_OUT_OF_MEMORY;
+        return end;
+    }
+    uint32_t stop;
+    while ((stop = build_program(ir, start, end, count, half, max_use, is_output, p)) <= end)
+        end = stop - 1; /* end before the node that found no temporary */
+    if (end <= start) {
+        free(p);
+        return start;
+    }
+    for (uint32_t k = start; k <= end; k++) {
+        pos[k] = end;
+        uint32_t out = ir->nodes[k].out[0];
+        if (!is_output[out] && max_use[out] <= end)
+            internal[out] = true;
+        if (k < end)
+            nodes[k].run = NULL;
+    }
+    free(nodes[end].plan);
+    nodes[end].plan = p;
+    nodes[end].run = run_fused;
+    return end;
+}
+
+wnn_status wnn__cu_fuse(const wnn__ir *ir, wnn__cu_node *nodes, bool *internal, uint32_t *pos)
+{
+    uint32_t nv = ir->n_values, nn = ir->n_nodes;
+    uint32_t *max_use = calloc(nv ? nv : 1, sizeof *max_use);
+    bool *is_output = calloc(nv ? nv : 1, sizeof *is_output);
+    if (!max_use || !is_output) {
+        free(max_use);
+        free(is_output);
+        return WNN_STATUS_OUT_OF_MEMORY;
+    }
+    for (uint32_t n = 0; n < nn; n++)
+        for (uint32_t j = 0; j < ir->nodes[n].n_in; j++)
+            if (ir->nodes[n].in[j] != WNN__NONE && max_use[ir->nodes[n].in[j]] < n)
+                max_use[ir->nodes[n].in[j]] = n;
+    for (uint32_t i = 0; i < ir->n_outputs; i++)
+        is_output[ir->output_values[i]] = true;
+    wnn_status s = WNN_OK;
+    for (uint32_t n = 0; n < nn && s == WNN_OK;) {
+        wnn_data_type t, tm;
+        uint64_t count, cm;
+        if (!fusible_node(ir, &nodes[n], &t, &count)) {
+            n++;
+            continue;
+        }
+        /* extend while the next node is fusible, of the same type, and its
+        ** elements are the run's or a single one */
+        uint32_t end = n;
+        while (end + 1 < nn && end + 1 - n < FUSE_MAX_NODES && fusible_node(ir, &nodes[end + 1], &tm, &cm) &&
+               tm == t && (cm == count || cm == 1 || count == 1)) {
+            if (cm > count)
+                count = cm;
+            end++;
+        }
+        if (end > n)
+            end = fuse_run(ir, nodes, n, end, count, t == WNN_DATA_TYPE_FLOAT16, max_use, is_output, internal, pos,
+                           &s);
+        n = end + 1;
+    }
+    free(max_use);
+    free(is_output);
+    return s;
+}
+
 /* ---- the table -------------------------------------------------------------------------------- */
 
 typedef wnn_status (*prep_fn)(const wnn__ir *ir, wnn__cu_node *n);
@@ -1526,6 +2103,8 @@ static const prep_fn preps[WNN__OP_COUNT] = {
     [WNN__OP_ARG_MIN] = prep_arg,
     [WNN__OP_ARG_MAX] = prep_arg,
     [WNN__OP_CUMULATIVE_SUM] = prep_cumsum,
+    [WNN__OP_QUANTIZE_LINEAR] = prep_quant,
+    [WNN__OP_DEQUANTIZE_LINEAR] = prep_quant,
     /* family B */
     [WNN__OP_CONV2D] = prep_conv,
     [WNN__OP_CONV_TRANSPOSE2D] = prep_conv,
@@ -1548,8 +2127,12 @@ static const prep_fn preps[WNN__OP_COUNT] = {
     [WNN__OP_GATHER_ND] = prep_gather_nd,
     [WNN__OP_SCATTER_ELEMENTS] = prep_scatter_elements,
     [WNN__OP_SCATTER_ND] = prep_scatter_nd,
-    /* not yet on cuda: quantizeLinear, dequantizeLinear, gru, gruCell, lstm,
-    ** lstmCell -- graphs holding them are NOT_SUPPORTED */
+    [WNN__OP_GRU] = prep_rnn,
+    [WNN__OP_GRU_CELL] = prep_rnn,
+    [WNN__OP_LSTM] = prep_rnn,
+    [WNN__OP_LSTM_CELL] = prep_rnn,
+    /* int4/uint4 operands only in quantizeLinear, dequantizeLinear, reshape
+    ** and identity (see wnn__cu_prepare) */
 };
 
 wnn_status wnn__cu_prepare(const wnn__ir *ir, wnn__cu_node *n)
@@ -1557,12 +2140,18 @@ wnn_status wnn__cu_prepare(const wnn__ir *ir, wnn__cu_node *n)
     wnn__op op = n->node->op;
     if ((unsigned)op >= (unsigned)WNN__OP_COUNT || !preps[op])
         return WNN_STATUS_NOT_SUPPORTED;
-    /* every operand must be a type the kernels know (no int4/uint4) */
-    for (uint32_t j = 0; j < n->node->n_in; j++)
-        if (has_in(n->node, j) && !is_element_type(in_desc(ir, n->node, j)->data_type))
+    /* every operand must be a type the kernels know; packed int4/uint4 only
+    ** where the operator handles them */
+    bool packed_ok = op == WNN__OP_QUANTIZE_LINEAR || op == WNN__OP_DEQUANTIZE_LINEAR || op == WNN__OP_RESHAPE ||
+                     op == WNN__OP_IDENTITY;
+    for (uint32_t j = 0; j < n->node->n_in + n->node->n_out; j++) {
+        if (j < n->node->n_in && !has_in(n->node, j))
+            continue;
+        wnn_data_type t = j < n->node->n_in ? in_desc(ir, n->node, j)->data_type
+                                            : out_desc(ir, n->node, j - n->node->n_in)->data_type;
+        bool packed = t == WNN_DATA_TYPE_INT4 || t == WNN_DATA_TYPE_UINT4;
+        if (!is_element_type(t) && !(packed && packed_ok))
             return WNN_STATUS_NOT_SUPPORTED;
-    for (uint32_t j = 0; j < n->node->n_out; j++)
-        if (!is_element_type(out_desc(ir, n->node, j)->data_type))
-            return WNN_STATUS_NOT_SUPPORTED;
+    }
     return preps[op](ir, n);
 }

@@ -11,6 +11,8 @@
 ** rounds once; integers wrap; division by zero gives 0; max and min
 ** propagate NaN; family A's math works in double like the cpu's.
 */
+#include <type_traits>
+
 #include "backends/cuda/cuda_common.cuh"
 
 using namespace wnncu;
@@ -668,6 +670,326 @@ __global__ void scaled_broadcast(const T *__restrict__ src, T *__restrict__ dst,
     }
 }
 
+/* ------------------------------------------------------------------------ */
+/* fused runs                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* Each thread runs the program over FUSED_V neighbouring elements at once,
+** so that the dispatch on every instruction is paid once per FUSED_V
+** elements, the operator's loop unrolls into independent work, and flat
+** operands move with one wide access. The temporaries are named variables
+** selected through switches, so they stay in registers. */
+#define FUSED_V 4
+
+template <bool HALF> __device__ __forceinline__ void fused_load(float (&d)[FUSED_V], const void *ptr, uint64_t base,
+                                                                uint64_t count, bool scalar)
+{
+    if (scalar) {
+        float v = HALF ? h2f(((const h16 *)ptr)[0]) : ((const float *)ptr)[0];
+#pragma unroll
+        for (int j = 0; j < FUSED_V; j++)
+            d[j] = v;
+    } else if (base + FUSED_V <= count) {
+        if constexpr (HALF) {
+            h16 h[FUSED_V];
+            vload<h16, FUSED_V>(h, (const h16 *)ptr + base);
+#pragma unroll
+            for (int j = 0; j < FUSED_V; j++)
+                d[j] = h2f(h[j]);
+        } else {
+            vload<float, FUSED_V>(d, (const float *)ptr + base);
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < FUSED_V; j++)
+            d[j] = base + j < count ? (HALF ? h2f(((const h16 *)ptr)[base + j]) : ((const float *)ptr)[base + j]) : 0.0f;
+    }
+}
+
+template <bool HALF> __device__ __forceinline__ void fused_store(const float (&d)[FUSED_V], void *ptr, uint64_t base,
+                                                                 uint64_t count, bool scalar)
+{
+    if (scalar) {
+        if (base == 0) {
+            if constexpr (HALF)
+                ((h16 *)ptr)[0] = f2h(d[0]);
+            else
+                ((float *)ptr)[0] = d[0];
+        }
+    } else if (base + FUSED_V <= count) {
+        if constexpr (HALF) {
+            h16 h[FUSED_V];
+#pragma unroll
+            for (int j = 0; j < FUSED_V; j++)
+                h[j] = f2h(d[j]);
+            vstore<h16, FUSED_V>((h16 *)ptr + base, h);
+        } else {
+            vstore<float, FUSED_V>((float *)ptr + base, d);
+        }
+    } else {
+        for (int j = 0; j < FUSED_V; j++)
+            if (base + j < count) {
+                if constexpr (HALF)
+                    ((h16 *)ptr)[base + j] = f2h(d[j]);
+                else
+                    ((float *)ptr)[base + j] = d[j];
+            }
+    }
+}
+
+struct fused_temps {
+    float t0[FUSED_V], t1[FUSED_V], t2[FUSED_V], t3[FUSED_V];
+};
+
+__device__ __forceinline__ void copy_v(float (&d)[FUSED_V], const float (&s)[FUSED_V])
+{
+#pragma unroll
+    for (int j = 0; j < FUSED_V; j++)
+        d[j] = s[j];
+}
+
+template <bool HALF>
+__device__ __forceinline__ void fused_fetch(const wnn__cu_fused &p, const fused_temps &t, uint8_t src,
+                                            float (&d)[FUSED_V], uint64_t base)
+{
+    switch (src) {
+    case 0: copy_v(d, t.t0); break;
+    case 1: copy_v(d, t.t1); break;
+    case 2: copy_v(d, t.t2); break;
+    case 3: copy_v(d, t.t3); break;
+    default: {
+        const uint32_t slot = src - WNN__CU_FUSED_TEMPS;
+        fused_load<HALF>(d, p.ptr[slot], base, p.count, (p.scalar_slots >> slot) & 1u);
+    }
+    }
+}
+
+__device__ __forceinline__ void fused_put(fused_temps &t, uint8_t dst, const float (&v)[FUSED_V])
+{
+    switch (dst) {
+    case 0: copy_v(t.t0, v); break;
+    case 1: copy_v(t.t1, v); break;
+    case 2: copy_v(t.t2, v); break;
+    default: copy_v(t.t3, v); break;
+    }
+}
+
+template <bool HALF>
+__device__ __forceinline__ void fused_compute(uint8_t op, float (&d)[FUSED_V], const float (&a)[FUSED_V],
+                                              const float (&b)[FUSED_V])
+{
+#define WNNCU_FUSED_CASE(OPV, EXPR)                                                                   \
+    case OPV:                                                                                         \
+        _Pragma("unroll") for (int j = 0; j < FUSED_V; j++) d[j] = EXPR;                              \
+        break;
+    switch (op) {
+    WNNCU_FUSED_CASE(WNN__OP_ADD, float_binary<WNN__OP_ADD>(a[j], b[j]))
+    WNNCU_FUSED_CASE(WNN__OP_SUB, float_binary<WNN__OP_SUB>(a[j], b[j]))
+    WNNCU_FUSED_CASE(WNN__OP_MUL, float_binary<WNN__OP_MUL>(a[j], b[j]))
+    WNNCU_FUSED_CASE(WNN__OP_DIV, float_binary<WNN__OP_DIV>(a[j], b[j]))
+    WNNCU_FUSED_CASE(WNN__OP_MAX, float_binary<WNN__OP_MAX>(a[j], b[j]))
+    WNNCU_FUSED_CASE(WNN__OP_MIN, float_binary<WNN__OP_MIN>(a[j], b[j]))
+    WNNCU_FUSED_CASE(WNN__OP_POW, float_binary<WNN__OP_POW>(a[j], b[j]))
+    WNNCU_FUSED_CASE(WNN__OP_ABS, float_unary<WNN__OP_ABS>(a[j]))
+    WNNCU_FUSED_CASE(WNN__OP_NEG, float_unary<WNN__OP_NEG>(a[j]))
+    WNNCU_FUSED_CASE(WNN__OP_EXP, float_unary<WNN__OP_EXP>(a[j]))
+    WNNCU_FUSED_CASE(WNN__OP_LOG, float_unary<WNN__OP_LOG>(a[j]))
+    WNNCU_FUSED_CASE(WNN__OP_SQRT, float_unary<WNN__OP_SQRT>(a[j]))
+    WNNCU_FUSED_CASE(WNN__OP_RELU, float_unary<WNN__OP_RELU>(a[j]))
+    WNNCU_FUSED_CASE(WNN__OP_SIGMOID, float_unary<WNN__OP_SIGMOID>(a[j]))
+    default: WNNCU_FUSED_CASE(WNN__OP_TANH, float_unary<WNN__OP_TANH>(a[j]))
+    }
+#undef WNNCU_FUSED_CASE
+    if constexpr (HALF) {
+#pragma unroll
+        for (int j = 0; j < FUSED_V; j++)
+            d[j] = h2f(f2h(d[j]));
+    }
+}
+
+template <bool HALF> __global__ void fused_kernel(const wnn__cu_fused p)
+{
+    fused_temps t;
+    for (uint64_t base = global_id() * FUSED_V; base < p.count; base += global_stride() * FUSED_V) {
+        for (uint32_t k = 0; k < p.n_ops; k++) {
+            const wnn__cu_fused_op o = p.ops[k];
+            if (o.kind == WNN__CU_FUSED_COMPUTE) {
+                float a[FUSED_V], b[FUSED_V], d[FUSED_V];
+                fused_fetch<HALF>(p, t, o.a, a, base);
+                fused_fetch<HALF>(p, t, o.b, b, base);
+                fused_compute<HALF>(o.op, d, a, b);
+                fused_put(t, o.dst, d);
+            } else {
+                float d[FUSED_V];
+                fused_fetch<HALF>(p, t, o.dst, d, base);
+                fused_store<HALF>(d, (void *)p.ptr[o.a], base, p.count, o.b != 0);
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* quantizeLinear, dequantizeLinear                                          */
+/* ------------------------------------------------------------------------ */
+
+__device__ __forceinline__ uint64_t quant_offset(const wnn__cu_quant &p, uint64_t i)
+{
+    uint64_t off = 0;
+    for (int d = (int)p.rank - 1; d >= 0; d--) {
+        uint64_t c = i % p.shape[d];
+        i /= p.shape[d];
+        off += c / p.block[d] * p.sstride[d];
+    }
+    return off;
+}
+
+template <typename F, typename I>
+__global__ void quantize_kernel(const F *__restrict__ x, const F *__restrict__ scale, const I *__restrict__ zp,
+                                I *__restrict__ out, const wnn__cu_quant p, int64_t lo, int64_t hi)
+{
+    for (uint64_t i = global_id(); i < p.count; i += global_stride()) {
+        uint64_t s = quant_offset(p, i);
+        float xv, sv;
+        if constexpr (is_h16<F>::value) {
+            xv = h2f(x[i]);
+            sv = h2f(scale[s]);
+        } else {
+            xv = x[i];
+            sv = scale[s];
+        }
+        /* x / scale in float32, rounded half to even; NaN gives the zero point */
+        float q = rintf(__fdiv_rn(xv, sv));
+        double v = q == q ? (double)q + (double)zp[s] : (double)zp[s];
+        out[i] = (I)(v <= (double)lo ? lo : v >= (double)hi ? hi : (int64_t)v);
+    }
+}
+
+template <typename F, typename I>
+__global__ void dequantize_kernel(const I *__restrict__ x, const F *__restrict__ scale, const I *__restrict__ zp,
+                                  F *__restrict__ out, const wnn__cu_quant p)
+{
+    for (uint64_t i = global_id(); i < p.count; i += global_stride()) {
+        uint64_t s = quant_offset(p, i);
+        float sv;
+        if constexpr (is_h16<F>::value)
+            sv = h2f(scale[s]);
+        else
+            sv = scale[s];
+        double v = __dmul_rn((double)((int64_t)x[i] - (int64_t)zp[s]), (double)sv);
+        if constexpr (is_h16<F>::value)
+            out[i] = f2h((float)v);
+        else
+            out[i] = (float)v;
+    }
+}
+
+template <typename F, typename I>
+cudaError_t quantize_typed(cudaStream_t s, bool quantize, const wnn__cu_quant *p, const void *x, const void *scale,
+                           const void *zp, void *out)
+{
+    const unsigned blocks = blocks_for(p->count);
+    if (quantize) {
+        int64_t lo, hi;
+        if constexpr (std::is_same<I, int8_t>::value)
+            lo = INT8_MIN, hi = INT8_MAX;
+        else if constexpr (std::is_same<I, uint8_t>::value)
+            lo = 0, hi = UINT8_MAX;
+        else if constexpr (std::is_same<I, int32_t>::value)
+            lo = INT32_MIN, hi = INT32_MAX;
+        else
+            lo = 0, hi = UINT32_MAX;
+        quantize_kernel<F, I><<<blocks, THREADS, 0, s>>>((const F *)x, (const F *)scale, (const I *)zp, (I *)out, *p,
+                                                         lo, hi);
+    } else {
+        dequantize_kernel<F, I><<<blocks, THREADS, 0, s>>>((const I *)x, (const F *)scale, (const I *)zp, (F *)out, *p);
+    }
+    return cudaGetLastError();
+}
+
+/* int4 and uint4: two elements per byte, element 2k in the low nibble. A
+** quantizing thread writes whole bytes, so no two threads share one. */
+__device__ __forceinline__ int64_t load_nibble(const uint8_t *p, uint64_t i, bool is_signed)
+{
+    unsigned nib = (p[i >> 1] >> ((i & 1u) * 4)) & 0xfu;
+    return is_signed && nib >= 8 ? (int64_t)nib - 16 : (int64_t)nib;
+}
+
+template <typename F>
+__global__ void quantize_packed(const F *__restrict__ x, const F *__restrict__ scale, const uint8_t *__restrict__ zp,
+                                uint8_t *__restrict__ out, const wnn__cu_quant p, bool is_signed)
+{
+    const int64_t lo = is_signed ? -8 : 0, hi = is_signed ? 7 : 15;
+    const uint64_t bytes = (p.count + 1) / 2;
+    for (uint64_t k = global_id(); k < bytes; k += global_stride()) {
+        unsigned byte = 0;
+        for (uint64_t i = 2 * k; i < 2 * k + 2 && i < p.count; i++) {
+            uint64_t s = quant_offset(p, i);
+            float xv, sv;
+            if constexpr (is_h16<F>::value) {
+                xv = h2f(x[i]);
+                sv = h2f(scale[s]);
+            } else {
+                xv = x[i];
+                sv = scale[s];
+            }
+            float q = rintf(__fdiv_rn(xv, sv));
+            int64_t z = load_nibble(zp, s, is_signed);
+            double v = q == q ? (double)q + (double)z : (double)z;
+            int64_t r = v <= (double)lo ? lo : v >= (double)hi ? hi : (int64_t)v;
+            byte |= ((unsigned)r & 0xfu) << ((i & 1u) * 4);
+        }
+        out[k] = (uint8_t)byte;
+    }
+}
+
+template <typename F>
+__global__ void dequantize_packed(const uint8_t *__restrict__ x, const F *__restrict__ scale,
+                                  const uint8_t *__restrict__ zp, F *__restrict__ out, const wnn__cu_quant p,
+                                  bool is_signed)
+{
+    for (uint64_t i = global_id(); i < p.count; i += global_stride()) {
+        uint64_t s = quant_offset(p, i);
+        float sv;
+        if constexpr (is_h16<F>::value)
+            sv = h2f(scale[s]);
+        else
+            sv = scale[s];
+        double v = __dmul_rn((double)(load_nibble(x, i, is_signed) - load_nibble(zp, s, is_signed)), (double)sv);
+        if constexpr (is_h16<F>::value)
+            out[i] = f2h((float)v);
+        else
+            out[i] = (float)v;
+    }
+}
+
+template <typename F>
+cudaError_t quantize_packed_typed(cudaStream_t s, bool quantize, bool is_signed, const wnn__cu_quant *p, const void *x,
+                                  const void *scale, const void *zp, void *out)
+{
+    if (quantize)
+        quantize_packed<F><<<blocks_for((p->count + 1) / 2), THREADS, 0, s>>>(
+            (const F *)x, (const F *)scale, (const uint8_t *)zp, (uint8_t *)out, *p, is_signed);
+    else
+        dequantize_packed<F><<<blocks_for(p->count), THREADS, 0, s>>>((const uint8_t *)x, (const F *)scale,
+                                                                      (const uint8_t *)zp, (F *)out, *p, is_signed);
+    return cudaGetLastError();
+}
+
+template <typename F>
+cudaError_t quantize_for_int(cudaStream_t s, bool quantize, wnn_data_type int_type, const wnn__cu_quant *p,
+                             const void *x, const void *scale, const void *zp, void *out)
+{
+    switch (int_type) {
+    case WNN_DATA_TYPE_INT8: return quantize_typed<F, int8_t>(s, quantize, p, x, scale, zp, out);
+    case WNN_DATA_TYPE_UINT8: return quantize_typed<F, uint8_t>(s, quantize, p, x, scale, zp, out);
+    case WNN_DATA_TYPE_INT32: return quantize_typed<F, int32_t>(s, quantize, p, x, scale, zp, out);
+    case WNN_DATA_TYPE_UINT32: return quantize_typed<F, uint32_t>(s, quantize, p, x, scale, zp, out);
+    case WNN_DATA_TYPE_INT4: return quantize_packed_typed<F>(s, quantize, true, p, x, scale, zp, out);
+    case WNN_DATA_TYPE_UINT4: return quantize_packed_typed<F>(s, quantize, false, p, x, scale, zp, out);
+    default: return cudaErrorInvalidValue;
+    }
+}
+
 } // namespace
 
 /* ------------------------------------------------------------------------ */
@@ -829,5 +1151,60 @@ extern "C" cudaError_t wnn__cu_scaled_broadcast(cudaStream_t s, wnn_data_type t,
                                                                        (float)beta);
     else
         return cudaErrorInvalidValue;
+    return cudaGetLastError();
+}
+
+extern "C" bool wnn__cu_quantize_supported(wnn_data_type float_type, wnn_data_type int_type)
+{
+    return (float_type == WNN_DATA_TYPE_FLOAT32 || float_type == WNN_DATA_TYPE_FLOAT16) &&
+           (int_type == WNN_DATA_TYPE_INT8 || int_type == WNN_DATA_TYPE_UINT8 || int_type == WNN_DATA_TYPE_INT32 ||
+            int_type == WNN_DATA_TYPE_UINT32 || int_type == WNN_DATA_TYPE_INT4 || int_type == WNN_DATA_TYPE_UINT4);
+}
+
+extern "C" cudaError_t wnn__cu_quantize(cudaStream_t s, bool quantize, wnn_data_type float_type, wnn_data_type int_type,
+                                        const wnn__cu_quant *p, const void *x, const void *scale, const void *zero_point,
+                                        void *out)
+{
+    if (!wnn__cu_quantize_supported(float_type, int_type))
+        return cudaErrorInvalidValue;
+    if (float_type == WNN_DATA_TYPE_FLOAT32)
+        return quantize_for_int<float>(s, quantize, int_type, p, x, scale, zero_point, out);
+    return quantize_for_int<h16>(s, quantize, int_type, p, x, scale, zero_point, out);
+}
+
+extern "C" bool wnn__cu_fusible(wnn__op op)
+{
+    switch (op) {
+    case WNN__OP_ADD:
+    case WNN__OP_SUB:
+    case WNN__OP_MUL:
+    case WNN__OP_DIV:
+    case WNN__OP_MAX:
+    case WNN__OP_MIN:
+    case WNN__OP_POW:
+    case WNN__OP_ABS:
+    case WNN__OP_NEG:
+    case WNN__OP_EXP:
+    case WNN__OP_LOG:
+    case WNN__OP_SQRT:
+    case WNN__OP_RELU:
+    case WNN__OP_SIGMOID:
+    case WNN__OP_TANH:
+        return true;
+    default:
+        return false;
+    }
+}
+
+extern "C" cudaError_t wnn__cu_fused_run(cudaStream_t s, const wnn__cu_fused *p)
+{
+    for (uint32_t k = 0; k < WNN__CU_FUSED_MAX_PTRS; k++)
+        if (p->ptr[k] && !((p->scalar_slots >> k) & 1u) && ((uintptr_t)p->ptr[k] & 15u))
+            return cudaErrorMisalignedAddress;
+    const unsigned blocks = blocks_for((p->count + FUSED_V - 1) / FUSED_V);
+    if (p->half)
+        fused_kernel<true><<<blocks, THREADS, 0, s>>>(*p);
+    else
+        fused_kernel<false><<<blocks, THREADS, 0, s>>>(*p);
     return cudaGetLastError();
 }

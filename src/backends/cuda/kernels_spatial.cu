@@ -121,6 +121,26 @@ __global__ void conv2d_direct(const T *__restrict__ in, const T *__restrict__ f,
     }
 }
 
+template <typename T>
+__global__ void im2col(const T *__restrict__ in, T *__restrict__ cols, const wnn__cu_conv p, uint32_t n0,
+                       uint64_t count)
+{
+    const bool nhwc = p.nhwc != 0;
+    const uint64_t P = (uint64_t)p.h_out * p.w_out, K = (uint64_t)p.c_in * p.kh * p.kw;
+    for (uint64_t e = global_id(); e < count; e += global_stride()) {
+        const uint64_t k = e % K, row = e / K;
+        const uint32_t n = n0 + (uint32_t)(row / P), pix = (uint32_t)(row % P);
+        const uint32_t oy = pix / p.w_out, ox = pix % p.w_out;
+        const uint32_t kx = (uint32_t)(k % p.kw), ky = (uint32_t)((k / p.kw) % p.kh), ic = (uint32_t)(k / p.kw / p.kh);
+        const int64_t iy = (int64_t)oy * p.stride[0] - p.pad_top + (int64_t)ky * p.dilation[0];
+        const int64_t ix = (int64_t)ox * p.stride[1] - p.pad_left + (int64_t)kx * p.dilation[1];
+        T v = T();
+        if (iy >= 0 && iy < p.h_in && ix >= 0 && ix < p.w_in)
+            v = in[at4(nhwc, p.c_in, p.h_in, p.w_in, n, ic, (uint32_t)iy, (uint32_t)ix)];
+        cols[e] = v;
+    }
+}
+
 /* ------------------------------------------------------------------------ */
 /* Pooling                                                                   */
 /* ------------------------------------------------------------------------ */
@@ -321,5 +341,18 @@ extern "C" cudaError_t wnn__cu_resample2d(cudaStream_t s, wnn_data_type t, const
     case WNN_DATA_TYPE_UINT8: resample<uint8_t><<<blocks, THREADS, 0, s>>>((const uint8_t *)in, (uint8_t *)out, taps, *p); break;
     default: return cudaErrorInvalidValue;
     }
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t wnn__cu_im2col(cudaStream_t s, wnn_data_type t, const wnn__cu_conv *p, uint32_t n0,
+                                      uint32_t images, const void *in, void *cols)
+{
+    const uint64_t count = (uint64_t)images * p->h_out * p->w_out * p->c_in * p->kh * p->kw;
+    if (t == WNN_DATA_TYPE_FLOAT32)
+        im2col<float><<<blocks_for(count), THREADS, 0, s>>>((const float *)in, (float *)cols, *p, n0, count);
+    else if (t == WNN_DATA_TYPE_FLOAT16)
+        im2col<h16><<<blocks_for(count), THREADS, 0, s>>>((const h16 *)in, (h16 *)cols, *p, n0, count);
+    else
+        return cudaErrorInvalidValue;
     return cudaGetLastError();
 }

@@ -1,0 +1,465 @@
+/*
+** bench-cuda.c -- the cuda device beside what the same hardware does through
+** the CUDA runtime and cuBLAS directly:
+**
+**   add float32, 1 GiB per operand     TB/s (reads + writes) beside a
+**                                      device-to-device cudaMemcpy of 1 GiB;
+**                                      also relu(a + b) * 2, fused into one kernel
+**   10-operator element-wise chain     microseconds per dispatch, end to end
+**   matmul 8192^3 float32 / float16    TFLOP/s beside cublasSgemm / cublasGemmEx
+**   conv2d 3x3, 64 channels, 56x56     TFLOP/s (peer: a separate script)
+**   create + destroy a tensor          ns after warm-up, beside cudaMalloc+cudaFree
+**   write / read 256 MiB               GB/s beside cudaMemcpy from pageable memory
+**
+** Peers that need PyTorch are measured by a separate script; their column
+** is "-" here. Prints "no cuda device" and exits 0 where there is none.
+*/
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "wnn/wnn.h"
+
+#ifdef WNN_HAVE_CUDA
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#endif
+
+static bool have_cuda(void)
+{
+    uint32_t n = wnn_device_count();
+    for (uint32_t i = 0; i < n; i++) {
+        wnn_device_info info;
+        if (wnn_device_get_info(i, &info) == WNN_OK && strcmp(info.name, "cuda") == 0)
+            return true;
+    }
+    return false;
+}
+
+#ifdef WNN_HAVE_CUDA
+
+#define MUST(x)                                                                                       \
+    do {                                                                                              \
+        if ((x) != WNN_OK) {                                                                          \
+            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #x, wnn_last_error_message()); \
+            exit(1);                                                                                  \
+        }                                                                                             \
+    } while (0)
+
+#define MUST_CUDA(x)                                                                                  \
+    do {                                                                                              \
+        if ((x) != 0) {                                                                               \
+            fprintf(stderr, "%s:%d: %s failed\n", __FILE__, __LINE__, #x);                            \
+            exit(1);                                                                                  \
+        }                                                                                             \
+    } while (0)
+
+static void row(const char *what, double ours, const char *unit, double peer, const char *peer_name, bool higher_better)
+{
+    if (peer > 0)
+        printf("%-46s %12.3f %-7s %12.3f %-7s %-30s ratio %6.3f%s\n", what, ours, unit, peer, unit, peer_name,
+               ours / peer, higher_better ? "" : " (lower is better)");
+    else
+        printf("%-46s %12.3f %-7s %12s %-7s %-30s\n", what, ours, unit, "-", "", peer_name);
+}
+
+static wnn_context *open_cuda(void)
+{
+    wnn_context_options o = WNN_CONTEXT_OPTIONS_INIT;
+    o.device = "cuda";
+    wnn_context *ctx = NULL;
+    MUST(wnn_context_create(&o, &ctx));
+    return ctx;
+}
+
+static wnn_tensor *tensor(wnn_context *ctx, wnn_data_type t, uint32_t rank, const uint32_t *shape)
+{
+    wnn_tensor_desc d = {t, rank, {0}, true, true};
+    memcpy(d.shape, shape, rank * sizeof *shape);
+    wnn_tensor *x = NULL;
+    MUST(wnn_context_create_tensor(ctx, &d, &x));
+    return x;
+}
+
+static double seconds_since(double t0) { return (bench_now_ns() - t0) * 1e-9; }
+
+/* ---- add, 1 GiB per operand ------------------------------------------------------------- */
+
+static void bench_add(wnn_context *ctx, bool fused)
+{
+    const uint32_t n = 1u << 28; /* 1 GiB of float32 */
+    wnn_graph_builder *b;
+    MUST(wnn_graph_builder_create(ctx, &b));
+    wnn_operand_desc d = {WNN_DATA_TYPE_FLOAT32, 1, {n}};
+    wnn_operand *x = wnn_graph_builder_input(b, "a", &d), *y = wnn_graph_builder_input(b, "b", &d);
+    /* fused: relu(a + b) * 2, three operators in one kernel */
+    wnn_operand *two = wnn_graph_builder_constant_scalar(b, WNN_DATA_TYPE_FLOAT32, 2.0);
+    wnn_named_operand out = {"c", fused ? wnn_mul(b, wnn_relu(b, wnn_add(b, x, y)), two) : wnn_add(b, x, y)};
+    wnn_graph *g = NULL;
+    MUST(wnn_graph_builder_build(b, &out, 1, &g));
+    wnn_graph_builder_release(b);
+    wnn_tensor *ta = tensor(ctx, WNN_DATA_TYPE_FLOAT32, 1, &n), *tb = tensor(ctx, WNN_DATA_TYPE_FLOAT32, 1, &n),
+               *tc = tensor(ctx, WNN_DATA_TYPE_FLOAT32, 1, &n);
+    wnn_named_tensor in[2] = {{"a", ta}, {"b", tb}}, o = {"c", tc};
+    for (int i = 0; i < 3; i++)
+        MUST(wnn_context_dispatch(ctx, g, in, 2, &o, 1));
+    MUST(wnn_context_finish(ctx));
+    const int iters = 20;
+    double best = 1e300;
+    for (int rep = 0; rep < 3; rep++) {
+        double t0 = bench_now_ns();
+        for (int i = 0; i < iters; i++)
+            MUST(wnn_context_dispatch(ctx, g, in, 2, &o, 1));
+        MUST(wnn_context_finish(ctx));
+        double t = seconds_since(t0) / iters;
+        best = t < best ? t : best;
+    }
+    double ours = 3.0 * n * sizeof(float) / best * 1e-12;
+
+    /* the peer: a device-to-device copy of 1 GiB (2 GiB moved) */
+    void *src = NULL, *dst = NULL;
+    size_t bytes = (size_t)n * sizeof(float);
+    MUST_CUDA(cudaMalloc(&src, bytes));
+    MUST_CUDA(cudaMalloc(&dst, bytes));
+    MUST_CUDA(cudaMemset(src, 1, bytes));
+    for (int i = 0; i < 3; i++)
+        MUST_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
+    MUST_CUDA(cudaDeviceSynchronize());
+    double peer_best = 1e300;
+    for (int rep = 0; rep < 3; rep++) {
+        double t0 = bench_now_ns();
+        for (int i = 0; i < iters; i++)
+            MUST_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, 0));
+        MUST_CUDA(cudaDeviceSynchronize());
+        double t = seconds_since(t0) / iters;
+        peer_best = t < peer_best ? t : peer_best;
+    }
+    double peer = 2.0 * bytes / peer_best * 1e-12;
+    cudaFree(src);
+    cudaFree(dst);
+    row(fused ? "(a+b).relu()*2 f32, 1 GiB each, fused (TB/s)" : "add f32, 1 GiB per operand (TB/s moved)", ours,
+        "TB/s", peer, "cudaMemcpy D2D 1 GiB", true);
+    wnn_tensor_release(ta);
+    wnn_tensor_release(tb);
+    wnn_tensor_release(tc);
+    wnn_graph_release(g);
+    MUST(wnn_context_finish(ctx));
+    wnn_context_trim_memory(ctx);
+}
+
+/* ---- a 10-operator chain on small tensors --------------------------------------------------- */
+
+static void bench_chain(wnn_context *ctx)
+{
+    const uint32_t n = 1024;
+    wnn_graph_builder *b;
+    MUST(wnn_graph_builder_create(ctx, &b));
+    wnn_operand_desc d = {WNN_DATA_TYPE_FLOAT32, 1, {n}};
+    wnn_operand *x = wnn_graph_builder_input(b, "x", &d);
+    wnn_operand *h = wnn_graph_builder_constant_scalar(b, WNN_DATA_TYPE_FLOAT32, 0.5);
+    wnn_operand *v = wnn_add(b, x, h);           /* 1 */
+    v = wnn_mul(b, v, x);                        /* 2 */
+    v = wnn_sub(b, v, h);                        /* 3 */
+    v = wnn_relu(b, v);                          /* 4 */
+    v = wnn_sigmoid(b, v);                       /* 5 */
+    v = wnn_max(b, v, x);                        /* 6 */
+    v = wnn_tanh(b, v);                          /* 7 */
+    v = wnn_abs(b, v);                           /* 8 */
+    v = wnn_div(b, v, wnn_add(b, h, h));         /* 9, 10 */
+    wnn_named_operand out = {"y", v};
+    wnn_graph *g = NULL;
+    MUST(wnn_graph_builder_build(b, &out, 1, &g));
+    wnn_graph_builder_release(b);
+    wnn_tensor *tx = tensor(ctx, WNN_DATA_TYPE_FLOAT32, 1, &n), *ty = tensor(ctx, WNN_DATA_TYPE_FLOAT32, 1, &n);
+    wnn_named_tensor bi = {"x", tx}, bo = {"y", ty};
+    for (int i = 0; i < 50; i++)
+        MUST(wnn_context_dispatch(ctx, g, &bi, 1, &bo, 1));
+    MUST(wnn_context_finish(ctx));
+    /* queued back to back (CUDA-graph replay after the first two) */
+    const int iters = 5000;
+    double best = 1e300;
+    for (int rep = 0; rep < 5; rep++) {
+        double t0 = bench_now_ns();
+        for (int i = 0; i < iters; i++)
+            MUST(wnn_context_dispatch(ctx, g, &bi, 1, &bo, 1));
+        MUST(wnn_context_finish(ctx));
+        double t = seconds_since(t0) / iters;
+        best = t < best ? t : best;
+    }
+    row("10-op chain [1024] f32, queued (us/dispatch)", best * 1e6, "us", 0, "PyTorch eager: separate script", false);
+    /* one at a time: dispatch then wait */
+    best = 1e300;
+    for (int rep = 0; rep < 5; rep++) {
+        double t0 = bench_now_ns();
+        for (int i = 0; i < 1000; i++) {
+            MUST(wnn_context_dispatch(ctx, g, &bi, 1, &bo, 1));
+            MUST(wnn_context_finish(ctx));
+        }
+        double t = seconds_since(t0) / 1000;
+        best = t < best ? t : best;
+    }
+    row("10-op chain [1024] f32, dispatch+finish (us)", best * 1e6, "us", 0, "PyTorch eager: separate script", false);
+    wnn_tensor_release(tx);
+    wnn_tensor_release(ty);
+    wnn_graph_release(g);
+}
+
+/* ---- matmul 8192^3 ------------------------------------------------------------------------- */
+
+static void bench_matmul(wnn_context *ctx, wnn_data_type t)
+{
+    const uint32_t n = 8192;
+    const uint32_t shape[2] = {n, n};
+    wnn_graph_builder *b;
+    MUST(wnn_graph_builder_create(ctx, &b));
+    wnn_operand_desc d = {t, 2, {n, n}};
+    wnn_operand *x = wnn_graph_builder_input(b, "a", &d), *y = wnn_graph_builder_input(b, "b", &d);
+    wnn_named_operand out = {"c", wnn_matmul(b, x, y)};
+    wnn_graph *g = NULL;
+    MUST(wnn_graph_builder_build(b, &out, 1, &g));
+    wnn_graph_builder_release(b);
+    wnn_tensor *ta = tensor(ctx, t, 2, shape), *tb = tensor(ctx, t, 2, shape), *tc = tensor(ctx, t, 2, shape);
+    /* random data: zeros run faster than real data */
+    size_t es = t == WNN_DATA_TYPE_FLOAT16 ? 2 : 4, bytes = (size_t)n * n * es;
+    unsigned char *host = malloc(bytes);
+    uint64_t s = 88172645463325252ull;
+    for (size_t i = 0; i < (size_t)n * n; i++) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        float v = (float)((double)(s >> 11) * 0x1p-53 * 2.0 - 1.0);
+        if (es == 4) {
+            memcpy(host + i * 4, &v, 4);
+        } else { /* binary16 of v in [-1, 1): sign, exponent, 10 mantissa bits */
+            uint16_t h = 0;
+            float a = fabsf(v);
+            if (a >= 0x1p-14f) {
+                int e;
+                float m = frexpf(a, &e); /* a = m * 2^e, m in [0.5, 1) */
+                h = (uint16_t)(((e - 1 + 15) << 10) | ((uint32_t)((m * 2.0f - 1.0f) * 1024.0f) & 0x3ffu));
+            }
+            if (v < 0)
+                h |= 0x8000u;
+            memcpy(host + i * 2, &h, 2);
+        }
+    }
+    MUST(wnn_context_write_tensor(ctx, ta, host, bytes));
+    MUST(wnn_context_write_tensor(ctx, tb, host, bytes));
+    wnn_named_tensor in[2] = {{"a", ta}, {"b", tb}}, o = {"c", tc};
+    for (int i = 0; i < 3; i++)
+        MUST(wnn_context_dispatch(ctx, g, in, 2, &o, 1));
+    MUST(wnn_context_finish(ctx));
+    const int iters = t == WNN_DATA_TYPE_FLOAT16 ? 20 : 5;
+    double best = 1e300;
+    for (int rep = 0; rep < 3; rep++) {
+        double t0 = bench_now_ns();
+        for (int i = 0; i < iters; i++)
+            MUST(wnn_context_dispatch(ctx, g, in, 2, &o, 1));
+        MUST(wnn_context_finish(ctx));
+        double dt = seconds_since(t0) / iters;
+        best = dt < best ? dt : best;
+    }
+    double flops = 2.0 * n * (double)n * n, ours = flops / best * 1e-12;
+
+    /* the peer: the same product through cuBLAS directly */
+    void *a = NULL, *bm = NULL, *c = NULL;
+    MUST_CUDA(cudaMalloc(&a, bytes));
+    MUST_CUDA(cudaMalloc(&bm, bytes));
+    MUST_CUDA(cudaMalloc(&c, bytes));
+    MUST_CUDA(cudaMemcpy(a, host, bytes, cudaMemcpyHostToDevice));
+    MUST_CUDA(cudaMemcpy(bm, host, bytes, cudaMemcpyHostToDevice));
+    cublasHandle_t h;
+    MUST_CUDA(cublasCreate(&h));
+    MUST_CUDA(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
+    float alpha = 1.0f, beta = 0.0f;
+    double peer_best = 1e300;
+    for (int rep = 0; rep < 4; rep++) {
+        double t0 = bench_now_ns();
+        for (int i = 0; i < iters; i++) {
+            if (t == WNN_DATA_TYPE_FLOAT32)
+                MUST_CUDA(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)n, (int)n, &alpha, bm, (int)n, a,
+                                      (int)n, &beta, c, (int)n));
+            else
+                MUST_CUDA(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)n, (int)n, &alpha, bm, CUDA_R_16F,
+                                       (int)n, a, CUDA_R_16F, (int)n, &beta, c, CUDA_R_16F, (int)n, CUBLAS_COMPUTE_32F,
+                                       CUBLAS_GEMM_DEFAULT));
+        }
+        MUST_CUDA(cudaDeviceSynchronize());
+        double dt = seconds_since(t0) / iters;
+        if (rep > 0) /* the first repetition warms cuBLAS up */
+            peer_best = dt < peer_best ? dt : peer_best;
+    }
+    double peer = flops / peer_best * 1e-12;
+    cublasDestroy(h);
+    cudaFree(a);
+    cudaFree(bm);
+    cudaFree(c);
+    free(host);
+    char what[64];
+    snprintf(what, sizeof what, "matmul 8192^3 %s (TFLOP/s)", t == WNN_DATA_TYPE_FLOAT16 ? "f16" : "f32");
+    row(what, ours, "TFLOP/s", peer, t == WNN_DATA_TYPE_FLOAT16 ? "cublasGemmEx f16, f32 acc" : "cublasSgemm", true);
+    wnn_tensor_release(ta);
+    wnn_tensor_release(tb);
+    wnn_tensor_release(tc);
+    wnn_graph_release(g);
+    MUST(wnn_context_finish(ctx));
+    wnn_context_trim_memory(ctx);
+}
+
+/* ---- conv2d 3x3, ResNet-like ------------------------------------------------------------------ */
+
+static void bench_conv(wnn_context *ctx, wnn_data_type t)
+{
+    const uint32_t n = 32, c = 64, h = 56, w = 56;
+    const uint32_t xs[4] = {n, c, h, w}, fs[4] = {c, c, 3, 3};
+    wnn_graph_builder *b;
+    MUST(wnn_graph_builder_create(ctx, &b));
+    wnn_operand_desc xd = {t, 4, {n, c, h, w}}, fd = {t, 4, {c, c, 3, 3}};
+    wnn_operand *x = wnn_graph_builder_input(b, "x", &xd), *f = wnn_graph_builder_input(b, "f", &fd);
+    wnn_conv2d_options o = WNN_CONV2D_OPTIONS_INIT;
+    o.padding[0] = o.padding[1] = o.padding[2] = o.padding[3] = 1;
+    wnn_named_operand out = {"y", wnn_conv2d(b, x, f, &o)};
+    wnn_graph *g = NULL;
+    MUST(wnn_graph_builder_build(b, &out, 1, &g));
+    wnn_graph_builder_release(b);
+    wnn_tensor *tx = tensor(ctx, t, 4, xs), *tf = tensor(ctx, t, 4, fs), *ty = tensor(ctx, t, 4, xs);
+    wnn_named_tensor in[2] = {{"x", tx}, {"f", tf}}, bo = {"y", ty};
+    for (int i = 0; i < 3; i++)
+        MUST(wnn_context_dispatch(ctx, g, in, 2, &bo, 1));
+    MUST(wnn_context_finish(ctx));
+    const int iters = 20;
+    double best = 1e300;
+    for (int rep = 0; rep < 3; rep++) {
+        double t0 = bench_now_ns();
+        for (int i = 0; i < iters; i++)
+            MUST(wnn_context_dispatch(ctx, g, in, 2, &bo, 1));
+        MUST(wnn_context_finish(ctx));
+        double dt = seconds_since(t0) / iters;
+        best = dt < best ? dt : best;
+    }
+    double flops = 2.0 * n * c * h * w * c * 9;
+    char what[64];
+    snprintf(what, sizeof what, "conv2d 3x3 [32,64,56,56] %s (TFLOP/s)", t == WNN_DATA_TYPE_FLOAT16 ? "f16" : "f32");
+    row(what, flops / best * 1e-12, "TFLOP/s", 0, "cuDNN via PyTorch: separate script", true);
+    wnn_tensor_release(tx);
+    wnn_tensor_release(tf);
+    wnn_tensor_release(ty);
+    wnn_graph_release(g);
+}
+
+/* ---- tensors: create + destroy, write, read ------------------------------------------------ */
+
+typedef struct rig {
+    wnn_context *ctx;
+} rig;
+
+static void create_destroy(void *arg, long iters)
+{
+    rig *r = arg;
+    wnn_tensor_desc d = {WNN_DATA_TYPE_FLOAT32, 2, {32, 32}, true, true};
+    for (long i = 0; i < iters; i++) {
+        wnn_tensor *t;
+        if (wnn_context_create_tensor(r->ctx, &d, &t) != WNN_OK)
+            abort();
+        wnn_tensor_release(t);
+    }
+}
+
+static void malloc_free_device(void *arg, long iters)
+{
+    for (long i = 0; i < iters; i++) {
+        void *p = NULL;
+        if (cudaMalloc(&p, 32 * 32 * 4) != cudaSuccess)
+            abort();
+        cudaFree(p);
+    }
+}
+
+static void bench_tensors(wnn_context *ctx)
+{
+    rig r = {ctx};
+    create_destroy(&r, 1000);
+    MUST(wnn_context_finish(ctx));
+    double ours = bench_best_ns(create_destroy, &r, 20000, 5);
+    double peer = bench_best_ns(malloc_free_device, NULL, 2000, 3);
+    row("create+destroy tensor 4 KiB (ns)", ours, "ns", peer, "cudaMalloc+cudaFree", false);
+    MUST(wnn_context_finish(ctx));
+
+    const uint32_t n = (256u << 20) / 4;
+    size_t bytes = (size_t)n * 4;
+    wnn_tensor *t = tensor(ctx, WNN_DATA_TYPE_FLOAT32, 1, &n);
+    unsigned char *host = malloc(bytes);
+    memset(host, 1, bytes);
+    MUST(wnn_context_write_tensor(ctx, t, host, bytes));
+    MUST(wnn_context_read_tensor_sync(ctx, t, host, bytes));
+    double w_best = 1e300, r_best = 1e300;
+    for (int rep = 0; rep < 5; rep++) {
+        double t0 = bench_now_ns();
+        MUST(wnn_context_write_tensor(ctx, t, host, bytes));
+        MUST(wnn_context_finish(ctx));
+        double dt = seconds_since(t0);
+        w_best = dt < w_best ? dt : w_best;
+        t0 = bench_now_ns();
+        MUST(wnn_context_read_tensor_sync(ctx, t, host, bytes));
+        dt = seconds_since(t0);
+        r_best = dt < r_best ? dt : r_best;
+    }
+    void *dev = NULL;
+    MUST_CUDA(cudaMalloc(&dev, bytes));
+    MUST_CUDA(cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice));
+    double pw_best = 1e300, pr_best = 1e300;
+    for (int rep = 0; rep < 5; rep++) {
+        double t0 = bench_now_ns();
+        MUST_CUDA(cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice));
+        double dt = seconds_since(t0);
+        pw_best = dt < pw_best ? dt : pw_best;
+        t0 = bench_now_ns();
+        MUST_CUDA(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost));
+        dt = seconds_since(t0);
+        pr_best = dt < pr_best ? dt : pr_best;
+    }
+    cudaFree(dev);
+    row("write 256 MiB (GB/s)", bytes / w_best * 1e-9, "GB/s", bytes / pw_best * 1e-9, "cudaMemcpy H2D, pageable", true);
+    row("read 256 MiB (GB/s)", bytes / r_best * 1e-9, "GB/s", bytes / pr_best * 1e-9, "cudaMemcpy D2H, pageable", true);
+    free(host);
+    wnn_tensor_release(t);
+}
+
+#endif /* WNN_HAVE_CUDA */
+
+int main(int argc, char **argv)
+{
+    if (!have_cuda()) {
+        printf("no cuda device\n");
+        return 0;
+    }
+#ifdef WNN_HAVE_CUDA
+    const char *only = argc > 1 ? argv[1] : NULL; /* add, chain, matmul, conv, tensors */
+    wnn_context *ctx = open_cuda();
+    wnn_device_info info;
+    MUST(wnn_context_get_device_info(ctx, &info));
+    printf("device: %s\n", info.description);
+    printf("%-46s %20s %20s %-30s\n", "what", "ours", "peer", "peer is");
+    if (!only || !strcmp(only, "add")) {
+        bench_add(ctx, false);
+        bench_add(ctx, true);
+    }
+    if (!only || !strcmp(only, "chain"))
+        bench_chain(ctx);
+    if (!only || !strcmp(only, "matmul")) {
+        bench_matmul(ctx, WNN_DATA_TYPE_FLOAT32);
+        bench_matmul(ctx, WNN_DATA_TYPE_FLOAT16);
+    }
+    if (!only || !strcmp(only, "conv")) {
+        bench_conv(ctx, WNN_DATA_TYPE_FLOAT32);
+        bench_conv(ctx, WNN_DATA_TYPE_FLOAT16);
+    }
+    if (!only || !strcmp(only, "tensors"))
+        bench_tensors(ctx);
+    wnn_context_release(ctx);
+#else
+    (void)argc;
+    (void)argv;
+#endif
+    return 0;
+}
