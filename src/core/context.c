@@ -73,6 +73,25 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
+bool wnn__timeline_try_enter(wnn_context *ctx)
+{
+    pthread_mutex_lock(&ctx->lock);
+    bool idle = !ctx->head && !ctx->busy && !ctx->stopping;
+    if (idle)
+        ctx->busy = true;
+    pthread_mutex_unlock(&ctx->lock);
+    return idle;
+}
+
+void wnn__timeline_leave(wnn_context *ctx)
+{
+    pthread_mutex_lock(&ctx->lock);
+    ctx->busy = false;
+    pthread_cond_broadcast(&ctx->done_cv);
+    pthread_cond_signal(&ctx->work_cv);
+    pthread_mutex_unlock(&ctx->lock);
+}
+
 void wnn__timeline_wait(wnn_context *ctx, uint64_t seq)
 {
     pthread_mutex_lock(&ctx->lock);

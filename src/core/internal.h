@@ -138,6 +138,11 @@ wnn_status wnn__timeline_submit_seq(wnn_context *ctx, wnn__task *task, uint64_t 
 /* Waits until the task numbered seq has completed, running queued tasks
 ** itself meanwhile when the worker is not running one. */
 void wnn__timeline_wait(wnn_context *ctx, uint64_t seq);
+/* Takes the timeline for the calling thread when nothing is queued or
+** running, so that a call can do its work at once, in order; false when
+** busy. Every true return is paired with wnn__timeline_leave(). */
+bool wnn__timeline_try_enter(wnn_context *ctx);
+void wnn__timeline_leave(wnn_context *ctx);
 /* Records a timeline error for finish() and the error callback. */
 void wnn__timeline_error(wnn_context *ctx, wnn_status s, const char *message);
 /* Runs one task on the worker; defined in tensor.c and graph.c. */

@@ -188,6 +188,17 @@ static wnn__task *new_task(wnn__task_kind kind, wnn_tensor *t)
 
 static wnn_status submit_write(wnn_context *ctx, wnn_tensor *t, const void *data, size_t n)
 {
+    /* With nothing queued or running, the write can happen now, straight
+    ** from the caller's bytes: no staging copy, no worker hand-off. The
+    ** backend's copy_to_device lets the caller reuse src on return. */
+    if (wnn__timeline_try_enter(ctx)) {
+        wnn_status s = wnn__storage_write(&t->st, data, n);
+        wnn__timeline_leave(ctx);
+        if (s != WNN_OK)
+            return wnn__fail(s, "wnn_context_write_tensor: write to \"%s\" failed: %s", ctx->info.name,
+                             wnn_status_string(s));
+        return WNN_OK;
+    }
     wnn__task *task = new_task(WNN__TASK_WRITE, t);
     if (!task || !(task->bytes = malloc(n ? n : 1))) {
         wnn__task_free(task);

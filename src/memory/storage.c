@@ -6,6 +6,10 @@
 
 #include "memory/storage.h"
 
+/* Reads of at least this many bytes skip the host mirror when it is not
+** there yet (see wnn__storage_read). */
+#define DIRECT_READ_BYTES ((size_t)1 << 20)
+
 static bool unified(const wnn__storage *st) { return st->alloc->backend->unified_memory; }
 
 wnn_status wnn__storage_init(wnn__storage *st, wnn__allocator *alloc, size_t bytes)
@@ -84,6 +88,16 @@ wnn_status wnn__storage_read(wnn__storage *st, void *dst, size_t n)
     if (st->state == WNN__STORAGE_ZERO) {
         memset(dst, 0, n);
         return WNN_OK;
+    }
+    if (st->state == WNN__STORAGE_DEVICE && !st->host && n >= DIRECT_READ_BYTES) {
+        /* A large tensor with no mirror yet: copy straight into the caller's
+        ** buffer rather than fault in a mirror and copy twice. */
+        if (wnn__fault_copy_now())
+            return WNN_STATUS_OPERATION_ERROR;
+        wnn_status s = st->alloc->backend->copy_to_host(st->alloc->device, dst, st->device, n);
+        if (s == WNN_OK)
+            wnn__allocator_count_copy(st->alloc, 1, n);
+        return s;
     }
     if (st->state == WNN__STORAGE_DEVICE) {
         wnn_status s = refresh_host(st);
