@@ -1,0 +1,49 @@
+#!/bin/sh
+# Everything wnn runs on the GPU machine, in stages:
+#   sh bench/run-gpu.sh build    configure and build with CUDA
+#   sh bench/run-gpu.sh test     unit suite on cuda, WPT conformance on cuda,
+#                                compute-sanitizer memcheck and racecheck
+#   sh bench/run-gpu.sh bench    bench-cuda beside raw CUDA, the PyTorch peers
+#                                in the same run, and the merged table
+# Libraries the GPU image lacks (OpenBLAS, jansson) and the WPT vectors come
+# in a carried folder: CARRY (default gpu-carry) with lib/, include/ and
+# wpt/conformance. Logs go to OUT (default ./gpu-out).
+set -u
+CARRY=${CARRY:-gpu-carry}
+OUT=${OUT:-gpu-out}
+BUILD=${BUILD:-build-gpu}
+mkdir -p "$OUT"
+export PKG_CONFIG_PATH="$PWD/$CARRY/lib/pkgconfig"
+export LD_LIBRARY_PATH="$PWD/$CARRY/lib:${LD_LIBRARY_PATH:-}"
+WPT="$PWD/$CARRY/wpt/conformance"
+
+for stage in "$@"; do
+case "$stage" in
+build)
+    nvidia-smi -L
+    cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWNN_WPT_DIR="$WPT" >"$OUT/cmake.log" 2>&1 || { tail -30 "$OUT/cmake.log"; exit 1; }
+    cmake --build "$BUILD" -j "$(nproc)" >"$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -30; exit 1; }
+    "$BUILD/wnn" devices
+    ;;
+test)
+    # the whole device-aware unit suite with cuda as the test device
+    WNN_TEST_DEVICE=cuda ctest --test-dir "$BUILD" -E "null|install" -j 8 --output-on-failure >"$OUT/ctest-cuda.log" 2>&1
+    grep -E "tests passed|\*\*\*|Failed" "$OUT/ctest-cuda.log"
+    "$BUILD/wnn" conformance --device cuda --slowest "$WPT" >"$OUT/conformance-cuda.log" 2>&1
+    grep -E "^FAIL|passed, " "$OUT/conformance-cuda.log" | head -40
+    compute-sanitizer --tool memcheck --error-exitcode 9 "$BUILD/tests/test-cuda" >"$OUT/memcheck.log" 2>&1
+    echo "memcheck exit $?: $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log")"
+    compute-sanitizer --tool racecheck --error-exitcode 9 "$BUILD/tests/test-cuda" >"$OUT/racecheck.log" 2>&1
+    echo "racecheck exit $?: $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/racecheck.log")"
+    ;;
+bench)
+    "$BUILD/bench/bench-cuda" | tee "$OUT/bench-cuda.txt"
+    python3 bench/gpu_peers.py | tee "$OUT/peers.txt"
+    python3 bench/gpu_table.py "$OUT/bench-cuda.txt" "$OUT/peers.txt" | tee "$OUT/table.txt"
+    ;;
+*)
+    echo "unknown stage $stage" >&2
+    exit 2
+    ;;
+esac
+done
