@@ -221,9 +221,12 @@ static wnn_status cu_device_open(uint32_t index, wnn__device **out)
     return WNN_OK;
 }
 
+/* The cpu's types, packed int4/uint4 included: the kernels that take them
+** (quantize, dequantize, reshape, identity) handle the packing, and a graph
+** giving them to any other operator is refused at build time. */
 static bool cu_supports_data_type(const wnn__device *d, wnn_data_type t)
 {
-    return t >= WNN_DATA_TYPE_FLOAT32 && t <= WNN_DATA_TYPE_UINT8;
+    return t >= WNN_DATA_TYPE_FLOAT32 && t <= WNN_DATA_TYPE_UINT4;
 }
 
 /* ---- memory and copies ------------------------------------------------------- */
