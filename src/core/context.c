@@ -87,8 +87,12 @@ void wnn__timeline_leave(wnn_context *ctx)
 {
     pthread_mutex_lock(&ctx->lock);
     ctx->busy = false;
-    pthread_cond_broadcast(&ctx->done_cv);
-    pthread_cond_signal(&ctx->work_cv);
+    /* wake others only if they can have been waiting for this thread: work
+    ** was queued meanwhile (worker, helpers) */
+    if (ctx->head) {
+        pthread_cond_broadcast(&ctx->done_cv);
+        pthread_cond_signal(&ctx->work_cv);
+    }
     pthread_mutex_unlock(&ctx->lock);
 }
 

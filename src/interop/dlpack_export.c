@@ -134,8 +134,7 @@ static wnn_status clone_value(wnn_context *ctx, wnn__storage *src, wnn__storage 
 }
 
 /* Makes the exported memory hold the tensor's value. Runs in timeline
-** order: as a queued call, or at once under ctx->lock when nothing is
-** queued or running. */
+** order: as a queued call, or at once when the timeline is idle. */
 static wnn_status make_ready(wnn_context *ctx, wnn__dl_export *e)
 {
     wnn__storage *st = &e->tensor->st;
@@ -181,19 +180,16 @@ static void prepare(wnn_status s, const char *message, const void *data, size_t 
 }
 
 /* The hot path: with the timeline idle, nothing recorded before can still
-** touch the tensor, and holding the lock keeps anything recorded meanwhile
-** from starting. Only for work that does not wait for the device. */
+** touch the tensor, so the preparation runs now on the calling thread. Only
+** for work that does not wait for the device. */
 static bool prepare_if_idle(wnn_context *ctx, wnn__dl_export *e)
 {
-    if (e->host_copy && !ctx->backend->unified_memory)
+    if ((e->host_copy && !ctx->backend->unified_memory) || !wnn__timeline_try_enter(ctx))
         return false;
-    pthread_mutex_lock(&ctx->lock);
-    bool idle = !ctx->head && !ctx->busy;
-    wnn_status s = idle ? make_ready(ctx, e) : WNN_OK;
-    pthread_mutex_unlock(&ctx->lock);
-    if (idle)
-        prepared(e, s);
-    return idle;
+    wnn_status s = make_ready(ctx, e);
+    wnn__timeline_leave(ctx);
+    prepared(e, s);
+    return true;
 }
 
 /* ---- the call ---------------------------------------------------------------------- */
