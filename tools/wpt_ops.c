@@ -219,8 +219,7 @@ bool wpt_arg_operand_list(wpt_call *call, size_t index, wnn_operand ***out, size
 /* Options helpers                                                          */
 /* ------------------------------------------------------------------------ */
 
-/* The option's value, NULL if absent; records the key as read. */
-static const json_t *option(wpt_call *call, const char *key)
+const json_t *wpt_opt_value(wpt_call *call, const char *key)
 {
     if (call->options == NULL)
         return NULL;
@@ -232,7 +231,7 @@ static const json_t *option(wpt_call *call, const char *key)
 
 bool wpt_opt_operand(wpt_call *call, const char *key, wnn_operand **out)
 {
-    const json_t *v = option(call, key);
+    const json_t *v = wpt_opt_value(call, key);
     if (v == NULL)
         return true;
     wnn_operand *op = lookup_json(call, v);
@@ -245,7 +244,7 @@ bool wpt_opt_operand(wpt_call *call, const char *key, wnn_operand **out)
 bool wpt_opt_double(wpt_call *call, const char *key, bool *present, double *out)
 {
     wpt_number n;
-    const json_t *v = option(call, key);
+    const json_t *v = wpt_opt_value(call, key);
     if (present != NULL)
         *present = v != NULL;
     if (v == NULL)
@@ -258,7 +257,7 @@ bool wpt_opt_double(wpt_call *call, const char *key, bool *present, double *out)
 
 bool wpt_opt_bool(wpt_call *call, const char *key, bool *out)
 {
-    const json_t *v = option(call, key);
+    const json_t *v = wpt_opt_value(call, key);
     if (v == NULL)
         return true;
     if (!json_is_boolean(v))
@@ -269,7 +268,7 @@ bool wpt_opt_bool(wpt_call *call, const char *key, bool *out)
 
 bool wpt_opt_u32(wpt_call *call, const char *key, bool *present, uint32_t *out)
 {
-    const json_t *v = option(call, key);
+    const json_t *v = wpt_opt_value(call, key);
     if (present != NULL)
         *present = v != NULL;
     if (v == NULL)
@@ -283,7 +282,7 @@ bool wpt_opt_u32_list(wpt_call *call, const char *key, bool *present, uint32_t *
                       size_t *count)
 {
     size_t bad;
-    const json_t *v = option(call, key);
+    const json_t *v = wpt_opt_value(call, key);
     if (present != NULL)
         *present = v != NULL;
     if (v == NULL)
@@ -300,13 +299,28 @@ bool wpt_opt_u32_list(wpt_call *call, const char *key, bool *present, uint32_t *
 
 bool wpt_opt_string(wpt_call *call, const char *key, const char **out)
 {
-    const json_t *v = option(call, key);
+    const json_t *v = wpt_opt_value(call, key);
     if (v == NULL)
         return true;
     if (!json_is_string(v))
         return wpt_call_fail(call, "options.%s must be a string", key);
     *out = json_string_value(v);
     return true;
+}
+
+bool wpt_opt_enum(wpt_call *call, const char *key, const char *const *names, size_t n, int *out)
+{
+    const char *text = NULL;
+    if (!wpt_opt_string(call, key, &text))
+        return false;
+    if (text == NULL)
+        return true;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(text, names[i]) == 0) {
+            *out = (int)i;
+            return true;
+        }
+    return wpt_call_fail(call, "options.%s \"%s\" is not a value of its enum", key, text);
 }
 
 bool wpt_call_check_options(wpt_call *call)
@@ -360,7 +374,7 @@ static bool clamp_bound(wpt_call *call, const char *key, bool *present, double *
                         bool *negative, uint64_t *magnitude)
 {
     wpt_number n;
-    const json_t *v = option(call, key);
+    const json_t *v = wpt_opt_value(call, key);
     *present = v != NULL;
     if (v == NULL)
         return true;

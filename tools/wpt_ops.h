@@ -113,6 +113,11 @@ bool wpt_opt_u32(wpt_call *call, const char *key, bool *present, uint32_t *out);
 bool wpt_opt_u32_list(wpt_call *call, const char *key, bool *present, uint32_t *out, size_t cap,
                       size_t *count);
 bool wpt_opt_string(wpt_call *call, const char *key, const char **out);
+/* The raw value of an options key, recorded as read; NULL if absent. */
+const json_t *wpt_opt_value(wpt_call *call, const char *key);
+/* A string option naming one of n enum values (the indices of names); *out
+** keeps its value when the key is absent. */
+bool wpt_opt_enum(wpt_call *call, const char *key, const char *const *names, size_t n, int *out);
 
 #endif /* WNN_HAVE_JANSSON */
 

@@ -47,29 +47,12 @@ static bool opt_fixed(wpt_call *call, const char *key, uint32_t *out, size_t n, 
     return true;
 }
 
-/* A string option naming one of n enum values (the indices of names);
-** *out keeps its value when the key is absent. */
-static bool opt_enum(wpt_call *call, const char *key, const char *const *names, size_t n, int *out)
-{
-    const char *text = NULL;
-    if (!wpt_opt_string(call, key, &text))
-        return false;
-    if (text == NULL)
-        return true;
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(text, names[i]) == 0) {
-            *out = (int)i;
-            return true;
-        }
-    return wpt_call_fail(call, "options.%s \"%s\" is not a value of its enum", key, text);
-}
-
 static const char *const layout_names[2] = {"nchw", "nhwc"};
 
 static bool opt_layout(wpt_call *call, const char *key, wnn_input_layout *out)
 {
     int v = (int)*out;
-    if (!opt_enum(call, key, layout_names, 2, &v))
+    if (!wpt_opt_enum(call, key, layout_names, 2, &v))
         return false;
     *out = (wnn_input_layout)v;
     return true;
@@ -98,7 +81,7 @@ bool wpt_adapt_conv2d(wpt_call *call, wnn_operand **out, size_t *out_count)
     int filter_layout = (int)o.filter_layout;
     if (!conv_common(call, &input, &filter, o.padding, o.strides, o.dilations, &o.groups, &o.input_layout,
                      &o.bias) ||
-        !opt_enum(call, "filterLayout", filter_layouts, 4, &filter_layout))
+        !wpt_opt_enum(call, "filterLayout", filter_layouts, 4, &filter_layout))
         return false;
     o.filter_layout = (wnn_conv2d_filter_layout)filter_layout;
     return one(wnn_conv2d(call->builder, input, filter, &o), out, out_count);
@@ -112,7 +95,7 @@ bool wpt_adapt_conv_transpose2d(wpt_call *call, wnn_operand **out, size_t *out_c
     int filter_layout = (int)o.filter_layout;
     if (!conv_common(call, &input, &filter, o.padding, o.strides, o.dilations, &o.groups, &o.input_layout,
                      &o.bias) ||
-        !opt_enum(call, "filterLayout", filter_layouts, 3, &filter_layout) ||
+        !wpt_opt_enum(call, "filterLayout", filter_layouts, 3, &filter_layout) ||
         !opt_fixed(call, "outputPadding", o.output_padding, 2, NULL) ||
         !opt_fixed(call, "outputSizes", o.output_sizes, 2, &o.has_output_sizes))
         return false;
@@ -136,8 +119,8 @@ static bool adapt_pool(wpt_call *call, pool_fn fn, wnn_operand **out, size_t *ou
         !opt_fixed(call, "windowDimensions", o.window_dimensions, 2, &o.has_window_dimensions) ||
         !opt_fixed(call, "padding", o.padding, 4, NULL) || !opt_fixed(call, "strides", o.strides, 2, NULL) ||
         !opt_fixed(call, "dilations", o.dilations, 2, NULL) || !opt_layout(call, "layout", &o.layout) ||
-        !opt_enum(call, "roundingType", roundings, 2, &rounding) ||
-        !opt_enum(call, "outputShapeRounding", roundings, 2, &rounding) ||
+        !wpt_opt_enum(call, "roundingType", roundings, 2, &rounding) ||
+        !wpt_opt_enum(call, "outputShapeRounding", roundings, 2, &rounding) ||
         !opt_fixed(call, "outputSizes", o.output_sizes, 2, &o.has_output_sizes))
         return false;
     o.rounding_type = (wnn_rounding_type)rounding;
@@ -185,7 +168,7 @@ bool wpt_adapt_resample2d(wpt_call *call, wnn_operand **out, size_t *out_count)
     wnn_resample2d_options o = WNN_RESAMPLE2D_OPTIONS_INIT;
     int mode = (int)o.mode;
     if (!wpt_args_between(call, 1, 1) || !wpt_arg_operand(call, 0, &input) ||
-        !opt_enum(call, "mode", modes, 2, &mode) || !opt_scales(call, o.scales) ||
+        !wpt_opt_enum(call, "mode", modes, 2, &mode) || !opt_scales(call, o.scales) ||
         !opt_fixed(call, "sizes", o.sizes, 2, &o.has_sizes) || !opt_fixed(call, "axes", o.axes, 2, NULL))
         return false;
     o.mode = (wnn_interpolation_mode)mode;

@@ -45,41 +45,13 @@ static bool rank_length(wpt_call *call, const char *what, size_t length, wnn_ope
     return true;
 }
 
-/* The value of an options key, recorded as read; NULL if absent. */
-static const json_t *read_option(wpt_call *call, const char *key)
-{
-    if (call->options == NULL)
-        return NULL;
-    const json_t *v = json_object_get(call->options, key);
-    if (v != NULL && call->options_read_count < sizeof call->options_read / sizeof call->options_read[0])
-        call->options_read[call->options_read_count++] = key;
-    return v;
-}
-
-/* A string option that names one of n enum values; *out keeps its value
-** when the key is absent. The enum values are the indices of names. */
-static bool opt_enum(wpt_call *call, const char *key, const char *const *names, size_t n, int *out)
-{
-    const char *text = NULL;
-    if (!wpt_opt_string(call, key, &text))
-        return false;
-    if (text == NULL)
-        return true;
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(text, names[i]) == 0) {
-            *out = (int)i;
-            return true;
-        }
-    return wpt_call_fail(call, "options.%s \"%s\" is not a value of its enum", key, text);
-}
-
 static const char *const activation_names[3] = {"relu", "sigmoid", "tanh"};
 static const char *const direction_names[3] = {"forward", "backward", "both"};
 
 /* options.activations: a list of exactly want activation names. */
 static bool opt_activations(wpt_call *call, size_t want, bool *has, wnn_recurrent_activation *acts)
 {
-    const json_t *v = read_option(call, "activations");
+    const json_t *v = wpt_opt_value(call, "activations");
     if (v == NULL)
         return true;
     if (!json_is_array(v))
@@ -102,7 +74,7 @@ static bool opt_activations(wpt_call *call, size_t want, bool *has, wnn_recurren
 static bool opt_direction(wpt_call *call, wnn_recurrent_direction *out)
 {
     int v = (int)*out;
-    if (!opt_enum(call, "direction", direction_names, 3, &v))
+    if (!wpt_opt_enum(call, "direction", direction_names, 3, &v))
         return false;
     *out = (wnn_recurrent_direction)v;
     return true;
@@ -141,7 +113,7 @@ bool wpt_adapt_pad(wpt_call *call, wnn_operand **out, size_t *out_count)
     int mode = (int)o.mode;
     if (!wpt_args_between(call, 3, 3) || !wpt_arg_operand(call, 0, &x) ||
         !wpt_arg_u32_list(call, 1, begin, WNN_MAX_RANK, &n_begin) ||
-        !wpt_arg_u32_list(call, 2, end, WNN_MAX_RANK, &n_end) || !opt_enum(call, "mode", modes, 3, &mode) ||
+        !wpt_arg_u32_list(call, 2, end, WNN_MAX_RANK, &n_end) || !wpt_opt_enum(call, "mode", modes, 3, &mode) ||
         !wpt_opt_double(call, "value", NULL, &o.value))
         return false;
     if (!rank_length(call, "beginningPadding", n_begin, x) || !rank_length(call, "endingPadding", n_end, x))
@@ -286,7 +258,7 @@ bool wpt_adapt_gru(wpt_call *call, wnn_operand **out, size_t *out_count)
         !wpt_opt_operand(call, "initialHiddenState", &o.initial_hidden_state) ||
         !wpt_opt_bool(call, "resetAfter", &o.reset_after) ||
         !wpt_opt_bool(call, "returnSequence", &o.return_sequence) || !opt_direction(call, &o.direction) ||
-        !opt_enum(call, "layout", gru_layouts, 2, &layout) ||
+        !wpt_opt_enum(call, "layout", gru_layouts, 2, &layout) ||
         !opt_activations(call, 2, &o.has_activations, o.activations))
         return false;
     o.layout = (wnn_gru_weight_layout)layout;
@@ -303,7 +275,7 @@ bool wpt_adapt_gru_cell(wpt_call *call, wnn_operand **out, size_t *out_count)
     if (!wpt_args_between(call, 5, 5) || !three_operands(call, ops) || !wpt_arg_operand(call, 3, &hidden_state) ||
         !wpt_arg_u32(call, 4, &hidden) || !wpt_opt_operand(call, "bias", &o.bias) ||
         !wpt_opt_operand(call, "recurrentBias", &o.recurrent_bias) ||
-        !wpt_opt_bool(call, "resetAfter", &o.reset_after) || !opt_enum(call, "layout", gru_layouts, 2, &layout) ||
+        !wpt_opt_bool(call, "resetAfter", &o.reset_after) || !wpt_opt_enum(call, "layout", gru_layouts, 2, &layout) ||
         !opt_activations(call, 2, &o.has_activations, o.activations))
         return false;
     o.layout = (wnn_gru_weight_layout)layout;
@@ -323,7 +295,7 @@ bool wpt_adapt_lstm(wpt_call *call, wnn_operand **out, size_t *out_count)
         !wpt_opt_operand(call, "initialHiddenState", &o.initial_hidden_state) ||
         !wpt_opt_operand(call, "initialCellState", &o.initial_cell_state) ||
         !wpt_opt_bool(call, "returnSequence", &o.return_sequence) || !opt_direction(call, &o.direction) ||
-        !opt_enum(call, "layout", lstm_layouts, 2, &layout) ||
+        !wpt_opt_enum(call, "layout", lstm_layouts, 2, &layout) ||
         !opt_activations(call, 3, &o.has_activations, o.activations))
         return false;
     o.layout = (wnn_lstm_weight_layout)layout;
@@ -341,7 +313,7 @@ bool wpt_adapt_lstm_cell(wpt_call *call, wnn_operand **out, size_t *out_count)
         !wpt_arg_operand(call, 4, &cell_state) || !wpt_arg_u32(call, 5, &hidden) ||
         !wpt_opt_operand(call, "bias", &o.bias) || !wpt_opt_operand(call, "recurrentBias", &o.recurrent_bias) ||
         !wpt_opt_operand(call, "peepholeWeight", &o.peephole_weight) ||
-        !opt_enum(call, "layout", lstm_layouts, 2, &layout) ||
+        !wpt_opt_enum(call, "layout", lstm_layouts, 2, &layout) ||
         !opt_activations(call, 3, &o.has_activations, o.activations))
         return false;
     o.layout = (wnn_lstm_weight_layout)layout;
