@@ -12,6 +12,7 @@ set -u
 CARRY=${CARRY:-gpu-carry}
 OUT=${OUT:-gpu-out}
 BUILD=${BUILD:-build-gpu}
+case "$OUT" in /*) ;; *) OUT="$PWD/$OUT" ;; esac
 mkdir -p "$OUT"
 export PKG_CONFIG_PATH="$PWD/$CARRY/lib/pkgconfig"
 export LD_LIBRARY_PATH="$PWD/$CARRY/lib:${LD_LIBRARY_PATH:-}"
@@ -30,6 +31,10 @@ test)
     # (the out-of-memory test's refused cudaMalloc is an API error, not a memory error)
     WNN_TEST_DEVICE=cuda ctest --test-dir "$BUILD" -E "null|install" -j 8 --output-on-failure >"$OUT/ctest-cuda.log" 2>&1
     grep -E "tests passed|\*\*\*|Failed" "$OUT/ctest-cuda.log"
+    # DLPack with the GPU frameworks: the C stream handshakes, then PyTorch, CuPy and JAX
+    "$BUILD/tests/test-dlpack-cuda" 2>&1 | tee "$OUT/dlpack-cuda.log" | tail -5
+    (cd python && WNN_BUILD_DIR="../$BUILD" WNN_LINK=shared python3 setup.py build_ext --inplace >"$OUT/python-build.log" 2>&1) &&
+        python3 -m pytest -q tests/python/test_gpu_interop.py -rs 2>&1 | tee "$OUT/gpu-interop.log" | tail -15
     "$BUILD/wnn" conformance --device cuda --slowest "$WPT" >"$OUT/conformance-cuda.log" 2>&1
     grep -E "^FAIL|passed, " "$OUT/conformance-cuda.log" | head -40
     compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 "$BUILD/tests/test-cuda" >"$OUT/memcheck.log" 2>&1
@@ -41,6 +46,8 @@ bench)
     "$BUILD/bench/bench-cuda" | tee "$OUT/bench-cuda.txt"
     python3 bench/gpu_peers.py | tee "$OUT/peers.txt"
     python3 bench/gpu_table.py "$OUT/bench-cuda.txt" "$OUT/peers.txt" | tee "$OUT/table.txt"
+    # DLPack per call, from Python (the module built by the test stage)
+    PYTHONPATH=python python3 bench/gpu_dlpack.py | tee "$OUT/dlpack.txt"
     ;;
 *)
     echo "unknown stage $stage" >&2

@@ -371,9 +371,32 @@ static PyObject *import_capsule(PyObject *capsule, WnnContextObject *ctx, wnn_dl
     return r;
 }
 
-/* Calls x.__dlpack__ as a consumer: with max_version (and dl_device=(1, 0)
-** when host memory is wanted, copy=False when no copy is allowed); on
-** TypeError again without keywords, for producers older than DLPack 1.0. */
+/* The stream x.__dlpack__ should order its work before, as the Array API
+** has a consumer pick it from x.__dlpack_device__(): for CUDA memory 1, the
+** legacy default stream (wnn's import makes its own stream wait for that
+** one); None for everything else. A new reference, or NULL with an
+** exception. */
+static PyObject *consumer_stream(PyObject *x)
+{
+    PyObject *dev = PyObject_HasAttrString(x, "__dlpack_device__")
+                        ? PyObject_CallMethod(x, "__dlpack_device__", NULL)
+                        : NULL;
+    if (!dev) {
+        PyErr_Clear(); /* no device: let __dlpack__ decide */
+        Py_RETURN_NONE;
+    }
+    int32_t type = 0, id = 0;
+    int r = device_pair(dev, "__dlpack_device__()", &type, &id);
+    Py_DECREF(dev);
+    if (r < 0) return NULL;
+    if (type == kDLCUDA) return PyLong_FromLong(1);
+    Py_RETURN_NONE;
+}
+
+/* Calls x.__dlpack__ as a consumer: with max_version, the consumer's stream
+** (device memory), and dl_device=(1, 0) when host memory is wanted,
+** copy=False when no copy is allowed; on TypeError again without keywords,
+** for producers older than DLPack 1.0. */
 static PyObject *call_producer(PyObject *x, bool want_host, wnn_dlpack_copy copy)
 {
     PyObject *method = PyObject_GetAttrString(x, "__dlpack__");
@@ -382,8 +405,12 @@ static PyObject *call_producer(PyObject *x, bool want_host, wnn_dlpack_copy copy
     int known_legacy = PySet_Contains(legacy_producers, type);
     if (known_legacy < 0) goto done;
     if (!known_legacy) {
+        PyObject *stream = want_host ? Py_NewRef(Py_None) : consumer_stream(x);
+        if (!stream) goto done;
         PyObject *kw = PyDict_New();
-        if (!kw || PyDict_SetItemString(kw, "max_version", max_version_arg) < 0 ||
+        int bad = !kw || (stream != Py_None && PyDict_SetItemString(kw, "stream", stream) < 0);
+        Py_DECREF(stream);
+        if (bad || PyDict_SetItemString(kw, "max_version", max_version_arg) < 0 ||
             (want_host && PyDict_SetItemString(kw, "dl_device", host_device_arg) < 0) ||
             (copy == WNN_DLPACK_COPY_NEVER && PyDict_SetItemString(kw, "copy", Py_False) < 0)) {
             Py_XDECREF(kw);

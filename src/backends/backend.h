@@ -75,6 +75,25 @@ typedef struct wnn__backend {
     ** arrays themselves may be reused as soon as this returns. */
     wnn_status (*graph_execute)(wnn__device *dev, void *compiled, void *const *inputs,
                                 void *const *outputs);
+
+    /* DLPack with device streams; all optional (NULL on devices without
+    ** streams or foreign memory: the cpu, the null device). Unlike the
+    ** entries above they may be called from any thread, at any time: the
+    ** backend serializes them with its own queue. Stream values are
+    ** DLPack's for CUDA: 1 the legacy default stream, 2 the per-thread
+    ** default stream, anything else a cudaStream_t of the device.
+    **
+    ** order_before_stream: makes consumer_stream wait (without blocking
+    ** the host) for everything queued on the device's own queue so far
+    ** (an event recorded there, waited on by consumer_stream). */
+    wnn_status (*order_before_stream)(wnn__device *dev, uintptr_t consumer_stream);
+    /* wait_for_stream: the reverse, for imports: work queued on the
+    ** device's own queue from now on waits for everything queued so far on
+    ** producer_stream. */
+    wnn_status (*wait_for_stream)(wnn__device *dev, uintptr_t producer_stream);
+    /* owns_pointer: whether ptr is memory of this device that its kernels
+    ** can use directly (not necessarily allocated by wnn). */
+    bool (*owns_pointer)(wnn__device *dev, const void *ptr);
 } wnn__backend;
 
 /* The registry: every backend compiled in. */

@@ -298,10 +298,12 @@ wnn_status wnn_tensor_export_dlpack(wnn_tensor *t, const wnn_dlpack_export_optio
     if ((s = pick_sync(fn, o, host_target, ctx->info.name, &mode)) != WNN_OK)
         return s;
     /* Only wnn can read the null device's memory, and wnn consumers wait for
-    ** the event. A consumer's stream elsewhere (CUDA) needs the backend to
-    ** make that stream wait; until backends can, the work is completed
-    ** first: correct, at the price of a wait. */
-    bool wait = mode == SYNC_WAIT || (mode == SYNC_EVENT && ctx->backend != &wnn__null_backend);
+    ** the event. A consumer's stream elsewhere (CUDA) is made to wait by the
+    ** backend (order_before_stream) once the timeline has queued the work;
+    ** a backend without that entry completes the work first: correct, at
+    ** the price of a wait. */
+    bool order = mode == SYNC_EVENT && ctx->backend->order_before_stream != NULL;
+    bool wait = mode == SYNC_WAIT || (mode == SYNC_EVENT && ctx->backend != &wnn__null_backend && !order);
 
     /* whether it must copy */
     const char *why = o->copy == WNN_DLPACK_COPY_ALWAYS ? "copy was asked for"
@@ -372,6 +374,21 @@ wnn_status wnn_tensor_export_dlpack(wnn_tensor *t, const wnn_dlpack_export_optio
             wnn__dl_export_unref(e);
             return wnn__fail(s, "%s: making the data ready on \"%s\" failed: %s", fn, ctx->info.name,
                              wnn_status_string(s));
+        }
+    }
+    if (order) {
+        /* the work is queued on the device once the timeline is past the
+        ** preparation; the consumer's stream waits for it there, the host
+        ** does not */
+        if (!done)
+            wnn__timeline_wait(ctx, seq);
+        s = e->status;
+        if (s == WNN_OK && (s = ctx->backend->order_before_stream(ctx->device, (uintptr_t)o->stream)) != WNN_OK)
+            wnn__timeline_error(ctx, s, "ordering a DLPack consumer's stream after the device's work failed");
+        if (s != WNN_OK) {
+            wnn__dl_export_unref(e);
+            return wnn__fail(s, "%s: ordering stream %lld after \"%s\" failed: %s", fn, (long long)o->stream,
+                             ctx->info.name, wnn_status_string(s));
         }
     }
     *out = e->legacy ? (void *)&e->m.l : (void *)&e->m.v;

@@ -44,6 +44,7 @@ typedef struct source {
     int64_t lo, hi;                /* the element offsets the view reaches */
     uintptr_t base;                /* address of element 0: data + byte_offset */
     wnn__dl_export *producer;      /* wnn's own export, if it is one */
+    bool foreign_device;           /* memory of ctx's device that another producer made */
 } source;
 
 static bool is_host_memory(int32_t device_type)
@@ -131,6 +132,14 @@ static wnn_status check_device(wnn_context *ctx, source *src)
         return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "%s: the tensor says DLPack device (%d, %d), wnn exported it on (%d, %d)",
                          fn, (int)dev.device_type, (int)dev.device_id, (int)e->device.device_type,
                          (int)e->device.device_id);
+    /* Foreign memory of the device itself (CUDA memory from PyTorch, CuPy,
+    ** JAX) is usable when the backend recognises it as its device's. */
+    const wnn__backend *be = ctx->backend;
+    if (own && !src->host && !e && src->dl->data && be->owns_pointer &&
+        be->owns_pointer(ctx->device, src->dl->data)) {
+        src->foreign_device = true;
+        return WNN_OK;
+    }
     if (own && !src->host && !(e && e->backend == ctx->backend))
         return wnn__fail(WNN_STATUS_UNSUPPORTED_DEVICE,
                          "%s: DLPack device (%d, %d) memory that wnn did not export cannot be read by \"%s\"", fn,
@@ -466,6 +475,12 @@ wnn_status wnn_context_import_dlpack(wnn_context *ctx, void *managed, const wnn_
     wnn_status s = !ctx   ? wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "%s: context is NULL", fn)
                    : !out ? wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "%s: out is NULL", fn)
                           : check(ctx, o, &src);
+    /* A foreign producer ordered its work before the legacy default stream
+    ** (the stream a consumer without one of its own names, 1): the device's
+    ** queue waits for that stream before it touches the memory. */
+    if (s == WNN_OK && src.foreign_device && ctx->backend->wait_for_stream &&
+        (s = ctx->backend->wait_for_stream(ctx->device, 1)) != WNN_OK)
+        wnn__fail(s, "%s: ordering \"%s\" after the producer's stream failed", fn, ctx->info.name);
     if (s != WNN_OK) {
         call_deleter(managed, src.legacy);
         return s;

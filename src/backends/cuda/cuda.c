@@ -786,6 +786,54 @@ static wnn_status cu_graph_execute(wnn__device *d, void *compiled, void *const *
     return s;
 }
 
+/* ---- DLPack: other streams, foreign memory ----------------------------------- */
+
+/* DLPack's stream numbers for CUDA (the caller has refused 0 and -1). */
+static cudaStream_t dl_stream(uintptr_t v)
+{
+    return v == 1 ? cudaStreamLegacy : v == 2 ? cudaStreamPerThread : (cudaStream_t)v;
+}
+
+/* An event recorded on from after all its queued work, waited on by to. The
+** event may be destroyed at once: CUDA keeps it until the wait is done. */
+static wnn_status cross_wait(wnn__device *d, cudaStream_t from, cudaStream_t to)
+{
+    lock(d);
+    cudaEvent_t ev;
+    cudaError_t e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
+    if (e == cudaSuccess) {
+        e = cudaEventRecord(ev, from);
+        if (e == cudaSuccess)
+            e = cudaStreamWaitEvent(to, ev, 0);
+        cudaEventDestroy(ev);
+    }
+    if (e != cudaSuccess)
+        (void)cudaGetLastError();
+    unlock(d);
+    return wnn__cu_status(e);
+}
+
+static wnn_status cu_order_before_stream(wnn__device *d, uintptr_t consumer)
+{
+    return cross_wait(d, d->stream, dl_stream(consumer));
+}
+
+static wnn_status cu_wait_for_stream(wnn__device *d, uintptr_t producer)
+{
+    return cross_wait(d, dl_stream(producer), d->stream);
+}
+
+static bool cu_owns_pointer(wnn__device *d, const void *ptr)
+{
+    struct cudaPointerAttributes a;
+    lock(d);
+    cudaError_t e = cudaPointerGetAttributes(&a, ptr);
+    if (e != cudaSuccess)
+        (void)cudaGetLastError();
+    unlock(d);
+    return e == cudaSuccess && a.type == cudaMemoryTypeDevice && a.device == d->ordinal;
+}
+
 const wnn__backend wnn__cuda_backend = {
     .version = WNN__BACKEND_VERSION,
     .name = "cuda",
@@ -805,4 +853,7 @@ const wnn__backend wnn__cuda_backend = {
     .graph_compile = cu_graph_compile,
     .graph_release = cu_graph_release,
     .graph_execute = cu_graph_execute,
+    .order_before_stream = cu_order_before_stream,
+    .wait_for_stream = cu_wait_for_stream,
+    .owns_pointer = cu_owns_pointer,
 };
