@@ -11,6 +11,7 @@
 
 #include "backends/cpu/cpu_graph.h"
 #include "backends/cpu/kernels.h"
+#include "memory/arena.h"
 
 #define ALIGN 64
 
@@ -35,44 +36,11 @@ void *wnn__cpu_alloc_zeroed(size_t bytes)
     return p;
 }
 
-typedef struct block {
-    size_t offset, size;
-    uint32_t value;
-} block;
-
-/* First-fit placement among live blocks kept sorted by offset. */
-static size_t place(block *live, uint32_t *n_live, size_t size, uint32_t value)
-{
-    size_t at = 0;
-    uint32_t i = 0;
-    for (; i < *n_live; i++) {
-        if (live[i].offset >= at + size)
-            break;
-        size_t end = live[i].offset + live[i].size;
-        if (end > at)
-            at = end;
-    }
-    memmove(&live[i + 1], &live[i], sizeof *live * (*n_live - i));
-    live[i] = (block){at, size, value};
-    (*n_live)++;
-    return at;
-}
-
-static void unplace(block *live, uint32_t *n_live, uint32_t value)
-{
-    for (uint32_t i = 0; i < *n_live; i++)
-        if (live[i].value == value) {
-            memmove(&live[i], &live[i + 1], sizeof *live * (*n_live - i - 1));
-            (*n_live)--;
-            return;
-        }
-}
-
 static wnn_status plan(wnn__cpu_graph *g)
 {
     const wnn__ir *ir = g->ir;
     uint32_t *last_use = malloc(sizeof *last_use * (ir->n_values ? ir->n_values : 1));
-    block *live = malloc(sizeof *live * (ir->n_values ? ir->n_values : 1));
+    wnn__arena_block *live = malloc(sizeof *live * (ir->n_values ? ir->n_values : 1));
     if (!last_use || !live) {
         free(last_use);
         free(live);
@@ -95,17 +63,17 @@ static wnn_status plan(wnn__cpu_graph *g)
                 continue;
             size_t size = (size_t)wnn_operand_desc_byte_length(&ir->values[v].desc);
             size = (size + ALIGN - 1) / ALIGN * ALIGN;
-            g->offset[v] = place(live, &n_live, size ? size : ALIGN, v);
+            g->offset[v] = wnn__arena_place(live, &n_live, size ? size : ALIGN, v);
             if (g->offset[v] + size > top)
                 top = g->offset[v] + size;
         }
         /* blocks whose last reader is this node are free for the next one */
         for (uint32_t j = 0; j < node->n_in; j++)
             if (node->in[j] != WNN__NONE && last_use[node->in[j]] == n && g->offset[node->in[j]] != SIZE_MAX)
-                unplace(live, &n_live, node->in[j]);
+                wnn__arena_unplace(live, &n_live, node->in[j]);
         for (uint32_t j = 0; j < node->n_out; j++)
             if (last_use[node->out[j]] == n && g->offset[node->out[j]] != SIZE_MAX)
-                unplace(live, &n_live, node->out[j]);
+                wnn__arena_unplace(live, &n_live, node->out[j]);
     }
     g->arena_size = top;
     free(last_use);

@@ -35,6 +35,7 @@
 #include "backends/backend.h"
 #include "backends/cpu/pool.h"
 #include "backends/cuda/cuda_internal.h"
+#include "memory/arena.h"
 #include "memory/allocator.h"
 
 #define CU_MAX_DEVICES 32
@@ -416,39 +417,6 @@ typedef struct cu_graph {
     uint64_t clock;
 } cu_graph;
 
-typedef struct live_block {
-    size_t offset, size;
-    uint32_t id;
-} live_block;
-
-/* First fit among the live blocks (sorted by offset). */
-static size_t place(live_block *live, uint32_t *n_live, size_t size, uint32_t id)
-{
-    size_t at = 0;
-    uint32_t i = 0;
-    for (; i < *n_live; i++) {
-        if (live[i].offset >= at + size)
-            break;
-        size_t end = live[i].offset + live[i].size;
-        if (end > at)
-            at = end;
-    }
-    memmove(&live[i + 1], &live[i], sizeof *live * (*n_live - i));
-    live[i] = (live_block){at, size, id};
-    (*n_live)++;
-    return at;
-}
-
-static void unplace(live_block *live, uint32_t *n_live, uint32_t id)
-{
-    for (uint32_t i = 0; i < *n_live; i++)
-        if (live[i].id == id) {
-            memmove(&live[i], &live[i + 1], sizeof *live * (*n_live - i - 1));
-            (*n_live)--;
-            return;
-        }
-}
-
 static uint32_t root_of(const cu_graph *g, uint32_t v)
 {
     while (g->loc[v] == LOC_ALIAS)
@@ -491,7 +459,7 @@ static wnn_status plan_memory(cu_graph *g, const bool *internal, const uint32_t 
     }
 
     uint32_t *last_use = malloc(sizeof *last_use * (nv ? nv : 1));
-    live_block *live = malloc(sizeof *live * (nv + nn + 1));
+    wnn__arena_block *live = malloc(sizeof *live * (nv + nn + 1));
     if (!last_use || !live) {
         free(last_use);
         free(live);
@@ -526,22 +494,22 @@ static wnn_status plan_memory(cu_graph *g, const bool *internal, const uint32_t 
             size_t size = aligned((size_t)wnn_operand_desc_byte_length(&ir->values[v].desc));
             if (!size)
                 size = CU_ALIGN;
-            g->at[v] = place(live, &n_live, size, v);
+            g->at[v] = wnn__arena_place(live, &n_live, size, v);
             if (g->at[v] + size > top)
                 top = g->at[v] + size;
         }
         if (cn->scratch_bytes) {
             size_t size = aligned(cn->scratch_bytes);
-            cn->scratch_offset = place(live, &n_live, size, nv + n);
+            cn->scratch_offset = wnn__arena_place(live, &n_live, size, nv + n);
             if (cn->scratch_offset + size > top)
                 top = cn->scratch_offset + size;
-            unplace(live, &n_live, nv + n);
+            wnn__arena_unplace(live, &n_live, nv + n);
         }
         /* blocks whose last reader is this node are free for the next one */
         for (uint32_t i = 0; i < n_live;) {
             uint32_t id = live[i].id;
             if (id < nv && last_use[id] == n)
-                unplace(live, &n_live, id);
+                wnn__arena_unplace(live, &n_live, id);
             else
                 i++;
         }
