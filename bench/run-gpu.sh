@@ -5,9 +5,9 @@
 #                                compute-sanitizer memcheck and racecheck
 #   sh bench/run-gpu.sh bench    bench-cuda beside raw CUDA, the PyTorch peers
 #                                in the same run, and the merged table
-# Libraries the GPU image lacks (OpenBLAS, jansson) and the WPT vectors come
-# in a carried folder: CARRY (default gpu-carry) with lib/, include/ and
-# wpt/conformance. Logs go to OUT (default ./gpu-out).
+# Libraries the GPU image lacks (OpenBLAS, jansson) come in a carried folder:
+# CARRY (default gpu-carry) with lib/ and include/. The WPT vectors are the
+# repository's (data/wpt). Logs go to OUT (default ./gpu-out).
 set -u
 CARRY=${CARRY:-gpu-carry}
 OUT=${OUT:-gpu-out}
@@ -16,7 +16,7 @@ case "$OUT" in /*) ;; *) OUT="$PWD/$OUT" ;; esac
 mkdir -p "$OUT"
 export PKG_CONFIG_PATH="$PWD/$CARRY/lib/pkgconfig"
 export LD_LIBRARY_PATH="$PWD/$CARRY/lib:${LD_LIBRARY_PATH:-}"
-WPT="$PWD/$CARRY/wpt/conformance"
+WPT="$PWD/data/wpt/conformance"
 
 for stage in "$@"; do
 case "$stage" in

@@ -1,9 +1,12 @@
 #!/bin/sh
 # Installs wnn into a temporary prefix and builds a program outside the tree
-# against it with `pkg-config --cflags --libs wnn`, then runs it.
+# against it with `pkg-config --cflags --libs wnn`, then runs it. With a third
+# argument of 1 the installed `wnn conformance`, run from elsewhere with no
+# DIR, must find the installed WPT vectors and pass a file of them.
 set -e
 src="$1"
 build="$2"
+conformance="${3:-0}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
@@ -51,4 +54,12 @@ cc -std=c11 "$work/app.c" -o "$work/app" $(pkg-config --cflags --libs wnn) -Wl,-
 cc -std=c11 "$work/app.c" -o "$work/app-static" $(pkg-config --cflags wnn) \
    "$(pkg-config --variable=libdir wnn)/libwnn.a" $(pkg-config --libs-only-l --static openblas) -lpthread -lm
 "$work/app-static"
-echo "2 passed, 0 failed"
+if [ "$conformance" = 1 ]; then
+    test -f "$work/prefix/share/wnn/wpt/LICENSE"
+    (cd / && env -u WNN_WPT_DIR "$work/prefix/bin/wnn" conformance --verbose --filter abs/) >"$work/conformance.log"
+    grep -q "prefix/bin/../share/wnn/wpt/conformance" "$work/conformance.log" || {
+        echo "the installed wnn did not use the installed vectors:"; cat "$work/conformance.log"; exit 1; }
+    echo "3 passed, 0 failed"
+else
+    echo "2 passed, 0 failed"
+fi

@@ -332,6 +332,8 @@ int wpt_conformance_run(const wpt_conformance_options *options)
     bool ok = true;
     if (files == 0)
         fprintf(stderr, "wnn conformance: no *.json files in '%s'\n", options->dir);
+    else if (options->verbose)
+        printf("vectors: %zu files in %s\n", files, options->dir);
     for (size_t i = 0; i < files && ok; i++)
         ok = run_file(&r, &ctx, options->dir, names[i], i, files);
     print_summary(&r);

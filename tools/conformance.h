@@ -4,8 +4,8 @@
 **
 ** Owns: walking the directory (*.json in sorted order), the filter, the
 ** progress bar, the per-case failure lines, the closing count line, skip
-** reasons grouped with counts, per-operator counts (--verbose) and the
-** slowest cases (--slowest).
+** reasons grouped with counts, the folder and per-operator counts
+** (--verbose) and the slowest cases (--slowest).
 */
 #ifndef WNN_TOOLS_CONFORMANCE_H
 #define WNN_TOOLS_CONFORMANCE_H
@@ -16,7 +16,7 @@ typedef struct wpt_conformance_options {
     const char *dir;      /* directory of *.json vectors files */
     const char *device;   /* NULL: wnn's default device */
     const char *filter;   /* substring of "file/case name" (file without .json); NULL: all */
-    bool verbose;         /* every case's line and per-operator counts */
+    bool verbose;         /* the folder used, every case's line and per-operator counts */
     bool slowest;         /* the 10 slowest cases */
 } wpt_conformance_options;
 

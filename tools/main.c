@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "conformance.h"
 #include "wnn/wnn.h"
@@ -21,7 +23,16 @@
 #define EXIT_FAILED 1
 #define EXIT_USAGE 2
 
-#define DEFAULT_WPT_DIR "../shared/wpt/conformance"
+/* Where `wnn conformance` looks for the WPT vectors when given no DIR and no
+** $WNN_WPT_DIR (CMake sets both): installed with the program, as a path
+** relative to the program's directory, then the source tree it was built
+** from (a build-tree run). */
+#ifndef WNN_WPT_FROM_BIN
+#define WNN_WPT_FROM_BIN "../share/wnn/wpt/conformance"
+#endif
+#ifndef WNN_WPT_SOURCE_DIR
+#define WNN_WPT_SOURCE_DIR "data/wpt/conformance"
+#endif
 #define RUN_VALUES_SHOWN 32u
 
 static const char usage_text[] =
@@ -33,9 +44,11 @@ static const char usage_text[] =
     "                                run the cases of a WPT-format file and print\n"
     "                                their outputs, timings and verdicts\n"
     "  conformance [--device D] [--filter PATTERN] [--verbose] [--slowest] [DIR]\n"
-    "                                run every case of DIR/*.json (default: $WNN_WPT_DIR\n"
-    "                                or " DEFAULT_WPT_DIR "); PATTERN is a substring\n"
-    "                                of \"file/case name\" (file without .json)\n"
+    "                                run every case of DIR/*.json; PATTERN is a substring\n"
+    "                                of \"file/case name\" (file without .json). DIR\n"
+    "                                defaults to $WNN_WPT_DIR, else the vectors installed\n"
+    "                                with wnn (<prefix>/share/wnn/wpt/conformance), else\n"
+    "                                those of the source tree wnn was built from\n"
     "  --help, -h                    show this text\n"
     "  --version                     show wnn's version\n"
     "\n"
@@ -356,6 +369,35 @@ static int cmd_run(int argc, char **argv)
 /* conformance                                                              */
 /* ------------------------------------------------------------------------ */
 
+static bool is_directory(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* $WNN_WPT_DIR, else the installed vectors (WNN_WPT_FROM_BIN from the
+** program's directory), else the source tree's. Returns NULL when none is a
+** directory; buf then holds the installed path that was tried. */
+static const char *default_wpt_dir(char *buf, size_t size)
+{
+    const char *env = getenv("WNN_WPT_DIR");
+    if (env != NULL && env[0] != '\0')
+        return env;
+    buf[0] = '\0';
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash != NULL)
+            *slash = '\0';
+        int len = snprintf(buf, size, "%s/%s", exe, WNN_WPT_FROM_BIN);
+        if (len > 0 && (size_t)len < size && is_directory(buf))
+            return buf;
+    }
+    return is_directory(WNN_WPT_SOURCE_DIR) ? WNN_WPT_SOURCE_DIR : NULL;
+}
+
 static int cmd_conformance(int argc, char **argv)
 {
     wpt_conformance_options o = {NULL, NULL, NULL, false, false};
@@ -368,9 +410,11 @@ static int cmd_conformance(int argc, char **argv)
     size_t npos;
     if (parse_options(argc, argv, 2, specs, 4, &o.dir, 1, &npos) != 0)
         return EXIT_USAGE;
-    if (npos == 0) {
-        const char *env = getenv("WNN_WPT_DIR");
-        o.dir = env != NULL && env[0] != '\0' ? env : DEFAULT_WPT_DIR;
+    char dir[4096];
+    if (npos == 0 && (o.dir = default_wpt_dir(dir, sizeof dir)) == NULL) {
+        fprintf(stderr, "wnn conformance: no WPT vectors in '%s' or '%s'; pass DIR or set WNN_WPT_DIR\n", dir,
+                WNN_WPT_SOURCE_DIR);
+        return EXIT_USAGE;
     }
     return wpt_conformance_run(&o);
 }

@@ -1,5 +1,5 @@
 /*
-** wpt_case.h -- running one WPT-format case (shared/wpt/README.md, "Case
+** wpt_case.h -- running one WPT-format case (data/wpt/FORMAT.md, "Case
 ** format") through wnn's public API.
 **
 ** Owns: reading a case's JSON (descriptors, data with the fill rule, every

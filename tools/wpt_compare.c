@@ -1,6 +1,6 @@
 /*
 ** wpt_compare.c -- WPT's value handling and comparison rules, as written in
-** shared/wpt/README.md ("Tolerance and comparison") and WPT's utils.js.
+** data/wpt/FORMAT.md ("Tolerance and comparison") and WPT's utils.js.
 **
 ** Owns: expected values (wpt_number), toHalf() and float16 decoding, reading
 ** output elements of every data type, and the per-element pass rule. Each

@@ -1,6 +1,6 @@
 /*
 ** wpt_compare.h -- the values and comparison rules of the WPT WebNN
-** conformance vectors (shared/wpt/README.md, "Tolerance and comparison").
+** conformance vectors (data/wpt/FORMAT.md, "Tolerance and comparison").
 **
 ** Owns: how an expected value is held (wpt_number: the double a script would
 ** hold, plus the exact integer for int64/uint64 BigInts), WPT's toHalf()
