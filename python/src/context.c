@@ -25,10 +25,22 @@ static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *names[] = {"device", "power_preference", "policy", "memory_limit", NULL};
     const char *device = NULL, *power = "default", *policy = "chromium";
-    unsigned long long memory_limit = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|z$ssK:Context", names, &device, &power, &policy,
-                                     &memory_limit))
+    PyObject *limit = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|z$ssO:Context", names, &device, &power, &policy, &limit))
         return NULL;
+    /* an int in [0, 2^64-1]: never wrapped, never a bool or a float */
+    unsigned long long memory_limit = 0;
+    if (limit && limit != Py_None) {
+        if (!PyLong_Check(limit) || PyBool_Check(limit)) {
+            PyErr_Format(PyExc_TypeError, "Context: memory_limit must be an int, not %s", Py_TYPE(limit)->tp_name);
+            return NULL;
+        }
+        memory_limit = PyLong_AsUnsignedLongLong(limit);
+        if (PyErr_Occurred()) {
+            PyErr_Clear();
+            return wnnpy_argument_error("Context: memory_limit is out of range (0 to 2**64 - 1 bytes)");
+        }
+    }
     wnn_context_options o = WNN_CONTEXT_OPTIONS_INIT;
     o.device = device;
     o.memory_limit = memory_limit;

@@ -110,13 +110,41 @@ static bool builder_usable(wnn_graph_builder *b, const char *op)
     return true;
 }
 
-bool wnn__op_check_optional(wnn_graph_builder *b, const char *op, const char *name, const wnn_operand *x)
+static void type_list(uint32_t types, char *buf, size_t size);
+
+/* Holds desc, the descriptor of op's operand name, to the limits table: its
+** data type must be one the table lists (so nothing the limits deny is ever
+** built) and its rank within the row's range. Operands the table has no row
+** for are left to the operator's own checks. */
+static bool check_limits(wnn_graph_builder *b, const char *op, const char *name, const wnn_operand_desc *desc)
 {
-    if (x && x->builder != b) {
-        wnn__op_error(b, WNN_STATUS_WRONG_CONTEXT, "%s: %s belongs to another builder", op, name);
+    wnn_tensor_limits lim;
+    if (!wnn__operand_limits(b->ctx, op, name, &lim))
+        return true;
+    if (!(lim.data_types & (1u << desc->data_type))) {
+        char list[160];
+        type_list(lim.data_types, list, sizeof list);
+        wnn__op_error(b, WNN_STATUS_UNSUPPORTED_DATA_TYPE, "%s: %s has data type %s, must be one of %s", op,
+                      name, wnn_data_type_name(desc->data_type), list);
+        return false;
+    }
+    if (desc->rank < lim.min_rank || desc->rank > lim.max_rank) {
+        wnn__op_error(b, WNN_STATUS_INVALID_RANK, "%s: %s is rank %u, must be %u to %u", op, name, desc->rank,
+                      lim.min_rank, lim.max_rank);
         return false;
     }
     return true;
+}
+
+bool wnn__op_check_optional(wnn_graph_builder *b, const char *op, const char *name, const wnn_operand *x)
+{
+    if (!x)
+        return true;
+    if (x->builder != b) {
+        wnn__op_error(b, WNN_STATUS_WRONG_CONTEXT, "%s: %s belongs to another builder", op, name);
+        return false;
+    }
+    return check_limits(b, op, name, wnn__desc(x));
 }
 
 bool wnn__op_begin(wnn_graph_builder *b, const char *op, wnn_operand *const *operands, const char *const *names,
@@ -247,11 +275,47 @@ static wnn_operand *new_value(wnn_graph_builder *b, const wnn_operand_desc *desc
     return x;
 }
 
+/* The limits-table name of output i of n: "output", "outputs" (split) or
+** "output0", "output1" ... (the recurrent operators). */
+static const char *output_name(const wnn_graph_builder *b, const char *op, uint32_t i, uint32_t n, char *buf,
+                               size_t size)
+{
+    wnn_tensor_limits unused;
+    if (n == 1 && wnn__operand_limits(b->ctx, op, "output", &unused))
+        return "output";
+    if (wnn__operand_limits(b->ctx, op, "outputs", &unused))
+        return "outputs";
+    snprintf(buf, size, "output%u", i);
+    return buf;
+}
+
+/* The checks every output passes before it exists: the dimension rules of
+** an operand descriptor (each dimension and the element count at most
+** 2^31-1, so no byte length can overflow) and the limits table. */
+static bool check_outputs(wnn_graph_builder *b, const char *op, const wnn_operand_desc *descs, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        char buf[24], what[64];
+        const char *name = output_name(b, op, i, n, buf, sizeof buf);
+        snprintf(what, sizeof what, "%s %s", op, name);
+        wnn_status s = wnn__check_desc(what, &descs[i]);
+        if (s != WNN_OK) {
+            wnn__op_error(b, s, "%s", wnn_last_error_message());
+            return false;
+        }
+        if (!check_limits(b, op, name, &descs[i]))
+            return false;
+    }
+    return true;
+}
+
 wnn_operand *wnn__op_add_node(wnn_graph_builder *b, wnn__op op, wnn_operand *const *inputs, uint32_t n_in,
                               const wnn_operand_desc *out_descs, uint32_t n_out, const wnn__attrs *attrs,
                               wnn_operand **outs)
 {
     const char *name = wnn__op_name(op);
+    if (!check_outputs(b, name, out_descs, n_out))
+        return NULL;
     if (!grow((void **)&b->nodes, &b->cap_nodes, b->n_nodes + 1, sizeof *b->nodes))
         return wnn__op_error(b, WNN_STATUS_OUT_OF_MEMORY, "%s: out of memory", name);
     wnn__node *node = &b->nodes[b->n_nodes];

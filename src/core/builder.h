@@ -50,6 +50,15 @@ bool wnn__op_check_type(wnn_graph_builder *b, const char *op, const char *name, 
 bool wnn__op_check_rank(wnn_graph_builder *b, const char *op, const char *name, const wnn_operand *x,
                         uint32_t min_rank, uint32_t max_rank);
 
+/* The one rule of which data types and ranks an operand of op accepts: the
+** row of the opSupportLimits table (limits.c) for op's operand, masked by
+** the types ctx's device holds. operand is the member name of the spec's
+** dictionaries ("input", "a", "filter"; "options.bias" is read as "bias").
+** False when the table has no such row. */
+bool wnn__operand_limits(const wnn_context *ctx, const char *op, const char *operand, wnn_tensor_limits *out);
+/* The data types ctx's device can hold, as a bit set. */
+uint32_t wnn__device_types(const wnn_context *ctx);
+
 /* Numpy-style bidirectional broadcast of a and b's shapes into out (data
 ** type copied from a). False if incompatible. */
 bool wnn__broadcast_bidirectional(const wnn_operand_desc *a, const wnn_operand_desc *b, wnn_operand_desc *out);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/builder.h"
 
@@ -238,6 +239,76 @@ static wnn_status check_outputs(wnn_graph_builder *b, const wnn_named_operand *o
     return WNN_OK;
 }
 
+/* The memory a graph may use on ctx: the context's memory limit, else the
+** device's memory, else (cpu, null) the host's physical memory; 0 if unknown. */
+static uint64_t memory_budget(const wnn_context *ctx)
+{
+    if (ctx->alloc.limit)
+        return ctx->alloc.limit;
+    if (ctx->info.memory_bytes)
+        return ctx->info.memory_bytes;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+}
+
+/* The graph-level limits, before a backend sees the IR: no value over the
+** device's maxTensorByteLength, and the least memory any execution needs --
+** the constants plus the peak of intermediates alive together in node order
+** -- within the budget. A few small inputs can describe terabytes of
+** intermediates; this refuses them with a clear status instead of trying. */
+static wnn_status check_memory(const wnn_context *ctx, const wnn__ir *ir)
+{
+    static const char fn[] = "wnn_graph_builder_build";
+    uint32_t *last = malloc(sizeof *last * (ir->n_values ? ir->n_values : 1));
+    if (!last)
+        return wnn__fail(WNN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
+    uint64_t constants = 0;
+    for (uint32_t v = 0; v < ir->n_values; v++) {
+        uint64_t bytes = wnn_operand_desc_byte_length(&ir->values[v].desc);
+        if (bytes > ctx->info.max_tensor_byte_length) {
+            free(last);
+            return wnn__fail(WNN_STATUS_TENSOR_TOO_LARGE, "%s: an operand of %llu bytes is over the limit of %llu on \"%s\"",
+                             fn, (unsigned long long)bytes, (unsigned long long)ctx->info.max_tensor_byte_length,
+                             ctx->info.name);
+        }
+        if (ir->values[v].kind == WNN__VALUE_CONSTANT)
+            constants += bytes;
+        last[v] = ir->values[v].kind == WNN__VALUE_NODE ? ir->values[v].index : 0;
+    }
+    for (uint32_t i = 0; i < ir->n_nodes; i++)
+        for (uint32_t k = 0; k < ir->nodes[i].n_in; k++)
+            if (ir->nodes[i].in[k] != WNN__NONE)
+                last[ir->nodes[i].in[k]] = i;
+    for (uint32_t k = 0; k < ir->n_outputs; k++)
+        last[ir->output_values[k]] = UINT32_MAX; /* outputs live to the end */
+    uint64_t live = 0, peak = 0;
+    for (uint32_t i = 0; i < ir->n_nodes; i++) {
+        const wnn__node *node = &ir->nodes[i];
+        for (uint32_t k = 0; k < node->n_out; k++)
+            live += wnn_operand_desc_byte_length(&ir->values[node->out[k]].desc);
+        if (live > peak)
+            peak = live;
+        for (uint32_t k = 0; k < node->n_out; k++)
+            if (last[node->out[k]] <= i) /* produced and never read */
+                live -= wnn_operand_desc_byte_length(&ir->values[node->out[k]].desc);
+        for (uint32_t k = 0; k < node->n_in; k++) {
+            uint32_t v = node->in[k];
+            if (v != WNN__NONE && ir->values[v].kind == WNN__VALUE_NODE && last[v] == i) {
+                live -= wnn_operand_desc_byte_length(&ir->values[v].desc);
+                last[v] = UINT32_MAX - 1; /* counted once if read twice by this node */
+            }
+        }
+    }
+    free(last);
+    uint64_t budget = memory_budget(ctx), need = constants + peak;
+    if (budget && need > budget)
+        return wnn__fail(WNN_STATUS_OUT_OF_MEMORY,
+                         "%s: the graph needs at least %llu bytes (constants and the intermediates alive together), "
+                         "\"%s\" has %llu",
+                         fn, (unsigned long long)need, ctx->info.name, (unsigned long long)budget);
+    return WNN_OK;
+}
+
 wnn_status wnn_graph_builder_build(wnn_graph_builder *b, const wnn_named_operand *outputs, size_t n,
                                    wnn_graph **out)
 {
@@ -263,6 +334,11 @@ wnn_status wnn_graph_builder_build(wnn_graph_builder *b, const wnn_named_operand
     if ((s = wnn__ir_extract(b, outputs, n, &g->ir)) != WNN_OK) {
         free(g);
         return wnn__fail(s, "%s: out of memory", fn);
+    }
+    if ((s = check_memory(ctx, &g->ir)) != WNN_OK) {
+        wnn__ir_free(&g->ir);
+        free(g);
+        return s;
     }
     if ((s = ctx->backend->graph_compile(ctx->device, &ctx->alloc, &g->ir, &g->compiled)) != WNN_OK) {
         wnn__ir_free(&g->ir);
@@ -425,8 +501,19 @@ wnn_status wnn_context_dispatch(wnn_context *ctx, wnn_graph *g, const wnn_named_
         {"input", inputs, n_in, g->ir.n_inputs, g->ir.input_names, g->ir.input_values, slots},
         {"output", outputs, n_out, g->ir.n_outputs, g->ir.output_names, g->ir.output_values, slots + g->ir.n_inputs},
     };
+    /* Each named tensor's storage is held before the destroyed check reads
+    ** its flag (wnn__tensor_use_begin's rule), so a destroy racing this
+    ** call either fails it or waits for the task to finish with the memory. */
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; sides[k].named && i < sides[k].n; i++)
+            if (sides[k].named[i].tensor)
+                wnn__tensor_use_more(sides[k].named[i].tensor);
     wnn_status s = check_bindings(ctx, g, sides, slots);
     if (s != WNN_OK) {
+        for (int k = 0; k < 2; k++)
+            for (size_t i = 0; sides[k].named && i < sides[k].n; i++)
+                if (sides[k].named[i].tensor)
+                    wnn__tensor_use_end(sides[k].named[i].tensor);
         free(task);
         free(slots);
         return s;
@@ -434,7 +521,7 @@ wnn_status wnn_context_dispatch(wnn_context *ctx, wnn_graph *g, const wnn_named_
     task->kind = WNN__TASK_DISPATCH;
     wnn__graph_retain(g);
     task->graph = g;
-    for (uint32_t i = 0; i < total; i++)
+    for (uint32_t i = 0; i < total; i++) /* the uses taken above pass to the task */
         wnn__tensor_retain(slots[i]);
     task->tensors = slots;
     if ((s = wnn__timeline_submit(ctx, task)) != WNN_OK)

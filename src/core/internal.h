@@ -29,14 +29,13 @@ wnn_status wnn__check_desc(const char *fn, const wnn_operand_desc *desc);
 typedef enum wnn__task_kind {
     WNN__TASK_WRITE,
     WNN__TASK_READ,
-    WNN__TASK_DISPATCH,
-    WNN__TASK_FREE_STORAGE
+    WNN__TASK_DISPATCH
 } wnn__task_kind;
 
 typedef struct wnn__task {
     struct wnn__task *next;
     wnn__task_kind kind;
-    wnn_tensor *tensor;  /* WRITE, READ, FREE_STORAGE: holds a reference */
+    wnn_tensor *tensor;  /* WRITE, READ: holds a reference and a use */
     void *bytes;         /* WRITE: staged copy; READ: destination */
     size_t size;         /* WRITE: bytes; READ: tensor byte length */
     bool own_bytes;      /* READ into a buffer wnn allocated */
@@ -85,8 +84,13 @@ struct wnn_tensor {
     uint64_t byte_length;
     bool constant;
     atomic_bool destroyed;
-    wnn__storage st;       /* released by a FREE_STORAGE task after destroy */
-    bool has_storage;
+    /* The storage's holders: 1 for the live tensor (dropped by destroy),
+    ** plus one per call in progress that passed its checks, per queued task
+    ** and per DLPack export. The storage is freed when the last goes, so
+    ** nothing that passed a check can ever touch freed memory. */
+    atomic_uint uses;
+    atomic_bool storage_gone; /* st has been finalized (exactly once) */
+    wnn__storage st;
     void *constant_bytes;  /* constant tensors keep a host copy for builders */
     wnn_tensor *prev, *next; /* in ctx->tensors, under ctx->lock */
 };
@@ -158,8 +162,20 @@ wnn_status wnn__destroyed_status(const wnn_context *ctx);
 ** destroyed. fn names the caller. */
 wnn_status wnn__check_tensor_use(const char *fn, wnn_context *ctx, const wnn_tensor *t);
 
-/* Marks t destroyed and queues the release of its storage. Caller must not
-** hold ctx->lock. */
+/* wnn__check_tensor_use() that also takes a use of t's storage when it
+** passes: the storage then outlives any concurrent destroy until the
+** matching wnn__tensor_use_end(). A use is taken before the destroyed flag
+** is read, and destroy sets the flag before it drops the live use, so a
+** call either sees the destroy or holds the storage. */
+wnn_status wnn__tensor_use_begin(const char *fn, wnn_context *ctx, wnn_tensor *t);
+/* Takes one more use; the caller already holds one. */
+void wnn__tensor_use_more(wnn_tensor *t);
+/* Gives a use back; the last one frees the storage. Any thread. */
+void wnn__tensor_use_end(wnn_tensor *t);
+
+/* Marks t destroyed and drops its live use: the storage goes now, or when
+** the last call, task or export holding it is done. Caller must not hold
+** ctx->lock. */
 void wnn__tensor_kill(wnn_tensor *t);
 void wnn__graph_kill(wnn_graph *g);
 

@@ -130,7 +130,7 @@ const char *wnn_operator_operand_name(const char *op, uint32_t index)
 }
 
 /* The data types ctx's device can hold, as a bit set. */
-static uint32_t device_types(const wnn_context *ctx)
+uint32_t wnn__device_types(const wnn_context *ctx)
 {
     uint32_t types = 0;
     for (int t = WNN_DATA_TYPE_FLOAT32; t <= WNN_DATA_TYPE_UINT4; t++)
@@ -139,11 +139,25 @@ static uint32_t device_types(const wnn_context *ctx)
     return types;
 }
 
+bool wnn__operand_limits(const wnn_context *ctx, const char *op, const char *operand, wnn_tensor_limits *out)
+{
+    static const char prefix[] = "options.";
+    if (strncmp(operand, prefix, sizeof prefix - 1) == 0)
+        operand += sizeof prefix - 1;
+    for (size_t i = 0; i < ROWS; i++) {
+        if (strcmp(table[i].op, op) != 0 || strcmp(table[i].operand, operand) != 0)
+            continue;
+        *out = (wnn_tensor_limits){table[i].types & wnn__device_types(ctx), table[i].min_rank, table[i].max_rank};
+        return true;
+    }
+    return false;
+}
+
 wnn_status wnn_context_get_limits(wnn_context *ctx, wnn_context_limits *out)
 {
     if (!ctx || !out)
         return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "wnn_context_get_limits: NULL argument");
-    wnn_tensor_limits all = {device_types(ctx), 0, WNN_MAX_RANK};
+    wnn_tensor_limits all = {wnn__device_types(ctx), 0, WNN_MAX_RANK};
     *out = (wnn_context_limits){"nchw", ctx->info.max_tensor_byte_length, all, all, all};
     return WNN_OK;
 }
@@ -156,11 +170,7 @@ wnn_status wnn_context_get_operand_limits(wnn_context *ctx, const char *op, cons
         return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "%s: NULL argument", fn);
     if (!implemented(op))
         return wnn__fail(WNN_STATUS_NOT_SUPPORTED, "%s: no operator \"%s\" on \"%s\"", fn, op, ctx->info.name);
-    for (size_t i = 0; i < ROWS; i++) {
-        if (strcmp(table[i].op, op) != 0 || strcmp(table[i].operand, operand) != 0)
-            continue;
-        *out = (wnn_tensor_limits){table[i].types & device_types(ctx), table[i].min_rank, table[i].max_rank};
+    if (strncmp(operand, "options.", 8) != 0 && wnn__operand_limits(ctx, op, operand, out))
         return WNN_OK;
-    }
     return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "%s: %s has no operand \"%s\"", fn, op, operand);
 }

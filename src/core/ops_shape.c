@@ -58,7 +58,7 @@ wnn_operand *wnn_concat(wnn_graph_builder *b, wnn_operand *const *inputs, size_t
     for (size_t i = 0; i < count; i++) {
         if (!inputs[i])
             return wnn__op_error(b, WNN_STATUS_INVALID_ARGUMENT, "concat: inputs[%zu] is NULL", i);
-        if (!wnn__op_check_optional(b, "concat", "an input", inputs[i]))
+        if (!wnn__op_check_optional(b, "concat", "inputs", inputs[i]))
             return NULL;
     }
     const wnn_operand_desc *first = wnn__desc(inputs[0]);

@@ -11,6 +11,20 @@
 
 void wnn__tensor_retain(wnn_tensor *t) { atomic_fetch_add(&t->refs, 1); }
 
+static void drop_storage(wnn_tensor *t)
+{
+    if (!atomic_exchange(&t->storage_gone, true))
+        wnn__storage_fini(&t->st);
+}
+
+void wnn__tensor_use_more(wnn_tensor *t) { atomic_fetch_add(&t->uses, 1); }
+
+void wnn__tensor_use_end(wnn_tensor *t)
+{
+    if (atomic_fetch_sub(&t->uses, 1) == 1)
+        drop_storage(t);
+}
+
 void wnn__tensor_unref(wnn_tensor *t)
 {
     if (!t || atomic_fetch_sub(&t->refs, 1) != 1)
@@ -24,8 +38,7 @@ void wnn__tensor_unref(wnn_tensor *t)
     if (t->next)
         t->next->prev = t->prev;
     pthread_mutex_unlock(&ctx->lock);
-    if (t->has_storage) /* its release task could not be queued */
-        wnn__storage_fini(&t->st);
+    drop_storage(t); /* a no-op unless a use was never given back */
     free(t->constant_bytes);
     free(t);
     wnn__context_unref(ctx);
@@ -46,6 +59,20 @@ wnn_status wnn__check_tensor_use(const char *fn, wnn_context *ctx, const wnn_ten
         return wnn__fail(WNN_STATUS_WRONG_CONTEXT, "%s: tensor belongs to another context", fn);
     if (atomic_load(&t->destroyed))
         return wnn__fail(wnn__destroyed_status(ctx), "%s: tensor has been destroyed", fn);
+    return WNN_OK;
+}
+
+wnn_status wnn__tensor_use_begin(const char *fn, wnn_context *ctx, wnn_tensor *t)
+{
+    wnn_status s = wnn__check_tensor_use(fn, ctx, t);
+    if (s != WNN_OK)
+        return s;
+    atomic_fetch_add(&t->uses, 1);
+    if (atomic_load(&t->destroyed)) {
+        /* destroyed since the check: this use may be the storage's last */
+        wnn__tensor_use_end(t);
+        return wnn__fail(wnn__destroyed_status(ctx), "%s: tensor has been destroyed", fn);
+    }
     return WNN_OK;
 }
 
@@ -103,9 +130,10 @@ static wnn_status create(const char *fn, wnn_context *ctx, const wnn_tensor_desc
         return wnn__fail(s, "%s: cannot allocate %llu bytes on \"%s\"", fn, (unsigned long long)bytes,
                          ctx->info.name);
     }
-    t->has_storage = true;
     atomic_init(&t->refs, 1);
     atomic_init(&t->destroyed, false);
+    atomic_init(&t->uses, 1);
+    atomic_init(&t->storage_gone, false);
     t->desc = *desc;
     t->byte_length = bytes;
     t->constant = constant;
@@ -143,11 +171,11 @@ wnn_status wnn_context_create_constant_tensor(wnn_context *ctx, const wnn_operan
 {
     static const char fn[] = "wnn_context_create_constant_tensor";
     wnn_tensor_desc td = WNN_TENSOR_DESC_INIT;
-    if (!desc) {
-        if (out)
-            *out = NULL;
+    if (!out)
+        return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "%s: out is NULL", fn);
+    *out = NULL;
+    if (!desc)
         return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "%s: descriptor is NULL", fn);
-    }
     td.data_type = desc->data_type;
     td.rank = desc->rank;
     memcpy(td.shape, desc->shape, sizeof td.shape);
@@ -179,8 +207,9 @@ static wnn__task *new_task(wnn__task_kind kind, wnn_tensor *t)
     if (!task)
         return NULL;
     task->kind = kind;
-    if (t) {
+    if (t) { /* the caller holds a use of t: the task takes its own */
         wnn__tensor_retain(t);
+        wnn__tensor_use_more(t);
         task->tensor = t;
     }
     return task;
@@ -215,25 +244,41 @@ static wnn_status submit_write(wnn_context *ctx, wnn_tensor *t, const void *data
 wnn_status wnn_context_write_tensor(wnn_context *ctx, wnn_tensor *t, const void *data, size_t byte_length)
 {
     static const char fn[] = "wnn_context_write_tensor";
-    wnn_status s = wnn__check_tensor_use(fn, ctx, t);
+    wnn_status s = wnn__tensor_use_begin(fn, ctx, t);
     if (s != WNN_OK)
         return s;
     if (!t->desc.writable)
-        return wnn__fail(WNN_STATUS_NOT_WRITABLE, "%s: tensor was not created writable", fn);
-    if (!data)
-        return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "%s: data is NULL", fn);
-    if (byte_length != t->byte_length)
-        return wnn__fail(WNN_STATUS_BYTE_LENGTH_MISMATCH, "%s: data is %zu bytes, the tensor has %llu", fn,
-                         byte_length, (unsigned long long)t->byte_length);
-    return submit_write(ctx, t, data, byte_length);
+        s = wnn__fail(WNN_STATUS_NOT_WRITABLE, "%s: tensor was not created writable", fn);
+    else if (!data)
+        s = wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "%s: data is NULL", fn);
+    else if (byte_length != t->byte_length)
+        s = wnn__fail(WNN_STATUS_BYTE_LENGTH_MISMATCH, "%s: data is %zu bytes, the tensor has %llu", fn,
+                      byte_length, (unsigned long long)t->byte_length);
+    else
+        s = submit_write(ctx, t, data, byte_length);
+    wnn__tensor_use_end(t);
+    return s;
 }
+
+static wnn_status queue_read(const char *fn, wnn_context *ctx, wnn_tensor *t, void *buffer, size_t size,
+                             wnn_read_callback cb, void *user, uint64_t *seq);
 
 static wnn_status submit_read(const char *fn, wnn_context *ctx, wnn_tensor *t, void *buffer, size_t size,
                               wnn_read_callback cb, void *user, uint64_t *seq)
 {
-    wnn_status s = wnn__check_tensor_use(fn, ctx, t);
+    wnn_status s = wnn__tensor_use_begin(fn, ctx, t);
     if (s != WNN_OK)
         return s;
+    s = queue_read(fn, ctx, t, buffer, size, cb, user, seq);
+    wnn__tensor_use_end(t);
+    return s;
+}
+
+/* submit_read() once the caller holds a use of t. */
+static wnn_status queue_read(const char *fn, wnn_context *ctx, wnn_tensor *t, void *buffer, size_t size,
+                             wnn_read_callback cb, void *user, uint64_t *seq)
+{
+    wnn_status s;
     if (!t->desc.readable)
         return wnn__fail(WNN_STATUS_NOT_READABLE, "%s: tensor was not created readable", fn);
     if (buffer) {
@@ -310,21 +355,10 @@ void wnn__tensor_kill(wnn_tensor *t)
 {
     if (atomic_exchange(&t->destroyed, true))
         return;
-    if (atomic_load(&t->refs) == 1 && t->has_storage) {
-        /* No queued task holds the tensor (tasks take references), so the
-        ** storage goes back to the allocator now: create/destroy loops reuse
-        ** it at once. A call racing with destroy from another thread is the
-        ** caller's bug, as with any handle. */
-        wnn__storage_fini(&t->st);
-        t->has_storage = false;
-        return;
-    }
-    wnn__task *task = new_task(WNN__TASK_FREE_STORAGE, t);
-    if (task && wnn__timeline_submit(t->ctx, task) == WNN_OK)
-        return;
-    /* The timeline is gone (or no memory for the task): storage is freed with
-    ** the tensor itself, which nothing else can still be using. */
-    wnn__task_free(task);
+    /* With nothing queued, in progress or exported, the storage goes back to
+    ** the allocator now (create/destroy loops reuse it at once); otherwise
+    ** the last holder frees it, after its work, in timeline order. */
+    wnn__tensor_use_end(t);
 }
 
 void wnn_tensor_destroy(wnn_tensor *t)
@@ -351,14 +385,18 @@ void wnn__task_free(wnn__task *task)
         free(task->bytes);
     if (task->tensors) {
         uint32_t n = wnn_graph_input_count(task->graph) + wnn_graph_output_count(task->graph);
-        for (uint32_t i = 0; i < n; i++)
+        for (uint32_t i = 0; i < n; i++) {
+            wnn__tensor_use_end(task->tensors[i]);
             wnn__tensor_unref(task->tensors[i]);
+        }
         free(task->tensors);
     }
     if (task->graph)
         wnn__graph_unref(task->graph);
-    if (task->tensor)
+    if (task->tensor) {
+        wnn__tensor_use_end(task->tensor);
         wnn__tensor_unref(task->tensor);
+    }
     free(task);
 }
 
@@ -408,12 +446,6 @@ void wnn__task_run(wnn_context *ctx, wnn__task *task)
         break;
     case WNN__TASK_DISPATCH:
         wnn__graph_task_run(ctx, task);
-        break;
-    case WNN__TASK_FREE_STORAGE:
-        if (atomic_load(&t->st.pins))
-            break; /* lent through DLPack: the last reference frees it */
-        wnn__storage_fini(&t->st);
-        t->has_storage = false;
         break;
     }
 }

@@ -46,18 +46,6 @@ wnn_data_type wnn__dl_to_data_type(DLDataType dl)
 
 void wnn__dl_export_retain(wnn__dl_export *e) { atomic_fetch_add(&e->refs, 1); }
 
-/* On the timeline, after the last export of a destroyed tensor came back:
-** the storage its destroy left behind goes now, not at the handle's release. */
-static void reclaim(wnn_status s, const char *message, const void *data, size_t n, void *user)
-{
-    wnn_tensor *t = user;
-    if (t->has_storage && !atomic_load(&t->st.pins)) {
-        wnn__storage_fini(&t->st);
-        t->has_storage = false;
-    }
-    wnn__tensor_unref(t);
-}
-
 /* Gives back what the export held: the source tensor (and its pin), the
 ** copy on the device, the producer context. Any thread. */
 void wnn__dl_export_unref(wnn__dl_export *e)
@@ -72,11 +60,8 @@ void wnn__dl_export_unref(wnn__dl_export *e)
         wnn__storage_fini(&e->clone);
     wnn_tensor *t = e->tensor;
     if (t) {
-        if (e->shared && atomic_fetch_sub(&t->st.pins, 1) == 1 && atomic_load(&t->destroyed)) {
-            wnn__tensor_retain(t);
-            if (wnn__timeline_call(t->ctx, reclaim, t, NULL) != WNN_OK)
-                wnn__tensor_unref(t); /* no timeline: the last reference frees it */
-        }
+        /* the storage stays while any export holds it; the last use frees it */
+        wnn__tensor_use_end(t);
         wnn__tensor_unref(t);
     }
     if (e->ctx)
@@ -263,6 +248,9 @@ static wnn__dl_export *allocate(uint32_t rank, size_t copy_bytes, void **host_co
     return e;
 }
 
+static wnn_status export_used(const char *fn, wnn_tensor *t, wnn_context *ctx, const wnn_dlpack_export_options *o,
+                              void **out);
+
 wnn_status wnn_tensor_export_dlpack(wnn_tensor *t, const wnn_dlpack_export_options *options, void **out)
 {
     static const char fn[] = "wnn_tensor_export_dlpack";
@@ -274,9 +262,20 @@ wnn_status wnn_tensor_export_dlpack(wnn_tensor *t, const wnn_dlpack_export_optio
     if (!t)
         return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "%s: tensor is NULL", fn);
     wnn_context *ctx = t->ctx;
-    wnn_status s = wnn__check_tensor_use(fn, ctx, t);
+    wnn_status s = wnn__tensor_use_begin(fn, ctx, t);
     if (s != WNN_OK)
         return s;
+    /* a successful export takes a use of its own */
+    s = export_used(fn, t, ctx, o, out);
+    wnn__tensor_use_end(t);
+    return s;
+}
+
+/* wnn_tensor_export_dlpack() once the caller holds a use of t. */
+static wnn_status export_used(const char *fn, wnn_tensor *t, wnn_context *ctx, const wnn_dlpack_export_options *o,
+                              void **out)
+{
+    wnn_status s;
     if ((unsigned)o->copy > WNN_DLPACK_COPY_NEVER)
         return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "%s: copy is %d, not a wnn_dlpack_copy", fn, (int)o->copy);
     DLDataType dtype;
@@ -334,9 +333,8 @@ wnn_status wnn_tensor_export_dlpack(wnn_tensor *t, const wnn_dlpack_export_optio
     wnn__context_retain(ctx);
     e->ctx = ctx;
     wnn__tensor_retain(t);
+    wnn__tensor_use_more(t); /* the export's own use; the caller's goes back */
     e->tensor = t;
-    if (e->shared)
-        atomic_fetch_add(&t->st.pins, 1);
     if (mode == SYNC_EVENT) {
         pthread_mutex_init(&e->event.lock, NULL);
         pthread_cond_init(&e->event.cv, NULL);

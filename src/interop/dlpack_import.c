@@ -426,6 +426,7 @@ static void copy_in(wnn_status s, const char *message, const void *data, size_t 
         wnn__timeline_error(ctx, s, text);
     }
     call_deleter(j->src.managed, j->src.legacy);
+    wnn__tensor_use_end(j->t);
     wnn__tensor_unref(j->t);
     free(j);
 }
@@ -445,9 +446,13 @@ static wnn_status copy(wnn_context *ctx, source *src, wnn_tensor **out)
         s = wnn__fail(WNN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
     } else if ((s = order_after_producer(ctx, src->producer)) == WNN_OK) {
         *j = (copy_job){t, *src};
+        /* a destroy right after return must not free what the copy writes */
         wnn__tensor_retain(t);
-        if ((s = wnn__timeline_call(ctx, copy_in, j, NULL)) != WNN_OK)
+        wnn__tensor_use_more(t);
+        if ((s = wnn__timeline_call(ctx, copy_in, j, NULL)) != WNN_OK) {
+            wnn__tensor_use_end(t);
             wnn__tensor_unref(t);
+        }
     }
     if (s != WNN_OK) {
         free(j);

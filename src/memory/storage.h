@@ -37,9 +37,6 @@ typedef struct wnn__storage {
     ** release(release_ctx) gives it back instead. */
     void (*release)(void *release_ctx);
     void *release_ctx;
-    /* DLPack exports lending this memory: while any is out, the tensor's
-    ** destroy leaves the storage to its last reference. */
-    atomic_uint pins;
 } wnn__storage;
 
 wnn_status wnn__storage_init(wnn__storage *st, wnn__allocator *alloc, size_t bytes);

@@ -54,6 +54,30 @@ def test_context_bad_options():
         wnn.Context(3)
 
 
+def test_context_memory_limit_range():
+    # integers are taken whole or refused: never wrapped modulo 2**64 (audit D5)
+    for bad in (2**64 + 256, 2**70, -1):
+        with pytest.raises(wnn.ArgumentError):
+            wnn.Context("cpu", memory_limit=bad)
+    with pytest.raises(TypeError):
+        wnn.Context("cpu", memory_limit=1.5)
+    wnn.Context("cpu", memory_limit=2**64 - 1).destroy()
+    small = wnn.Context("cpu", memory_limit=256)
+    with pytest.raises(wnn.Error):
+        small.tensor((1024,))
+
+
+def test_builder_refuses_what_limits_deny(ctx):
+    # a uint4 slice (audit D1) and a 2**32-element broadcast (audit D3) raise
+    # at the call instead of building
+    b = wnn.GraphBuilder(ctx)
+    q = b.constant(np.arange(6, dtype=np.uint8), dtype="uint4", shape=(3, 4))
+    with pytest.raises(wnn.Error):
+        b.slice(q, [0, 0], [3, 4])
+    with pytest.raises(wnn.Error):
+        b.add(b.input("a", (65536, 1)), b.input("c", (1, 65536)))
+
+
 def test_context_as_with_block():
     with wnn.Context("cpu") as c:
         t = c.tensor((2,), readable=True)

@@ -84,9 +84,18 @@ static wnn_status plan(wnn__cpu_graph *g)
 wnn_status wnn__cpu_graph_plan(const wnn__ir *ir, wnn__cpu_graph **out)
 {
     *out = NULL;
-    for (uint32_t n = 0; n < ir->n_nodes; n++)
-        if (!wnn__cpu_kernel_for(ir->nodes[n].op))
+    for (uint32_t n = 0; n < ir->n_nodes; n++) {
+        const wnn__node *node = &ir->nodes[n];
+        if (!wnn__cpu_kernel_for(node->op))
             return WNN_STATUS_NOT_SUPPORTED;
+        if (!wnn__cpu_kernel_packs_4bit(node->op))
+            for (uint32_t j = 0; j < node->n_in + node->n_out; j++) {
+                uint32_t v = j < node->n_in ? node->in[j] : node->out[j - node->n_in];
+                wnn_data_type t = v == WNN__NONE ? WNN_DATA_TYPE_FLOAT32 : ir->values[v].desc.data_type;
+                if (t == WNN_DATA_TYPE_INT4 || t == WNN_DATA_TYPE_UINT4)
+                    return WNN_STATUS_NOT_SUPPORTED;
+            }
+    }
     wnn__cpu_graph *g = calloc(1, sizeof *g);
     if (!g)
         return WNN_STATUS_OUT_OF_MEMORY;

@@ -166,6 +166,8 @@ wnn__cpu_kernel wnn__cpu_kernel_for(wnn__op op)
     return kernels[op];
 }
 
+bool wnn__cpu_kernel_packs_4bit(wnn__op op) { return wnn__cpu_kernel_for(op) == wnn__k_quantize; }
+
 size_t wnn__view_count(const wnn__view *v)
 {
     size_t n = 1;

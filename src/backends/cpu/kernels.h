@@ -21,6 +21,12 @@ typedef wnn_status (*wnn__cpu_kernel)(const wnn__node *node, const wnn__view *in
 /* The kernel of op, or NULL if the cpu backend has none. */
 wnn__cpu_kernel wnn__cpu_kernel_for(wnn__op op);
 
+/* Whether op's kernel reads and writes int4/uint4 as packed nibbles. Every
+** other kernel sizes elements with wnn_data_type_size(), one byte or more,
+** so a node with a 4-bit operand is refused at compile unless this holds:
+** a builder rule that let one through can never become an overflow. */
+bool wnn__cpu_kernel_packs_4bit(wnn__op op);
+
 /* Element count of a view (1 for a scalar). */
 size_t wnn__view_count(const wnn__view *v);
 
