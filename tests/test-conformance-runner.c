@@ -4,14 +4,15 @@
 ** float16 raw distance, NaN, ATOL, the fill-rule cap, int64 strings, the
 ** stricter checks), and on a real case of add.json that a result off by more
 ** than the tolerance fails (what a wrong kernel would produce), while the
-** unchanged case passes. Malformed cases must fail cleanly, not crash.
+** unchanged case passes. Malformed cases must fail cleanly, not crash. An
+** operator returns as many results as WebNN gives it (a split into 31).
 **
 ** The tools' sources are linked in when the build defines
 ** WNN_TEST_TOOLS_LINKED, else compiled in directly (they have no main). The
 ** real-case part needs jansson (WNN_HAVE_JANSSON) and the vectors directory:
-** argv[1], else $WNN_WPT_DIR, else ../shared/wpt/conformance next to the
-** source tree. Without them it reports why and exits 77 (skip) once the
-** unit tests have passed.
+** argv[1], else $WNN_WPT_DIR, else the repository's data/wpt/conformance.
+** Without them it reports why and exits 77 (skip) once the unit tests have
+** passed.
 */
 #include <math.h>
 #include <stdio.h>
@@ -52,7 +53,9 @@ static int passed, failed;
 
 #ifdef WNN_TEST_OWN_OP_TABLE
 /* The stand-in operator table: add and abs, adapted as wpt_ops.c does. */
-static bool own_adapt(wpt_call *call, wnn_operand **out, size_t *out_count)
+static wnn_operand *own_result;
+
+static bool own_adapt(wpt_call *call)
 {
     size_t want = call->entry->binary != NULL ? 2u : 1u;
     if (call->arg_count != want || call->args[0].operand == NULL ||
@@ -60,9 +63,10 @@ static bool own_adapt(wpt_call *call, wnn_operand **out, size_t *out_count)
         snprintf(call->error, sizeof call->error, "%s: needs %zu operand arguments", call->op, want);
         return false;
     }
-    out[0] = want == 2 ? call->entry->binary(call->builder, call->args[0].operand, call->args[1].operand)
-                       : call->entry->unary(call->builder, call->args[0].operand);
-    *out_count = 1;
+    own_result = want == 2 ? call->entry->binary(call->builder, call->args[0].operand, call->args[1].operand)
+                           : call->entry->unary(call->builder, call->args[0].operand);
+    call->results = &own_result;
+    call->result_count = 1;
     return true;
 }
 
@@ -79,11 +83,16 @@ const wpt_op_entry *wpt_op_find(const char *name)
     return NULL;
 }
 
-bool wpt_op_call(const wpt_op_entry *entry, wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_op_call(const wpt_op_entry *entry, wpt_call *call)
 {
     call->entry = entry;
-    *out_count = 0;
-    return entry->adapter(call, out, out_count);
+    return entry->adapter(call);
+}
+
+void wpt_call_free(wpt_call *call)
+{
+    call->results = NULL;
+    call->result_count = 0;
 }
 #endif /* WNN_TEST_OWN_OP_TABLE */
 
@@ -416,6 +425,73 @@ static void test_malformed(wnn_context *ctx)
     }
 }
 
+#ifndef WNN_TEST_OWN_OP_TABLE
+/* A split of x = [0, 1, ..., length - 1] (float32) into count pieces, given
+** as the count or, with as_sizes, as a list of count sizes of 1; the case
+** names `named` outputs piece0, piece1 ..., piece i expecting [i]. */
+static json_t *split_case(size_t length, json_int_t count, size_t named, bool as_sizes)
+{
+    json_t *data = json_array(), *names = json_array(), *expected = json_object();
+    json_t *splits = as_sizes ? json_array() : json_integer(count);
+    for (size_t i = 0; i < length; i++)
+        json_array_append_new(data, json_integer((json_int_t)i));
+    for (json_int_t i = 0; as_sizes && i < count; i++)
+        json_array_append_new(splits, json_integer(1));
+    for (size_t i = 0; i < named; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "piece%zu", i);
+        json_array_append_new(names, json_string(name));
+        json_object_set_new(expected, name, json_pack("{s:[I], s:{s:[i], s:s}}", "data", (json_int_t)i,
+                                                      "descriptor", "shape", 1, "dataType", "float32"));
+    }
+    return json_pack("{s:s, s:{s:{s:{s:o, s:{s:[I], s:s}}}, s:[{s:s, s:[{s:s}, {s:o}], s:o}], s:o}, "
+                     "s:{s:s, s:i}}",
+                     "name", "split into many", "graph", "inputs", "x", "data", data, "descriptor", "shape",
+                     (json_int_t)length, "dataType", "float32", "operators", "name", "split", "arguments",
+                     "input", "x", "splits", splits, "outputs", names, "expectedOutputs", expected,
+                     "tolerance", "metricType", "ULP", "value", 0);
+}
+
+/* Runs a split case; true when it ends as `outcome` with reason_part in its
+** reason. */
+static bool split_ends(wnn_context *ctx, json_t *tc, wpt_outcome outcome, const char *reason_part)
+{
+    if (tc == NULL)
+        return false;
+    wpt_result r;
+    wpt_case_run(ctx, tc, NULL, &r);
+    bool ok = r.outcome == outcome && strstr(r.reason, reason_part) != NULL;
+    if (!ok)
+        fprintf(stderr, "split case: got %s \"%s\", want %s with \"%s\"\n", wpt_outcome_name(r.outcome), r.reason,
+                wpt_outcome_name(outcome), reason_part);
+    wpt_result_free(&r);
+    json_decref(tc);
+    return ok;
+}
+
+/* The runner takes as many results as the operator returns: WebNN sets no
+** bound on split's count, so neither does the runner. A count over the
+** outputs the case names fails before anything is sized from it. */
+static void test_many_outputs(void)
+{
+    wnn_context *ctx = NULL;
+    wnn_status st = wnn_context_create(NULL, &ctx);
+    CHECK(st == WNN_OK);
+    if (st != WNN_OK)
+        return;
+    CHECK(split_ends(ctx, split_case(31, 31, 31, false), WPT_PASS, ""));
+    CHECK(split_ends(ctx, split_case(31, 31, 31, true), WPT_PASS, ""));
+    CHECK(split_ends(ctx, split_case(200, 200, 200, false), WPT_PASS, ""));
+    CHECK(split_ends(ctx, split_case(31, 31, 30, false), WPT_FAIL, "returns 31 results, the case names 30"));
+    CHECK(split_ends(ctx, split_case(31, 31, 32, false), WPT_FAIL, "the case names 32 outputs"));
+    CHECK(split_ends(ctx, split_case(2, 4294967295, 1, false), WPT_FAIL,
+                     "returns 4294967295 results, the case names 1"));
+    /* The builder's refusal (31 does not divide 32) is reported as its own. */
+    CHECK(split_ends(ctx, split_case(32, 31, 31, false), WPT_FAIL, "split"));
+    wnn_context_release(ctx);
+}
+#endif /* !WNN_TEST_OWN_OP_TABLE */
+
 /* Returns false (skip) when the case cannot be run here. */
 static bool test_real_case(const char *dir)
 {
@@ -470,7 +546,7 @@ static bool test_real_case(const char *dir)
 
 #endif /* WNN_HAVE_JANSSON */
 
-/* argv[1], $WNN_WPT_DIR, or ../shared/wpt/conformance beside the source tree. */
+/* argv[1], $WNN_WPT_DIR, or data/wpt/conformance of the source tree. */
 static const char *wpt_dir(int argc, char **argv, char *buf, size_t size)
 {
     if (argc > 1)
@@ -482,7 +558,7 @@ static const char *wpt_dir(int argc, char **argv, char *buf, size_t size)
     const char *file = __FILE__;
     const char *cut = strstr(file, "tests/test-conformance-runner.c");
     int prefix = cut ? (int)(cut - file) : 0;
-    snprintf(buf, size, "%.*s../shared/wpt/conformance", prefix, file);
+    snprintf(buf, size, "%.*sdata/wpt/conformance", prefix, file);
     return buf;
 }
 
@@ -495,6 +571,9 @@ int main(int argc, char **argv)
     test_fill_cap();
     test_integers();
     test_strict_checks();
+#if defined(WNN_HAVE_JANSSON) && !defined(WNN_TEST_OWN_OP_TABLE)
+    test_many_outputs();
+#endif
 
     bool skipped = false;
     char buf[4096];

@@ -487,15 +487,23 @@ static bool collect_args(run_state *s, wpt_call *call, const json_t *args, wpt_a
     return true;
 }
 
-/* Names the operator's results as "outputs" says. */
-static bool name_outputs(run_state *s, const json_t *outputs, wnn_operand **ops, size_t count,
-                         const char *what)
+/* How many results "outputs" names: 1 for a string, the length of an array;
+** false when it is neither. */
+static bool outputs_named(run_state *s, const json_t *outputs, const char *what, size_t *count)
 {
-    size_t want = json_is_string(outputs) ? 1u : json_array_size(outputs);
     if (!json_is_string(outputs) && !json_is_array(outputs)) {
         stop(s, WPT_FAIL, "%s: \"outputs\" must be a string or an array of strings", what);
         return false;
     }
+    *count = json_is_string(outputs) ? 1u : json_array_size(outputs);
+    return true;
+}
+
+/* Names the operator's results as "outputs" says (want names, checked by
+** outputs_named). */
+static bool name_outputs(run_state *s, const json_t *outputs, size_t want, wnn_operand **ops, size_t count,
+                         const char *what)
+{
     if (want != count) {
         stop(s, WPT_FAIL, "%s: the case names %zu outputs, the operator returned %zu", what, want, count);
         return false;
@@ -532,6 +540,7 @@ static bool build_operator(run_state *s, const json_t *op, size_t index)
         stop(s, WPT_FAIL, "operator %s not implemented", name);
         return false;
     }
+    const json_t *outputs = json_object_get(op, "outputs");
     wpt_arg args[WPT_MAX_ARGS];
     wpt_call call;
     memset(&call, 0, sizeof call);
@@ -540,16 +549,18 @@ static bool build_operator(run_state *s, const json_t *op, size_t index)
     call.args = args;
     call.lookup = lookup;
     call.lookup_user = s;
-    if (!collect_args(s, &call, json_object_get(op, "arguments"), args, what))
+    if (!outputs_named(s, outputs, what, &call.max_results) ||
+        !collect_args(s, &call, json_object_get(op, "arguments"), args, what))
         return false;
-    wnn_operand *results[WPT_MAX_OUTPUTS] = {0};
-    size_t count = 0;
-    if (!wpt_op_call(entry, &call, results, &count)) {
+    bool ok = wpt_op_call(entry, &call);
+    if (ok) {
+        ok = name_outputs(s, outputs, call.max_results, call.results, call.result_count, what);
+    } else {
         /* A lookup inside the adapter may have stopped the run already. */
         stop(s, WPT_FAIL, "%s", call.error);
-        return false;
     }
-    return name_outputs(s, json_object_get(op, "outputs"), results, count, what);
+    wpt_call_free(&call);
+    return ok;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1010,7 +1021,7 @@ void wpt_case_run(wnn_context *ctx, const json_t *test_case, const wpt_run_optio
     run_case(&s, options);
 
     /* A failing case the vectors mark as a known issue is reported apart,
-    ** never as a pass (shared/wpt/README.md, "Known issues in the data"). */
+    ** never as a pass (data/wpt/FORMAT.md, "Known issues in the data"). */
     const char *issue = json_string_value(json_object_get(test_case, "knownIssue"));
     if (result->outcome == WPT_FAIL && issue != NULL) {
         result->outcome = WPT_SKIP;

@@ -40,6 +40,38 @@ bool wpt_call_fail(wpt_call *call, const char *fmt, ...)
     return false;
 }
 
+void wpt_call_free(wpt_call *call)
+{
+    free(call->results);
+    call->results = NULL;
+    call->result_count = 0;
+}
+
+wnn_operand **wpt_call_many(wpt_call *call, size_t count)
+{
+    if (count > call->max_results) {
+        wpt_call_fail(call, "returns %zu results, the case names %zu", count, call->max_results);
+        return NULL;
+    }
+    wpt_call_free(call);
+    call->results = calloc(count ? count : 1, sizeof *call->results);
+    if (call->results == NULL) {
+        wpt_call_fail(call, "out of memory for %zu results", count);
+        return NULL;
+    }
+    call->result_count = count;
+    return call->results;
+}
+
+bool wpt_call_one(wpt_call *call, wnn_operand *result)
+{
+    wnn_operand **out = wpt_call_many(call, 1);
+    if (out == NULL)
+        return false;
+    out[0] = result;
+    return true;
+}
+
 bool wpt_args_between(wpt_call *call, size_t min, size_t max)
 {
     if (call->arg_count >= min && call->arg_count <= max)
@@ -180,6 +212,26 @@ bool wpt_arg_u32_list(wpt_call *call, size_t index, uint32_t *out, size_t cap, s
     if (bad == SIZE_MAX)
         return wpt_call_fail(call, "%s has %zu entries, at most %zu are supported", label, *count, cap);
     return wpt_call_fail(call, "%s[%zu] must be an integer in 0..4294967295", label, bad);
+}
+
+bool wpt_arg_u32_array(wpt_call *call, size_t index, uint32_t **out, size_t *count)
+{
+    char label[80];
+    const json_t *v = arg_value(call, index);
+    if (v == NULL)
+        return false;
+    if (!json_is_array(v))
+        return wpt_call_fail(call, "%s must be an array of integers", arg_label(call, index, label, sizeof label));
+    size_t n = json_array_size(v);
+    uint32_t *list = malloc((n ? n : 1) * sizeof *list);
+    if (list == NULL)
+        return wpt_call_fail(call, "out of memory for %zu integers", n);
+    if (!wpt_arg_u32_list(call, index, list, n, count)) {
+        free(list);
+        return false;
+    }
+    *out = list;
+    return true;
 }
 
 /* Resolves a JSON string naming an operand; NULL if it names none. */
@@ -343,28 +395,21 @@ bool wpt_call_check_options(wpt_call *call)
 /* Adapters                                                                 */
 /* ------------------------------------------------------------------------ */
 
-/* Stores one result operand. */
-static bool one(wnn_operand *result, wnn_operand **out, size_t *out_count)
-{
-    out[0] = result;
-    *out_count = 1;
-    return true;
-}
 
-static bool adapt_unary(wpt_call *call, wnn_operand **out, size_t *out_count)
+static bool adapt_unary(wpt_call *call)
 {
     wnn_operand *x;
     if (!wpt_args_between(call, 1, 1) || !wpt_arg_operand(call, 0, &x))
         return false;
-    return one(call->entry->unary(call->builder, x), out, out_count);
+    return wpt_call_one(call, call->entry->unary(call->builder, x));
 }
 
-static bool adapt_binary(wpt_call *call, wnn_operand **out, size_t *out_count)
+static bool adapt_binary(wpt_call *call)
 {
     wnn_operand *a, *b;
     if (!wpt_args_between(call, 2, 2) || !wpt_arg_operand(call, 0, &a) || !wpt_arg_operand(call, 1, &b))
         return false;
-    return one(call->entry->binary(call->builder, a, b), out, out_count);
+    return wpt_call_one(call, call->entry->binary(call->builder, a, b));
 }
 
 /* A clamp bound: an integral value (a BigInt such as "9007199254740993n",
@@ -387,7 +432,7 @@ static bool clamp_bound(wpt_call *call, const char *key, bool *present, double *
     return true;
 }
 
-static bool adapt_clamp(wpt_call *call, wnn_operand **out, size_t *out_count)
+static bool adapt_clamp(wpt_call *call)
 {
     wnn_operand *x;
     wnn_clamp_options o = WNN_CLAMP_OPTIONS_INIT;
@@ -397,19 +442,19 @@ static bool adapt_clamp(wpt_call *call, wnn_operand **out, size_t *out_count)
         !clamp_bound(call, "maxValue", &o.has_max_value, &o.max_value, &o.max_is_integer, &o.max_negative,
                      &o.max_magnitude))
         return false;
-    return one(wnn_clamp(call->builder, x, &o), out, out_count);
+    return wpt_call_one(call, wnn_clamp(call->builder, x, &o));
 }
 
-static bool adapt_cast(wpt_call *call, wnn_operand **out, size_t *out_count)
+static bool adapt_cast(wpt_call *call)
 {
     wnn_operand *x;
     wnn_data_type type;
     if (!wpt_args_between(call, 2, 2) || !wpt_arg_operand(call, 0, &x) || !wpt_arg_data_type(call, 1, &type))
         return false;
-    return one(wnn_cast(call->builder, x, type), out, out_count);
+    return wpt_call_one(call, wnn_cast(call->builder, x, type));
 }
 
-static bool adapt_reshape(wpt_call *call, wnn_operand **out, size_t *out_count)
+static bool adapt_reshape(wpt_call *call)
 {
     wnn_operand *x;
     uint32_t shape[WNN_MAX_RANK] = {0};
@@ -417,7 +462,7 @@ static bool adapt_reshape(wpt_call *call, wnn_operand **out, size_t *out_count)
     if (!wpt_args_between(call, 2, 2) || !wpt_arg_operand(call, 0, &x) ||
         !wpt_arg_u32_list(call, 1, shape, WNN_MAX_RANK, &rank))
         return false;
-    return one(wnn_reshape(call->builder, x, (uint32_t)rank, shape), out, out_count);
+    return wpt_call_one(call, wnn_reshape(call->builder, x, (uint32_t)rank, shape));
 }
 
 static uint32_t operand_rank(wnn_operand *x)
@@ -438,7 +483,7 @@ static bool rank_length(wpt_call *call, const char *what, size_t length, wnn_ope
     return true;
 }
 
-static bool adapt_transpose(wpt_call *call, wnn_operand **out, size_t *out_count)
+static bool adapt_transpose(wpt_call *call)
 {
     wnn_operand *x;
     uint32_t perm[WNN_MAX_RANK] = {0};
@@ -449,10 +494,10 @@ static bool adapt_transpose(wpt_call *call, wnn_operand **out, size_t *out_count
         return false;
     if (has_perm && !rank_length(call, "options.permutation", n, x))
         return false;
-    return one(wnn_transpose(call->builder, x, has_perm ? perm : NULL), out, out_count);
+    return wpt_call_one(call, wnn_transpose(call->builder, x, has_perm ? perm : NULL));
 }
 
-static bool adapt_concat(wpt_call *call, wnn_operand **out, size_t *out_count)
+static bool adapt_concat(wpt_call *call)
 {
     wnn_operand **inputs = NULL;
     size_t count = 0;
@@ -462,10 +507,10 @@ static bool adapt_concat(wpt_call *call, wnn_operand **out, size_t *out_count)
         return false;
     wnn_operand *result = wnn_concat(call->builder, inputs, count, axis);
     free(inputs);
-    return one(result, out, out_count);
+    return wpt_call_one(call, result);
 }
 
-static bool adapt_slice(wpt_call *call, wnn_operand **out, size_t *out_count)
+static bool adapt_slice(wpt_call *call)
 {
     wnn_operand *x;
     uint32_t starts[WNN_MAX_RANK] = {0}, sizes[WNN_MAX_RANK] = {0}, strides[WNN_MAX_RANK] = {0};
@@ -479,19 +524,19 @@ static bool adapt_slice(wpt_call *call, wnn_operand **out, size_t *out_count)
     if (!rank_length(call, "starts", n_starts, x) || !rank_length(call, "sizes", n_sizes, x) ||
         (has_strides && !rank_length(call, "options.strides", n_strides, x)))
         return false;
-    return one(wnn_slice(call->builder, x, starts, sizes, has_strides ? strides : NULL), out, out_count);
+    return wpt_call_one(call, wnn_slice(call->builder, x, starts, sizes, has_strides ? strides : NULL));
 }
 
-static bool adapt_softmax(wpt_call *call, wnn_operand **out, size_t *out_count)
+static bool adapt_softmax(wpt_call *call)
 {
     wnn_operand *x;
     uint32_t axis;
     if (!wpt_args_between(call, 2, 2) || !wpt_arg_operand(call, 0, &x) || !wpt_arg_u32(call, 1, &axis))
         return false;
-    return one(wnn_softmax(call->builder, x, axis), out, out_count);
+    return wpt_call_one(call, wnn_softmax(call->builder, x, axis));
 }
 
-static bool adapt_gemm(wpt_call *call, wnn_operand **out, size_t *out_count)
+static bool adapt_gemm(wpt_call *call)
 {
     wnn_operand *a, *b;
     wnn_gemm_options o = WNN_GEMM_OPTIONS_INIT;
@@ -500,7 +545,7 @@ static bool adapt_gemm(wpt_call *call, wnn_operand **out, size_t *out_count)
         !wpt_opt_double(call, "beta", NULL, &o.beta) || !wpt_opt_bool(call, "aTranspose", &o.a_transpose) ||
         !wpt_opt_bool(call, "bTranspose", &o.b_transpose))
         return false;
-    return one(wnn_gemm(call->builder, a, b, &o), out, out_count);
+    return wpt_call_one(call, wnn_gemm(call->builder, a, b, &o));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -627,11 +672,10 @@ const wpt_op_entry *wpt_op_find(const char *name)
     return NULL;
 }
 
-bool wpt_op_call(const wpt_op_entry *entry, wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_op_call(const wpt_op_entry *entry, wpt_call *call)
 {
     call->entry = entry;
-    *out_count = 0;
-    if (!entry->adapter(call, out, out_count))
+    if (!entry->adapter(call))
         return false;
     return wpt_call_check_options(call);
 }

@@ -22,9 +22,10 @@
 
 #include "wnn/wnn.h"
 
-/* The most positional arguments and outputs one operator call may have. */
+/* The most positional arguments one operator call may have (WebNN's
+** longest builder method, lstmCell, takes 6). Results have no such bound:
+** an operator returns as many as it does (split into any count). */
 #define WPT_MAX_ARGS 16
-#define WPT_MAX_OUTPUTS 8
 
 /* One positional argument: its label as the case wrote it (the IDL parameter
 ** name, for messages only), its JSON value, and the operand the value names
@@ -55,14 +56,22 @@ typedef struct wpt_call {
     ** case passes one no adapter read, instead of ignoring it silently. */
     const char *options_read[32];
     size_t options_read_count;
+    /* The most results the caller can use (the names the case gives the
+    ** operator's outputs): a call that would return more is refused before
+    ** anything is sized from its arguments. */
+    size_t max_results;
+    /* The call's result operands, result_count of them, stored through
+    ** wpt_call_one or wpt_call_many; an operand may be NULL when the builder
+    ** refused (the builder then holds the error). wpt_call_free frees them. */
+    wnn_operand **results;
+    size_t result_count;
     char error[512];                /* set when an adapter returns false */
 } wpt_call;
 
-/* An adapter: calls the builder and stores its result operands in out
-** (*out_count of them, at most WPT_MAX_OUTPUTS; an operand may be NULL when
-** the builder refused, the builder then holds the error). Returns false, with
-** call->error set, when the arguments cannot be turned into a call. */
-typedef bool (*wpt_adapter)(wpt_call *call, wnn_operand **out, size_t *out_count);
+/* An adapter: calls the builder and stores its results in the call. Returns
+** false, with call->error set, when the arguments cannot be turned into a
+** call. */
+typedef bool (*wpt_adapter)(wpt_call *call);
 
 typedef wnn_operand *(*wpt_unary_fn)(wnn_graph_builder *b, wnn_operand *x);
 typedef wnn_operand *(*wpt_binary_fn)(wnn_graph_builder *b, wnn_operand *a, wnn_operand *c);
@@ -78,8 +87,21 @@ typedef struct wpt_op_entry {
 const wpt_op_entry *wpt_op_find(const char *name);
 
 /* Sets call->entry and calls the entry's adapter; the shared element-wise
-** adapters find their wnn_* function through call->entry. */
-bool wpt_op_call(const wpt_op_entry *entry, wpt_call *call, wnn_operand **out, size_t *out_count);
+** adapters find their wnn_* function through call->entry. The results are in
+** call->results. */
+bool wpt_op_call(const wpt_op_entry *entry, wpt_call *call);
+
+/* Room for count results, all NULL, as call->results: what a builder method
+** that writes count operands is given. NULL, with the call failed, when count
+** is over call->max_results or memory runs out. */
+wnn_operand **wpt_call_many(wpt_call *call, size_t count);
+
+/* Stores the one result of a single-output operator; false as
+** wpt_call_many. */
+bool wpt_call_one(wpt_call *call, wnn_operand *result);
+
+/* Frees the call's results (the operands stay the builder's). */
+void wpt_call_free(wpt_call *call);
 
 /* Fails the call if its options hold a key no adapter read ("label" is
 ** always allowed: it only names the operator). */
@@ -101,6 +123,8 @@ bool wpt_arg_double(wpt_call *call, size_t index, double *out);
 bool wpt_arg_data_type(wpt_call *call, size_t index, wnn_data_type *out);
 /* A list of unsigned integers, at most cap of them. */
 bool wpt_arg_u32_list(wpt_call *call, size_t index, uint32_t *out, size_t cap, size_t *count);
+/* A list of unsigned integers of any length. *out is malloc'ed (free it). */
+bool wpt_arg_u32_array(wpt_call *call, size_t index, uint32_t **out, size_t *count);
 /* A list of operand names. *out is malloc'ed (free it); *count its length. */
 bool wpt_arg_operand_list(wpt_call *call, size_t index, wnn_operand ***out, size_t *count);
 

@@ -13,13 +13,6 @@
 
 #include <string.h>
 
-static bool a_one(wnn_operand *result, wnn_operand **out, size_t *out_count)
-{
-    out[0] = result;
-    *out_count = 1;
-    return true;
-}
-
 /* The first positional argument, the only one these operators take besides
 ** options. */
 static bool a_single_input(wpt_call *call, wnn_operand **x)
@@ -27,56 +20,56 @@ static bool a_single_input(wpt_call *call, wnn_operand **x)
     return wpt_args_between(call, 1, 1) && wpt_arg_operand(call, 0, x);
 }
 
-bool wpt_adapt_where(wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_adapt_where(wpt_call *call)
 {
     wnn_operand *c, *t, *f;
     if (!wpt_args_between(call, 3, 3) || !wpt_arg_operand(call, 0, &c) || !wpt_arg_operand(call, 1, &t) ||
         !wpt_arg_operand(call, 2, &f))
         return false;
-    return a_one(wnn_where(call->builder, c, t, f), out, out_count);
+    return wpt_call_one(call, wnn_where(call->builder, c, t, f));
 }
 
-bool wpt_adapt_elu(wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_adapt_elu(wpt_call *call)
 {
     wnn_operand *x;
     wnn_elu_options o = WNN_ELU_OPTIONS_INIT;
     if (!a_single_input(call, &x) || !wpt_opt_double(call, "alpha", NULL, &o.alpha))
         return false;
-    return a_one(wnn_elu(call->builder, x, &o), out, out_count);
+    return wpt_call_one(call, wnn_elu(call->builder, x, &o));
 }
 
-bool wpt_adapt_hard_sigmoid(wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_adapt_hard_sigmoid(wpt_call *call)
 {
     wnn_operand *x;
     wnn_hard_sigmoid_options o = WNN_HARD_SIGMOID_OPTIONS_INIT;
     if (!a_single_input(call, &x) || !wpt_opt_double(call, "alpha", NULL, &o.alpha) ||
         !wpt_opt_double(call, "beta", NULL, &o.beta))
         return false;
-    return a_one(wnn_hard_sigmoid(call->builder, x, &o), out, out_count);
+    return wpt_call_one(call, wnn_hard_sigmoid(call->builder, x, &o));
 }
 
-bool wpt_adapt_leaky_relu(wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_adapt_leaky_relu(wpt_call *call)
 {
     wnn_operand *x;
     wnn_leaky_relu_options o = WNN_LEAKY_RELU_OPTIONS_INIT;
     if (!a_single_input(call, &x) || !wpt_opt_double(call, "alpha", NULL, &o.alpha))
         return false;
-    return a_one(wnn_leaky_relu(call->builder, x, &o), out, out_count);
+    return wpt_call_one(call, wnn_leaky_relu(call->builder, x, &o));
 }
 
-bool wpt_adapt_linear(wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_adapt_linear(wpt_call *call)
 {
     wnn_operand *x;
     wnn_linear_options o = WNN_LINEAR_OPTIONS_INIT;
     if (!a_single_input(call, &x) || !wpt_opt_double(call, "alpha", NULL, &o.alpha) ||
         !wpt_opt_double(call, "beta", NULL, &o.beta))
         return false;
-    return a_one(wnn_linear(call->builder, x, &o), out, out_count);
+    return wpt_call_one(call, wnn_linear(call->builder, x, &o));
 }
 
 typedef wnn_operand *(*a_reduce_fn)(wnn_graph_builder *, wnn_operand *, const wnn_reduce_options *);
 
-bool wpt_adapt_reduce(wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_adapt_reduce(wpt_call *call)
 {
     static const struct {
         const char *name;
@@ -102,11 +95,11 @@ bool wpt_adapt_reduce(wpt_call *call, wnn_operand **out, size_t *out_count)
         !wpt_opt_bool(call, "keepDimensions", &o.keep_dimensions))
         return false;
     o.axes_count = (uint32_t)count;
-    return a_one(fn(call->builder, x, &o), out, out_count);
+    return wpt_call_one(call, fn(call->builder, x, &o));
 }
 
 /* input, axis, {keepDimensions, outputDataType}. */
-static bool a_arg_min_max(wpt_call *call, bool is_max, wnn_operand **out, size_t *out_count)
+static bool a_arg_min_max(wpt_call *call, bool is_max)
 {
     wnn_operand *x;
     uint32_t axis;
@@ -122,20 +115,20 @@ static bool a_arg_min_max(wpt_call *call, bool is_max, wnn_operand **out, size_t
             return wpt_call_fail(call, "options.outputDataType \"%s\" is not a data type", type);
     }
     wnn_graph_builder *b = call->builder;
-    return a_one(is_max ? wnn_arg_max(b, x, axis, &o) : wnn_arg_min(b, x, axis, &o), out, out_count);
+    return wpt_call_one(call, is_max ? wnn_arg_max(b, x, axis, &o) : wnn_arg_min(b, x, axis, &o));
 }
 
-bool wpt_adapt_arg_min(wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_adapt_arg_min(wpt_call *call)
 {
-    return a_arg_min_max(call, false, out, out_count);
+    return a_arg_min_max(call, false);
 }
 
-bool wpt_adapt_arg_max(wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_adapt_arg_max(wpt_call *call)
 {
-    return a_arg_min_max(call, true, out, out_count);
+    return a_arg_min_max(call, true);
 }
 
-bool wpt_adapt_cumulative_sum(wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_adapt_cumulative_sum(wpt_call *call)
 {
     wnn_operand *x;
     uint32_t axis;
@@ -143,7 +136,7 @@ bool wpt_adapt_cumulative_sum(wpt_call *call, wnn_operand **out, size_t *out_cou
     if (!wpt_args_between(call, 2, 2) || !wpt_arg_operand(call, 0, &x) || !wpt_arg_u32(call, 1, &axis) ||
         !wpt_opt_bool(call, "exclusive", &o.exclusive) || !wpt_opt_bool(call, "reversed", &o.reversed))
         return false;
-    return a_one(wnn_cumulative_sum(call->builder, x, axis, &o), out, out_count);
+    return wpt_call_one(call, wnn_cumulative_sum(call->builder, x, axis, &o));
 }
 
 /* input, scale, zeroPoint (qdq_subgraph writes the last two in one object,
@@ -154,20 +147,20 @@ static bool a_three_operands(wpt_call *call, wnn_operand **x, wnn_operand **scal
            wpt_arg_operand(call, 2, zero_point);
 }
 
-bool wpt_adapt_quantize_linear(wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_adapt_quantize_linear(wpt_call *call)
 {
     wnn_operand *x, *scale, *zero_point;
     if (!a_three_operands(call, &x, &scale, &zero_point))
         return false;
-    return a_one(wnn_quantize_linear(call->builder, x, scale, zero_point), out, out_count);
+    return wpt_call_one(call, wnn_quantize_linear(call->builder, x, scale, zero_point));
 }
 
-bool wpt_adapt_dequantize_linear(wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_adapt_dequantize_linear(wpt_call *call)
 {
     wnn_operand *x, *scale, *zero_point;
     if (!a_three_operands(call, &x, &scale, &zero_point))
         return false;
-    return a_one(wnn_dequantize_linear(call->builder, x, scale, zero_point), out, out_count);
+    return wpt_call_one(call, wnn_dequantize_linear(call->builder, x, scale, zero_point));
 }
 
 #else

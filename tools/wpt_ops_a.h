@@ -13,19 +13,19 @@
 
 #include "wpt_ops.h"
 
-bool wpt_adapt_where(wpt_call *call, wnn_operand **out, size_t *out_count);
-bool wpt_adapt_elu(wpt_call *call, wnn_operand **out, size_t *out_count);
-bool wpt_adapt_hard_sigmoid(wpt_call *call, wnn_operand **out, size_t *out_count);
-bool wpt_adapt_leaky_relu(wpt_call *call, wnn_operand **out, size_t *out_count);
-bool wpt_adapt_linear(wpt_call *call, wnn_operand **out, size_t *out_count);
+bool wpt_adapt_where(wpt_call *call);
+bool wpt_adapt_elu(wpt_call *call);
+bool wpt_adapt_hard_sigmoid(wpt_call *call);
+bool wpt_adapt_leaky_relu(wpt_call *call);
+bool wpt_adapt_linear(wpt_call *call);
 /* Every reduction (reduceL1 ... reduceSumSquare): picks the wnn_reduce_*
 ** function by call->op. */
-bool wpt_adapt_reduce(wpt_call *call, wnn_operand **out, size_t *out_count);
-bool wpt_adapt_arg_min(wpt_call *call, wnn_operand **out, size_t *out_count);
-bool wpt_adapt_arg_max(wpt_call *call, wnn_operand **out, size_t *out_count);
-bool wpt_adapt_cumulative_sum(wpt_call *call, wnn_operand **out, size_t *out_count);
-bool wpt_adapt_quantize_linear(wpt_call *call, wnn_operand **out, size_t *out_count);
-bool wpt_adapt_dequantize_linear(wpt_call *call, wnn_operand **out, size_t *out_count);
+bool wpt_adapt_reduce(wpt_call *call);
+bool wpt_adapt_arg_min(wpt_call *call);
+bool wpt_adapt_arg_max(wpt_call *call);
+bool wpt_adapt_cumulative_sum(wpt_call *call);
+bool wpt_adapt_quantize_linear(wpt_call *call);
+bool wpt_adapt_dequantize_linear(wpt_call *call);
 
 #endif /* WNN_HAVE_JANSSON */
 

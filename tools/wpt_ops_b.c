@@ -21,13 +21,6 @@
 /* Helpers                                                                   */
 /* ------------------------------------------------------------------------ */
 
-static bool one(wnn_operand *result, wnn_operand **out, size_t *out_count)
-{
-    out[0] = result;
-    *out_count = 1;
-    return true;
-}
-
 /* A sequence option of exactly n unsigned integers (WebNN sizes these
 ** sequences, the C API fixes them); *present tells whether it was given. */
 static bool opt_fixed(wpt_call *call, const char *key, uint32_t *out, size_t n, bool *present)
@@ -73,7 +66,7 @@ static bool conv_common(wpt_call *call, wnn_operand **input, wnn_operand **filte
            opt_layout(call, "inputLayout", layout) && wpt_opt_operand(call, "bias", bias);
 }
 
-bool wpt_adapt_conv2d(wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_adapt_conv2d(wpt_call *call)
 {
     static const char *const filter_layouts[4] = {"oihw", "hwio", "ohwi", "ihwo"};
     wnn_operand *input, *filter;
@@ -84,10 +77,10 @@ bool wpt_adapt_conv2d(wpt_call *call, wnn_operand **out, size_t *out_count)
         !wpt_opt_enum(call, "filterLayout", filter_layouts, 4, &filter_layout))
         return false;
     o.filter_layout = (wnn_conv2d_filter_layout)filter_layout;
-    return one(wnn_conv2d(call->builder, input, filter, &o), out, out_count);
+    return wpt_call_one(call, wnn_conv2d(call->builder, input, filter, &o));
 }
 
-bool wpt_adapt_conv_transpose2d(wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_adapt_conv_transpose2d(wpt_call *call)
 {
     static const char *const filter_layouts[3] = {"iohw", "hwoi", "ohwi"};
     wnn_operand *input, *filter;
@@ -100,7 +93,7 @@ bool wpt_adapt_conv_transpose2d(wpt_call *call, wnn_operand **out, size_t *out_c
         !opt_fixed(call, "outputSizes", o.output_sizes, 2, &o.has_output_sizes))
         return false;
     o.filter_layout = (wnn_conv_transpose2d_filter_layout)filter_layout;
-    return one(wnn_conv_transpose2d(call->builder, input, filter, &o), out, out_count);
+    return wpt_call_one(call, wnn_conv_transpose2d(call->builder, input, filter, &o));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -109,7 +102,7 @@ bool wpt_adapt_conv_transpose2d(wpt_call *call, wnn_operand **out, size_t *out_c
 
 typedef wnn_operand *(*pool_fn)(wnn_graph_builder *b, wnn_operand *x, const wnn_pool2d_options *o);
 
-static bool adapt_pool(wpt_call *call, pool_fn fn, wnn_operand **out, size_t *out_count)
+static bool adapt_pool(wpt_call *call, pool_fn fn)
 {
     static const char *const roundings[2] = {"floor", "ceil"};
     wnn_operand *input;
@@ -124,22 +117,22 @@ static bool adapt_pool(wpt_call *call, pool_fn fn, wnn_operand **out, size_t *ou
         !opt_fixed(call, "outputSizes", o.output_sizes, 2, &o.has_output_sizes))
         return false;
     o.rounding_type = (wnn_rounding_type)rounding;
-    return one(fn(call->builder, input, &o), out, out_count);
+    return wpt_call_one(call, fn(call->builder, input, &o));
 }
 
-bool wpt_adapt_average_pool2d(wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_adapt_average_pool2d(wpt_call *call)
 {
-    return adapt_pool(call, wnn_average_pool2d, out, out_count);
+    return adapt_pool(call, wnn_average_pool2d);
 }
 
-bool wpt_adapt_l2_pool2d(wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_adapt_l2_pool2d(wpt_call *call)
 {
-    return adapt_pool(call, wnn_l2_pool2d, out, out_count);
+    return adapt_pool(call, wnn_l2_pool2d);
 }
 
-bool wpt_adapt_max_pool2d(wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_adapt_max_pool2d(wpt_call *call)
 {
-    return adapt_pool(call, wnn_max_pool2d, out, out_count);
+    return adapt_pool(call, wnn_max_pool2d);
 }
 
 /* options.scales: two numbers (WebNN float). */
@@ -161,7 +154,7 @@ static bool opt_scales(wpt_call *call, float *scales)
     return true;
 }
 
-bool wpt_adapt_resample2d(wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_adapt_resample2d(wpt_call *call)
 {
     static const char *const modes[2] = {"nearest-neighbor", "linear"};
     wnn_operand *input;
@@ -172,14 +165,14 @@ bool wpt_adapt_resample2d(wpt_call *call, wnn_operand **out, size_t *out_count)
         !opt_fixed(call, "sizes", o.sizes, 2, &o.has_sizes) || !opt_fixed(call, "axes", o.axes, 2, NULL))
         return false;
     o.mode = (wnn_interpolation_mode)mode;
-    return one(wnn_resample2d(call->builder, input, &o), out, out_count);
+    return wpt_call_one(call, wnn_resample2d(call->builder, input, &o));
 }
 
 /* ------------------------------------------------------------------------ */
 /* Normalization                                                             */
 /* ------------------------------------------------------------------------ */
 
-bool wpt_adapt_batch_normalization(wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_adapt_batch_normalization(wpt_call *call)
 {
     wnn_operand *input, *mean, *variance;
     wnn_batch_normalization_options o = WNN_BATCH_NORMALIZATION_OPTIONS_INIT;
@@ -188,10 +181,10 @@ bool wpt_adapt_batch_normalization(wpt_call *call, wnn_operand **out, size_t *ou
         !wpt_opt_operand(call, "bias", &o.bias) || !wpt_opt_u32(call, "axis", NULL, &o.axis) ||
         !wpt_opt_double(call, "epsilon", NULL, &o.epsilon))
         return false;
-    return one(wnn_batch_normalization(call->builder, input, mean, variance, &o), out, out_count);
+    return wpt_call_one(call, wnn_batch_normalization(call->builder, input, mean, variance, &o));
 }
 
-bool wpt_adapt_instance_normalization(wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_adapt_instance_normalization(wpt_call *call)
 {
     wnn_operand *input;
     wnn_instance_normalization_options o = WNN_INSTANCE_NORMALIZATION_OPTIONS_INIT;
@@ -199,10 +192,10 @@ bool wpt_adapt_instance_normalization(wpt_call *call, wnn_operand **out, size_t 
         !wpt_opt_operand(call, "scale", &o.scale) || !wpt_opt_operand(call, "bias", &o.bias) ||
         !wpt_opt_double(call, "epsilon", NULL, &o.epsilon) || !opt_layout(call, "layout", &o.layout))
         return false;
-    return one(wnn_instance_normalization(call->builder, input, &o), out, out_count);
+    return wpt_call_one(call, wnn_instance_normalization(call->builder, input, &o));
 }
 
-bool wpt_adapt_layer_normalization(wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_adapt_layer_normalization(wpt_call *call)
 {
     wnn_operand *input;
     wnn_layer_normalization_options o = WNN_LAYER_NORMALIZATION_OPTIONS_INIT;
@@ -213,7 +206,7 @@ bool wpt_adapt_layer_normalization(wpt_call *call, wnn_operand **out, size_t *ou
         !wpt_opt_double(call, "epsilon", NULL, &o.epsilon))
         return false;
     o.axes_count = (uint32_t)count;
-    return one(wnn_layer_normalization(call->builder, input, &o), out, out_count);
+    return wpt_call_one(call, wnn_layer_normalization(call->builder, input, &o));
 }
 
 #else

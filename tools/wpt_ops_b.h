@@ -12,15 +12,15 @@
 
 #include "wpt_ops.h"
 
-bool wpt_adapt_conv2d(wpt_call *call, wnn_operand **out, size_t *out_count);
-bool wpt_adapt_conv_transpose2d(wpt_call *call, wnn_operand **out, size_t *out_count);
-bool wpt_adapt_average_pool2d(wpt_call *call, wnn_operand **out, size_t *out_count);
-bool wpt_adapt_l2_pool2d(wpt_call *call, wnn_operand **out, size_t *out_count);
-bool wpt_adapt_max_pool2d(wpt_call *call, wnn_operand **out, size_t *out_count);
-bool wpt_adapt_resample2d(wpt_call *call, wnn_operand **out, size_t *out_count);
-bool wpt_adapt_batch_normalization(wpt_call *call, wnn_operand **out, size_t *out_count);
-bool wpt_adapt_instance_normalization(wpt_call *call, wnn_operand **out, size_t *out_count);
-bool wpt_adapt_layer_normalization(wpt_call *call, wnn_operand **out, size_t *out_count);
+bool wpt_adapt_conv2d(wpt_call *call);
+bool wpt_adapt_conv_transpose2d(wpt_call *call);
+bool wpt_adapt_average_pool2d(wpt_call *call);
+bool wpt_adapt_l2_pool2d(wpt_call *call);
+bool wpt_adapt_max_pool2d(wpt_call *call);
+bool wpt_adapt_resample2d(wpt_call *call);
+bool wpt_adapt_batch_normalization(wpt_call *call);
+bool wpt_adapt_instance_normalization(wpt_call *call);
+bool wpt_adapt_layer_normalization(wpt_call *call);
 
 #endif /* WNN_HAVE_JANSSON */
 

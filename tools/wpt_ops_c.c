@@ -15,18 +15,12 @@
 #include "wpt_ops_c.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                   */
 /* ------------------------------------------------------------------------ */
-
-static bool one(wnn_operand *result, wnn_operand **out, size_t *out_count)
-{
-    out[0] = result;
-    *out_count = 1;
-    return true;
-}
 
 static uint32_t rank_of(wnn_operand *x)
 {
@@ -80,11 +74,26 @@ static bool opt_direction(wpt_call *call, wnn_recurrent_direction *out)
     return true;
 }
 
-/* Multi-output results: count outputs, or want NULL ones when the builder
-** refused (it returned 0). */
-static bool many(size_t count, size_t want, size_t *out_count)
+/* After a multi-output builder call into wpt_call_many's room: the builder
+** returned the count asked for, or 0 when it refused; then every result is
+** NULL, so the runner reports the builder's error. */
+static bool many(wpt_call *call, size_t returned)
 {
-    *out_count = count ? count : want;
+    if (returned == 0)
+        memset(call->results, 0, call->result_count * sizeof *call->results);
+    return true;
+}
+
+/* The recurrent operators write at most 3 results into room (the builder's
+** fixed room): returned of them, or want NULL ones when the builder refused. */
+static bool recurrent_results(wpt_call *call, wnn_operand *const *room, size_t returned, size_t want)
+{
+    size_t count = returned ? returned : want;
+    wnn_operand **out = wpt_call_many(call, count);
+    if (out == NULL)
+        return false;
+    for (size_t i = 0; i < returned; i++)
+        out[i] = room[i];
     return true;
 }
 
@@ -92,7 +101,7 @@ static bool many(size_t count, size_t want, size_t *out_count)
 /* Data movement                                                             */
 /* ------------------------------------------------------------------------ */
 
-bool wpt_adapt_expand(wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_adapt_expand(wpt_call *call)
 {
     wnn_operand *x;
     uint32_t shape[WNN_MAX_RANK] = {0};
@@ -100,10 +109,10 @@ bool wpt_adapt_expand(wpt_call *call, wnn_operand **out, size_t *out_count)
     if (!wpt_args_between(call, 2, 2) || !wpt_arg_operand(call, 0, &x) ||
         !wpt_arg_u32_list(call, 1, shape, WNN_MAX_RANK, &rank))
         return false;
-    return one(wnn_expand(call->builder, x, (uint32_t)rank, shape), out, out_count);
+    return wpt_call_one(call, wnn_expand(call->builder, x, (uint32_t)rank, shape));
 }
 
-bool wpt_adapt_pad(wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_adapt_pad(wpt_call *call)
 {
     static const char *const modes[3] = {"constant", "edge", "reflection"};
     wnn_operand *x;
@@ -119,31 +128,33 @@ bool wpt_adapt_pad(wpt_call *call, wnn_operand **out, size_t *out_count)
     if (!rank_length(call, "beginningPadding", n_begin, x) || !rank_length(call, "endingPadding", n_end, x))
         return false;
     o.mode = (wnn_pad_mode)mode;
-    return one(wnn_pad(call->builder, x, begin, end, &o), out, out_count);
+    return wpt_call_one(call, wnn_pad(call->builder, x, begin, end, &o));
 }
 
-bool wpt_adapt_split(wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_adapt_split(wpt_call *call)
 {
     wnn_operand *x;
     wnn_split_options o = WNN_SPLIT_OPTIONS_INIT;
     if (!wpt_args_between(call, 2, 2) || !wpt_arg_operand(call, 0, &x) || !wpt_opt_u32(call, "axis", NULL, &o.axis))
         return false;
     if (json_is_array(call->args[1].value)) {
-        uint32_t sizes[WPT_MAX_OUTPUTS];
+        uint32_t *sizes;
         size_t n;
-        if (!wpt_arg_u32_list(call, 1, sizes, WPT_MAX_OUTPUTS, &n))
+        if (!wpt_arg_u32_array(call, 1, &sizes, &n))
             return false;
-        return many(wnn_split_sizes(call->builder, x, sizes, n, &o, out), n, out_count);
+        wnn_operand **out = wpt_call_many(call, n);
+        bool ok = out != NULL && many(call, wnn_split_sizes(call->builder, x, sizes, n, &o, out));
+        free(sizes);
+        return ok;
     }
     uint32_t count;
     if (!wpt_arg_u32(call, 1, &count))
         return false;
-    if (count > WPT_MAX_OUTPUTS)
-        return wpt_call_fail(call, "splits %u is over the runner's %d outputs", count, WPT_MAX_OUTPUTS);
-    return many(wnn_split(call->builder, x, count, &o, out), count, out_count);
+    wnn_operand **out = wpt_call_many(call, count);
+    return out != NULL && many(call, wnn_split(call->builder, x, count, &o, out));
 }
 
-bool wpt_adapt_tile(wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_adapt_tile(wpt_call *call)
 {
     wnn_operand *x;
     uint32_t reps[WNN_MAX_RANK] = {0};
@@ -151,10 +162,10 @@ bool wpt_adapt_tile(wpt_call *call, wnn_operand **out, size_t *out_count)
     if (!wpt_args_between(call, 2, 2) || !wpt_arg_operand(call, 0, &x) ||
         !wpt_arg_u32_list(call, 1, reps, WNN_MAX_RANK, &n) || !rank_length(call, "repetitions", n, x))
         return false;
-    return one(wnn_tile(call->builder, x, reps), out, out_count);
+    return wpt_call_one(call, wnn_tile(call->builder, x, reps));
 }
 
-bool wpt_adapt_reverse(wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_adapt_reverse(wpt_call *call)
 {
     wnn_operand *x;
     wnn_reverse_options o = WNN_REVERSE_OPTIONS_INIT;
@@ -163,10 +174,10 @@ bool wpt_adapt_reverse(wpt_call *call, wnn_operand **out, size_t *out_count)
         !wpt_opt_u32_list(call, "axes", &o.has_axes, o.axes, WNN_MAX_RANK, &n))
         return false;
     o.axes_count = (uint32_t)n;
-    return one(wnn_reverse(call->builder, x, &o), out, out_count);
+    return wpt_call_one(call, wnn_reverse(call->builder, x, &o));
 }
 
-bool wpt_adapt_triangular(wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_adapt_triangular(wpt_call *call)
 {
     wnn_operand *x;
     wnn_triangular_options o = WNN_TRIANGULAR_OPTIONS_INIT;
@@ -178,58 +189,58 @@ bool wpt_adapt_triangular(wpt_call *call, wnn_operand **out, size_t *out_count)
     if (has_diagonal && (trunc(diagonal) != diagonal || diagonal < INT32_MIN || diagonal > INT32_MAX))
         return wpt_call_fail(call, "options.diagonal must be an integer in the range of a long");
     o.diagonal = (int32_t)diagonal;
-    return one(wnn_triangular(call->builder, x, &o), out, out_count);
+    return wpt_call_one(call, wnn_triangular(call->builder, x, &o));
 }
 
 /* ------------------------------------------------------------------------ */
 /* Gather and scatter                                                        */
 /* ------------------------------------------------------------------------ */
 
-bool wpt_adapt_gather(wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_adapt_gather(wpt_call *call)
 {
     wnn_operand *x, *indices;
     wnn_gather_options o = WNN_GATHER_OPTIONS_INIT;
     if (!wpt_args_between(call, 2, 2) || !wpt_arg_operand(call, 0, &x) || !wpt_arg_operand(call, 1, &indices) ||
         !wpt_opt_u32(call, "axis", NULL, &o.axis))
         return false;
-    return one(wnn_gather(call->builder, x, indices, &o), out, out_count);
+    return wpt_call_one(call, wnn_gather(call->builder, x, indices, &o));
 }
 
-bool wpt_adapt_gather_elements(wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_adapt_gather_elements(wpt_call *call)
 {
     wnn_operand *x, *indices;
     wnn_gather_options o = WNN_GATHER_OPTIONS_INIT;
     if (!wpt_args_between(call, 2, 2) || !wpt_arg_operand(call, 0, &x) || !wpt_arg_operand(call, 1, &indices) ||
         !wpt_opt_u32(call, "axis", NULL, &o.axis))
         return false;
-    return one(wnn_gather_elements(call->builder, x, indices, &o), out, out_count);
+    return wpt_call_one(call, wnn_gather_elements(call->builder, x, indices, &o));
 }
 
-bool wpt_adapt_gather_nd(wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_adapt_gather_nd(wpt_call *call)
 {
     wnn_operand *x, *indices;
     if (!wpt_args_between(call, 2, 2) || !wpt_arg_operand(call, 0, &x) || !wpt_arg_operand(call, 1, &indices))
         return false;
-    return one(wnn_gather_nd(call->builder, x, indices), out, out_count);
+    return wpt_call_one(call, wnn_gather_nd(call->builder, x, indices));
 }
 
-bool wpt_adapt_scatter_elements(wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_adapt_scatter_elements(wpt_call *call)
 {
     wnn_operand *x, *indices, *updates;
     wnn_scatter_options o = WNN_SCATTER_OPTIONS_INIT;
     if (!wpt_args_between(call, 3, 3) || !wpt_arg_operand(call, 0, &x) || !wpt_arg_operand(call, 1, &indices) ||
         !wpt_arg_operand(call, 2, &updates) || !wpt_opt_u32(call, "axis", NULL, &o.axis))
         return false;
-    return one(wnn_scatter_elements(call->builder, x, indices, updates, &o), out, out_count);
+    return wpt_call_one(call, wnn_scatter_elements(call->builder, x, indices, updates, &o));
 }
 
-bool wpt_adapt_scatter_nd(wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_adapt_scatter_nd(wpt_call *call)
 {
     wnn_operand *x, *indices, *updates;
     if (!wpt_args_between(call, 3, 3) || !wpt_arg_operand(call, 0, &x) || !wpt_arg_operand(call, 1, &indices) ||
         !wpt_arg_operand(call, 2, &updates))
         return false;
-    return one(wnn_scatter_nd(call->builder, x, indices, updates), out, out_count);
+    return wpt_call_one(call, wnn_scatter_nd(call->builder, x, indices, updates));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -246,7 +257,7 @@ static bool three_operands(wpt_call *call, wnn_operand **ops)
            wpt_arg_operand(call, 2, &ops[2]);
 }
 
-bool wpt_adapt_gru(wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_adapt_gru(wpt_call *call)
 {
     wnn_operand *ops[3];
     uint32_t steps, hidden;
@@ -262,11 +273,12 @@ bool wpt_adapt_gru(wpt_call *call, wnn_operand **out, size_t *out_count)
         !opt_activations(call, 2, &o.has_activations, o.activations))
         return false;
     o.layout = (wnn_gru_weight_layout)layout;
-    size_t n = wnn_gru(call->builder, ops[0], ops[1], ops[2], steps, hidden, &o, out);
-    return many(n, o.return_sequence ? 2 : 1, out_count);
+    wnn_operand *room[2];
+    size_t n = wnn_gru(call->builder, ops[0], ops[1], ops[2], steps, hidden, &o, room);
+    return recurrent_results(call, room, n, o.return_sequence ? 2 : 1);
 }
 
-bool wpt_adapt_gru_cell(wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_adapt_gru_cell(wpt_call *call)
 {
     wnn_operand *ops[3], *hidden_state;
     uint32_t hidden;
@@ -279,10 +291,10 @@ bool wpt_adapt_gru_cell(wpt_call *call, wnn_operand **out, size_t *out_count)
         !opt_activations(call, 2, &o.has_activations, o.activations))
         return false;
     o.layout = (wnn_gru_weight_layout)layout;
-    return one(wnn_gru_cell(call->builder, ops[0], ops[1], ops[2], hidden_state, hidden, &o), out, out_count);
+    return wpt_call_one(call, wnn_gru_cell(call->builder, ops[0], ops[1], ops[2], hidden_state, hidden, &o));
 }
 
-bool wpt_adapt_lstm(wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_adapt_lstm(wpt_call *call)
 {
     wnn_operand *ops[3];
     uint32_t steps, hidden;
@@ -299,11 +311,12 @@ bool wpt_adapt_lstm(wpt_call *call, wnn_operand **out, size_t *out_count)
         !opt_activations(call, 3, &o.has_activations, o.activations))
         return false;
     o.layout = (wnn_lstm_weight_layout)layout;
-    size_t n = wnn_lstm(call->builder, ops[0], ops[1], ops[2], steps, hidden, &o, out);
-    return many(n, o.return_sequence ? 3 : 2, out_count);
+    wnn_operand *room[3];
+    size_t n = wnn_lstm(call->builder, ops[0], ops[1], ops[2], steps, hidden, &o, room);
+    return recurrent_results(call, room, n, o.return_sequence ? 3 : 2);
 }
 
-bool wpt_adapt_lstm_cell(wpt_call *call, wnn_operand **out, size_t *out_count)
+bool wpt_adapt_lstm_cell(wpt_call *call)
 {
     wnn_operand *ops[3], *hidden_state, *cell_state;
     uint32_t hidden;
@@ -317,8 +330,9 @@ bool wpt_adapt_lstm_cell(wpt_call *call, wnn_operand **out, size_t *out_count)
         !opt_activations(call, 3, &o.has_activations, o.activations))
         return false;
     o.layout = (wnn_lstm_weight_layout)layout;
-    size_t n = wnn_lstm_cell(call->builder, ops[0], ops[1], ops[2], hidden_state, cell_state, hidden, &o, out);
-    return many(n, 2, out_count);
+    wnn_operand *room[2];
+    size_t n = wnn_lstm_cell(call->builder, ops[0], ops[1], ops[2], hidden_state, cell_state, hidden, &o, room);
+    return recurrent_results(call, room, n, 2);
 }
 
 #else

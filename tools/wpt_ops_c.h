@@ -11,21 +11,21 @@
 
 #include "wpt_ops.h"
 
-bool wpt_adapt_expand(wpt_call *call, wnn_operand **out, size_t *out_count);
-bool wpt_adapt_pad(wpt_call *call, wnn_operand **out, size_t *out_count);
-bool wpt_adapt_split(wpt_call *call, wnn_operand **out, size_t *out_count);
-bool wpt_adapt_tile(wpt_call *call, wnn_operand **out, size_t *out_count);
-bool wpt_adapt_reverse(wpt_call *call, wnn_operand **out, size_t *out_count);
-bool wpt_adapt_triangular(wpt_call *call, wnn_operand **out, size_t *out_count);
-bool wpt_adapt_gather(wpt_call *call, wnn_operand **out, size_t *out_count);
-bool wpt_adapt_gather_elements(wpt_call *call, wnn_operand **out, size_t *out_count);
-bool wpt_adapt_gather_nd(wpt_call *call, wnn_operand **out, size_t *out_count);
-bool wpt_adapt_scatter_elements(wpt_call *call, wnn_operand **out, size_t *out_count);
-bool wpt_adapt_scatter_nd(wpt_call *call, wnn_operand **out, size_t *out_count);
-bool wpt_adapt_gru(wpt_call *call, wnn_operand **out, size_t *out_count);
-bool wpt_adapt_gru_cell(wpt_call *call, wnn_operand **out, size_t *out_count);
-bool wpt_adapt_lstm(wpt_call *call, wnn_operand **out, size_t *out_count);
-bool wpt_adapt_lstm_cell(wpt_call *call, wnn_operand **out, size_t *out_count);
+bool wpt_adapt_expand(wpt_call *call);
+bool wpt_adapt_pad(wpt_call *call);
+bool wpt_adapt_split(wpt_call *call);
+bool wpt_adapt_tile(wpt_call *call);
+bool wpt_adapt_reverse(wpt_call *call);
+bool wpt_adapt_triangular(wpt_call *call);
+bool wpt_adapt_gather(wpt_call *call);
+bool wpt_adapt_gather_elements(wpt_call *call);
+bool wpt_adapt_gather_nd(wpt_call *call);
+bool wpt_adapt_scatter_elements(wpt_call *call);
+bool wpt_adapt_scatter_nd(wpt_call *call);
+bool wpt_adapt_gru(wpt_call *call);
+bool wpt_adapt_gru_cell(wpt_call *call);
+bool wpt_adapt_lstm(wpt_call *call);
+bool wpt_adapt_lstm_cell(wpt_call *call);
 
 #endif /* WNN_HAVE_JANSSON */
 
