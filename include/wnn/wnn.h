@@ -433,7 +433,11 @@ WNN_API wnn_status wnn_context_read_tensor_sync(wnn_context *ctx, wnn_tensor *te
 /* WebNN's MLTensor.destroy(): the tensor is dead at once; reads recorded but
 ** not yet run complete with WNN_STATUS_DESTROYED; work already queued that
 ** uses it completes safely; its storage is released after that work. The
-** handle stays valid until wnn_tensor_release(). Idempotent. Thread-safe. */
+** handle stays valid until wnn_tensor_release(). Idempotent. Thread-safe,
+** also against calls on the same tensor in other threads: a write, read,
+** dispatch or DLPack export that races the destroy either completes (on
+** the old storage, which lives until the last such call, task or export is
+** done) or fails with DESTROYED; none touches freed memory. */
 WNN_API void wnn_tensor_destroy(wnn_tensor *tensor);
 
 /* Destroys tensor if needed and releases the caller's handle. */
@@ -511,6 +515,10 @@ typedef struct wnn_named_tensor {
 ** WRONG_CONTEXT for an operand of another builder; INVALID_ARGUMENT for an
 ** output that is an input or constant operand; DESTROYED (DESTROYED_OBJECT
 ** under WNN_POLICY_SPEC) for a constant tensor destroyed before build; the builder's recorded error if any;
+** TENSOR_TOO_LARGE for an operand over the device's maxTensorByteLength;
+** OUT_OF_MEMORY when the least memory any execution needs (the constants
+** plus the peak of intermediates alive together) is over the context's
+** memory_limit, else the device's memory (the host's for cpu and null);
 ** OPERATION_ERROR if the device cannot compile it. */
 WNN_API wnn_status wnn_graph_builder_build(wnn_graph_builder *builder, const wnn_named_operand *outputs,
                                            size_t output_count, wnn_graph **out);
@@ -553,7 +561,13 @@ WNN_API wnn_status wnn_context_dispatch(wnn_context *ctx, wnn_graph *graph, cons
 /* Each returns a new operand owned by the builder, or NULL when an argument */
 /* breaks a WebNN rule; the builder then keeps the first error (status and   */
 /* message naming the operator, the argument and the rule). Operands of      */
-/* another builder are refused with WNN_STATUS_WRONG_CONTEXT.                */
+/* another builder are refused with WNN_STATUS_WRONG_CONTEXT. Every operand  */
+/* is held to the data types and ranks wnn_context_get_operand_limits()      */
+/* reports for it (UNSUPPORTED_DATA_TYPE, INVALID_RANK): the builder accepts */
+/* exactly what the limits list, so int4/uint4 only where they are listed    */
+/* (quantizeLinear, dequantizeLinear). Every output must pass the operand    */
+/* descriptor rules: each dimension and the element count at most 2^31-1     */
+/* (INVALID_DIMENSION, TOO_MANY_ELEMENTS).                                   */
 /* ------------------------------------------------------------------------ */
 
 /* Element-wise binary operators with bidirectional broadcasting; a and b must
