@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The README's two commands wrap CMake:
 #   make run    build, then run the main job on the cpu device
 #   make test   build, then run the whole test suite (unit, conformance,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** bench-cuda.c -- the cuda device beside what the same hardware does through
 ** the CUDA runtime and cuBLAS directly:

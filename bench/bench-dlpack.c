@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** bench-dlpack.c -- what a DLPack exchange costs: a zero-copy export +
 ** import + release round trip of a 32x32 float32 tensor (versioned and

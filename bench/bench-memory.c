@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** bench-memory.c -- what a tensor costs: create+destroy after warm-up (the
 ** caching allocator's hot path) beside malloc+free of the same size, and a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** bench.h -- timing helpers shared by the benchmarks: a monotonic clock and
 ** a "best of several repetitions" runner, so one noisy repetition on a busy

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What a DLPack exchange costs from Python, beside the peers in the same run.
 
     numpy.from_dlpack(wnn_tensor)   wnn exports, NumPy imports

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """DLPack exchange cost per call on the GPU, wnn beside the peers measured
 in the same run: torch.from_dlpack(wnn cuda tensor) and
 wnn.from_dlpack(torch cuda tensor) beside torch.from_dlpack(cupy array) and

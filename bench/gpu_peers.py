@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Peer measurements for the GPU benchmarks, taken with PyTorch (and CuPy)
 in the same run as wnn's own figures (bench/run-gpu.sh runs both).
 

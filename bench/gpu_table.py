@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Sets wnn's GPU figures (bench-cuda's output) beside the PyTorch peers
 (gpu_peers.py's output) measured in the same run, and prints one table:
 what, ours, peer, ratio (ours / peer for rates, peer / ours for times, so a

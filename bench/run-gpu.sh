@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Everything wnn runs on the GPU machine, in stages:
 #   sh bench/run-gpu.sh build    configure and build with CUDA
 #   sh bench/run-gpu.sh test     unit suite on cuda, WPT conformance on cuda,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Builds the wnn C extension (wnn._wnn) against libwnn.
 
 Where libwnn comes from, first match wins:

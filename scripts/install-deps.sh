@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Installs the Debian 12 packages wnn needs to build and test, if missing.
 # Runs apt-get as root, or through sudo when present.
 set -e

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # conformance.sh WNN DEVICE DIR -- ctest's WPT conformance run: every case of
 # DIR on DEVICE, 0 failures required. A missing DIR is a skip (77) with its
 # reason, not a failure.

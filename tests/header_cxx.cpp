@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Proves the public header compiles as C++ and links from C++: every
 // declaration must sit inside extern "C" and use only C++-compatible syntax.
 #include "wnn/wnn.h"

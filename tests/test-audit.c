@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** test-audit.c -- the defects of the reliability audit of 2026-11 (see
 ** docs/reliability.md), each reproduced as it was found, so they stay fixed:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** test-builder.c -- MLGraphBuilder through the public API: type and shape
 ** inference of each operator, each operator's validation errors with their

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** test-conformance-runner.c -- proves the WPT runner of tools/ judges
 ** correctly: the comparison rules one by one (float32 ULP and signed zeros,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** test-cuda.c -- the cuda device: tensor round trips of every data type,
 ** every operator against the cpu device on random inputs (the same graph

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** test-dispatch.c -- the dispatch validation matrix through the public API:
 ** every binding rule with its exact status, the duplicate-tensor rules under

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** test-dlpack-cuda.c -- DLPack on the cuda device: exports are (kDLCUDA,
 ** ordinal) and zero-copy, round trips keep the pointer, foreign cudaMalloc

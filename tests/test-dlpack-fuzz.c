@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** test-dlpack-fuzz.c -- malformed DLPack managed tensors fed to
 ** wnn_context_import_dlpack on the cpu and null devices: every field drawn

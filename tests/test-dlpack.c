@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** test-dlpack.c -- DLPack interop through the public API: the ABI layout,
 ** export of every data type on the cpu and null devices, zero-copy round

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** test-faults.c -- allocation and copy failure injection. A representative
 ** scenario (create tensors, build, write, dispatch twice, read, destroy) runs

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Installs wnn into a temporary prefix and builds a program outside the tree
 # against it with `pkg-config --cflags --libs wnn`, then runs it. With a third
 # argument of 1 the installed `wnn conformance`, run from elsewhere with no

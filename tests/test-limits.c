@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** test-limits.c -- opSupportLimits: the context-wide limits, one row per
 ** operand of every implemented operator, and the device's own data types.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** test-memory.c -- the device memory model: exact copy counts of the
 ** unified storage on the null device (and none on the cpu), the caching

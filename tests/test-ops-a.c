@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** test-ops-a.c -- family A's operators through the public API: the unary
 ** math (ceil ... roundEven, sign, identity), isNaN/isInfinite, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** test-ops-b.c -- the operators of family B through the public API: conv2d,
 ** convTranspose2d, averagePool2d, l2Pool2d, maxPool2d, resample2d,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** test-ops-c.c -- the operators of family C through the public API: expand,
 ** pad, split, tile, reverse, triangular, gather, gatherElements, gatherND,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** test-ops.c -- numeric checks of every operator on the test device (test_device()) through
 ** the public API (build a graph, write the inputs, dispatch, read the output)

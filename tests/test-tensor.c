@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** test-tensor.c -- MLTensor and MLContext through the public API: creation of
 ** every data type, attributes, every descriptor rule with its exact status,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** test-threads.c -- many threads using wnn at once through the public API.
 ** Eight threads each create tensors, build a small graph, write, dispatch,

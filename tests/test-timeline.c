@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** test-timeline.c -- the context timeline through the public API: chained
 ** dispatches with no waits, reads and writes in recording order, reads that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** test.h -- the small assertion kit every test file uses. Each failing check
 ** prints the file, line, and both values; main() ends with TEST_DONE(), which

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** conformance.c -- `wnn conformance`: the WPT vectors directory, case by case.
 **

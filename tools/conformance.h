@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** conformance.h -- `wnn conformance`: runs every case of every WPT vectors
 ** file in a directory and reports what failed and why.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** wpt_case.c -- runs one WPT-format case through wnn's public API.
 **

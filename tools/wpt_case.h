@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** wpt_case.h -- running one WPT-format case (data/wpt/FORMAT.md, "Case
 ** format") through wnn's public API.

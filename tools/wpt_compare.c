@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** wpt_compare.c -- WPT's value handling and comparison rules, as written in
 ** data/wpt/FORMAT.md ("Tolerance and comparison") and WPT's utils.js.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** wpt_compare.h -- the values and comparison rules of the WPT WebNN
 ** conformance vectors (data/wpt/FORMAT.md, "Tolerance and comparison").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** wpt_json.c -- reading WPT case files: the file itself (with the U+0000
 ** escape jansson refuses), numbers in every spelling the vectors use, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** wpt_ops.c -- the operator table: WebNN builder method name -> adapter that
 ** reads the WPT argument list and calls the wnn_* builder function.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** wpt_ops.h -- the table from WebNN builder method names ("add", "gemm",
 ** "reduceSum" ...) to adapters that turn a WPT case's JSON argument list into

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** wpt_ops_a.c -- WPT adapters of family A: where, elu, hardSigmoid,
 ** leakyRelu, linear, the reductions, argMin, argMax, cumulativeSum,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** wpt_ops_a.h -- WPT adapters of the operators of family A that are not a
 ** plain one- or two-operand call: where, the activations with options (elu,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** wpt_ops_b.c -- WPT adapters of family B: conv2d, convTranspose2d,
 ** averagePool2d, l2Pool2d, maxPool2d, resample2d, batchNormalization,

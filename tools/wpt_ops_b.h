@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** wpt_ops_b.h -- WPT adapters of the operators of family B: convolution
 ** (conv2d, convTranspose2d), pooling (averagePool2d, l2Pool2d, maxPool2d),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** wpt_ops_c.c -- WPT adapters of family C: expand, pad, split, tile,
 ** reverse, triangular, gather, gatherElements, gatherND, scatterElements,

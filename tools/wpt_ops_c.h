@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** wpt_ops_c.h -- WPT adapters of the operators of family C: data movement
 ** (expand, pad, split, tile, reverse, triangular), gather/scatter and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** dlpack.h -- the DLPack 1.x C ABI, as wnn declares it.
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** wnn.h -- the public C API of wnn, a native implementation of the W3C WebNN API.
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** builder.c -- wnn.GraphBuilder (inputs, constants, build), wnn.Operand and
 ** wnn.Graph. The operator methods come from the table in ops.c.

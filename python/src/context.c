@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** context.c -- wnn.Context: creating tensors and constants, writing and
 ** reading them, dispatching graphs, and the context's life cycle.

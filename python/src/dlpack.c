@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** dlpack.c -- the Python DLPack protocol over wnn's C DLPack API:
 ** Tensor.__dlpack__, Tensor.__dlpack_device__ and wnn.from_dlpack.

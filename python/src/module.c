@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** module.c -- the wnn._wnn module: exception classes and the status mapping,
 ** conversions shared by the other files (data types, shapes, buffers,

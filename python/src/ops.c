@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** ops.c -- the builder operators as GraphBuilder methods, from one table.
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** ops.h -- what ops.c (the operator table and its callers) and options.c
 ** (the keyword options of each operator) share.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** options.c -- the keyword options of the builder operators: for each wnn
 ** options struct, which WebNN option sits where and how a Python value is

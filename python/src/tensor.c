@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** tensor.c -- wnn.Tensor: a handle on one wnn_tensor (WebNN's MLTensor).
 ** Tensors are made by Context.tensor(), Context.constant() and

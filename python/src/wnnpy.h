@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** wnnpy.h -- what the files of the wnn Python extension share: the object
 ** layouts, the type objects, the exception classes and the small helpers that

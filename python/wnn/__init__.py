@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """wnn: the W3C WebNN API for Python, over the native wnn library.
 
     import numpy as np, wnn

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** registry.c -- the list of backends compiled in, and the flat device index
 ** the public API enumerates ("cpu" is always index 0).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** builder.c -- MLGraphBuilder: the builder object, inputs and constants, the
 ** shared operator checks, node recording, and build().

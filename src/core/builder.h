@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** builder.h -- what operator files use to validate arguments and record
 ** nodes on a graph builder.

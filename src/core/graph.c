@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** graph.c -- build() (output checks, IR extraction, compile), MLGraph, and
 ** dispatch() with every WebNN binding check.

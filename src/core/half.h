@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** half.h -- IEEE 754 binary16 <-> binary32 conversions on bit patterns.
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** internal.h -- the core's private objects: context, tensor, builder, graph,
 ** the timeline's tasks, and error helpers.

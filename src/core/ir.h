@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** ir.h -- the graph intermediate representation shared by core and backends.
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** limits.c -- MLOpSupportLimits: per operator and operand, the data types
 ** and ranks the builder accepts, masked by what the context's device can

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** op_names.c -- the operator name table, generated from ops.def.
 */

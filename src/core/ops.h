@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** ops.h -- the operator enumeration and the attributes each operator keeps.
 **

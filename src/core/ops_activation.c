@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** ops_activation.c -- builder methods of family A's element-wise operators:
 ** unary math (ceil ... roundEven, sign, identity), isNaN/isInfinite, the

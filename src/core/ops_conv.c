@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** ops_conv.c -- builder methods of conv2d and convTranspose2d: WebNN's rules
 ** for their operands and options, and the inference of the output shape.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** ops_elementwise.c -- builder methods of the element-wise operators:
 ** binary arithmetic with broadcasting, unary math and activations, clamp and

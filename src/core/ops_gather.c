@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** ops_gather.c -- builder methods of the index-driven operators: gather,
 ** gatherElements, gatherND, scatterElements and scatterND. Index values are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** ops_norm.c -- builder methods of batchNormalization, instanceNormalization
 ** and layerNormalization: WebNN's rules for their parameter operands and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** ops_pool.c -- builder methods of averagePool2d, l2Pool2d, maxPool2d and
 ** resample2d: WebNN's rules for their options and the inference of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** ops_quantize.c -- builder methods of quantizeLinear and dequantizeLinear:
 ** data types of the three operands, and the shape rule that scale and zero

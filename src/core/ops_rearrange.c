@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** ops_rearrange.c -- builder methods of the operators that move elements
 ** without looking at them: expand, pad, split, tile, reverse, triangular.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** ops_recurrent.c -- builder methods of the recurrent operators: gru,
 ** gruCell, lstm and lstmCell. The arguments fix every operand's shape, so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** ops_reduce.c -- builder methods of the operators that work along axes:
 ** the ten reductions, argMin/argMax and cumulativeSum. Each checks WebNN's

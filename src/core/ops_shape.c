@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** ops_shape.c -- builder methods of the shape and linear-algebra operators:
 ** reshape, transpose, concat, slice, softmax, matmul and gemm.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** ops_spatial.c -- layout and sliding-window arithmetic shared by the
 ** builders of the 2-D operators (see ops_spatial.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** ops_spatial.h -- what the builders of the 2-D operators share (conv2d,
 ** convTranspose2d, the pools, resample2d, instanceNormalization): reading a

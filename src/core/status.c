@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** status.c -- statuses, the per-thread last-error message, data type facts
 ** and WebNN's descriptor rules.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** tensor.c -- MLTensor: creation, write, read, destroy, attributes, and the
 ** timeline tasks that move bytes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** dlpack_export.c -- wnn_tensor_export_dlpack: lending a tensor's memory, or
 ** a copy of it, to a DLPack consumer.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** dlpack_import.c -- wnn_context_import_dlpack: a wnn tensor over a DLPack
 ** managed tensor's memory, or over a copy of it.

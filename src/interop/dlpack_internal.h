@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** dlpack_internal.h -- what DLPack export and import share, and the two
 ** services core provides them (defined in core/tensor.c).

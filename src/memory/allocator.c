@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** allocator.c -- the caching device allocator and the fault-injection
 ** counters the failure tests use.

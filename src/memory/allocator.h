@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** allocator.h -- a caching allocator of device memory.
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** arena.c -- the first-fit arena placement of arena.h.
 */

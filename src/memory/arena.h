@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** arena.h -- first-fit placement of a graph's intermediates in one arena.
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** storage.c -- the unified-buffer state machine of storage.h.
 */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** storage.h -- a tensor's bytes on a device, with a host mirror and the
 ** record of which side holds the current value (the unified-buffer model).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Exercises the wnn module's paths for test_asan.py, which runs it under
 the address sanitizer's leak checker: contexts, tensors, graphs with every
 kind of operator argument, errors, DLPack both ways (capsules consumed and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Shared fixtures of the wnn Python tests.
 
 The tests use the extension built in place (python/wnn/_wnn*.so, what

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """wnn's Python API without DLPack: devices, contexts, tensors, reads and
 writes, constants, graphs and dispatch, and how statuses become exceptions."""
 import subprocess

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The module under the address sanitizer (with UBSan) and its leak checker.
 
 Builds the extension with -fsanitize=address,undefined against an ASan build

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """GraphBuilder: every operator of the library is a method, under its WebNN
 name and in snake case, takes WebNN's options as keywords, builds and
 computes; errors raise at the call and leave the builder usable."""

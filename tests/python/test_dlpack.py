@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The DLPack protocol itself, read with ctypes: capsule names per
 max_version, the managed tensor's fields and flags, the consumer's rename,
 the capsule destructor, argument validation and errors."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """DLPack on the GPU: wnn's cuda tensors and PyTorch, CuPy and JAX arrays
 share memory both ways (same device pointer), and the stream handshake
 orders a producer's still-running work before the consumer reads.

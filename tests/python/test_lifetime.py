@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Ownership across DLPack: reference counts, either side deleted first,
 deleters (exactly once, from wnn's threads, after the interpreter's end),
 many round trips without memory growth, and imports from a producer written

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """DLPack with a device whose memory host code cannot read: the null device
 (an emulated discrete accelerator). Its tensors reach NumPy and PyTorch as
 host copies (dl_device=(1, 0)), counted by its memory statistics; host

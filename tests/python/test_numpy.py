@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """DLPack with NumPy (Debian's 1.24) in both directions on the cpu device:
 zero copy proven by pointers and by writes seen on the other side, every
 data type both sides have, shapes, layouts NumPy can produce, constants."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """DLPack with PyTorch (Debian's 1.13, CPU) in both directions: zero copy
 proven by pointers and by writes on either side, every data type both have
 (PyTorch 1.13 has no uint32/uint64), constants, layouts, lifetimes."""

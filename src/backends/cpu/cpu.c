@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** cpu.c -- the cpu backend: host memory is device memory, graphs run the
 ** portable kernels of kernels.h node by node.

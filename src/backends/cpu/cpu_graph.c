@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** cpu_graph.c -- plans the memory of a graph's intermediates and runs its
 ** nodes in order with the cpu kernels.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** cpu_graph.h -- compiling and running an IR with the cpu kernels on host
 ** memory. The cpu backend uses it directly; the null backend uses it on its

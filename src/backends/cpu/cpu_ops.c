@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** cpu_ops.c -- the table that maps each operator to its portable C kernel.
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** k_compare.c -- family A's broadcasting kernels with more than one input:
 ** the comparisons (equal ... lesserOrEqual, uint8 results), logicalAnd/Or/

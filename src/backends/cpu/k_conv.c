@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** k_conv.c -- conv2d and convTranspose2d, float32 and float16, both input
 ** layouts and every filter layout.

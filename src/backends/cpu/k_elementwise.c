@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** k_elementwise.c -- element-wise kernels of the cpu backend: the binary
 ** operators with broadcasting (add sub mul div max min pow), the unary

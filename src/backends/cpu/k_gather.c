@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** k_gather.c -- cpu kernels of gather, gatherElements, gatherND,
 ** scatterElements and scatterND.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** k_math.c -- family A's one-input element-wise kernels: ceil, floor, cos,
 ** sin, tan, erf, reciprocal, roundEven, sign, identity, isNaN, isInfinite,

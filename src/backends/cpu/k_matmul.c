@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** k_matmul.c -- matmul (batched, broadcasting) and gemm, float32 and float16.
 **

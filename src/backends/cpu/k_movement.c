@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** k_movement.c -- data-movement kernels of the cpu backend: reshape,
 ** transpose, concat and slice.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** k_norm.c -- batchNormalization, instanceNormalization and
 ** layerNormalization, float32 and float16.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** k_pool.c -- averagePool2d, l2Pool2d (float32, float16) and maxPool2d (every
 ** data type), both layouts.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** k_quantize.c -- quantizeLinear and dequantizeLinear.
 **

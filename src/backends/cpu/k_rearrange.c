@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** k_rearrange.c -- cpu kernels of expand, tile, pad, reverse, triangular and
 ** split.

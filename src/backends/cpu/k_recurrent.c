@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** k_recurrent.c -- cpu kernels of gru, gruCell, lstm and lstmCell.
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** k_reduce.c -- the ten reductions (reduceL1 ... reduceSumSquare).
 **

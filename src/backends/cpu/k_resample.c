@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** k_resample.c -- resample2d: nearest-neighbor and linear resizing of two
 ** dimensions of a rank-4 tensor (float32, float16, int8, uint8).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** k_scan.c -- the kernels that walk one axis: argMin/argMax and
 ** cumulativeSum.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** k_softmax.c -- softmax along one axis, float32 and float16.
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** k_spatial.c -- layouts and float16 staging shared by the kernels of the
 ** 2-D and normalization operators (see k_spatial.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** k_spatial.h -- what the cpu kernels of the 2-D and normalization
 ** operators share (k_conv.c, k_pool.c, k_resample.c, k_norm.c): rank-4

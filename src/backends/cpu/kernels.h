@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** kernels.h -- the portable C kernels of the cpu backend.
 **

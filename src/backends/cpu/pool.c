@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** pool.c -- the process-wide worker pool behind wnn__parallel_for.
 **

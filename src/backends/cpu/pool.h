@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** pool.h -- a process-wide pool of worker threads for data-parallel kernels.
 */

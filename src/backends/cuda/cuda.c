@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** cuda.c -- the "cuda" devices: NVIDIA GPUs through the CUDA runtime and
 ** cuBLAS.

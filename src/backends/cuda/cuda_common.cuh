@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** cuda_common.cuh -- device-side helpers shared by the kernels_*.cu files:
 ** the element types, float16 conversions, wide loads and stores, the

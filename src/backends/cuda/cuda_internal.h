@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** cuda_internal.h -- what cuda.c (devices, memory, graphs) and cuda_ops.c
 ** (one plan per operator) share.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** cuda_kernels.h -- the CUDA kernels of the cuda backend, as launchers
 ** callable from C.

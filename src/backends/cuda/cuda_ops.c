@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** cuda_ops.c -- the operators of the cuda backend: for each node, a plan
 ** computed once at compile time and a run that queues its kernels.

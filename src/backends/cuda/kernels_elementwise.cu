@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** kernels_elementwise.cu -- element-wise kernels: binary operators with
 ** broadcasting (arithmetic, comparisons, logical, prelu), where, the unary

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** kernels_movement.cu -- kernels that move elements without computing on
 ** them: strided copies (transpose, slice, expand, reverse), rows of bytes

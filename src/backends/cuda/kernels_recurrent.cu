@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** kernels_recurrent.cu -- the element-wise gate arithmetic of gru, gruCell,
 ** lstm and lstmCell, one thread per (batch, hidden) element, in float32.

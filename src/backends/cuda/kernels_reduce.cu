@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** kernels_reduce.cu -- kernels that work along axes: softmax, the ten
 ** reductions, argMin/argMax, cumulativeSum, and the normalizations.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** kernels_spatial.cu -- conv2d, convTranspose2d, the three pool2d
 ** operators and resample2d on rank-4 tensors in either layout.

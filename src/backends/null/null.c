@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** null.c -- the "null" device: an emulated discrete accelerator for testing
 ** every device code path without a GPU.
