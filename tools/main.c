@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "conformance.h"
+#include "onnx_cmd.h"
 #include "wnn/wnn.h"
 #include "wpt_case.h"
 #include "wpt_compare.h"
@@ -50,6 +51,7 @@ static const char usage_text[] =
     "                                defaults to $WNN_WPT_DIR, else the vectors installed\n"
     "                                with wnn (<prefix>/share/wnn/wpt/conformance), else\n"
     "                                those of the source tree wnn was built from\n"
+    ONNX_CMD_USAGE
     "  --help, -h                    show this text\n"
     "  --version                     show wnn's version\n"
     "\n"
@@ -433,6 +435,8 @@ static const command commands[] = {
     {"devices", cmd_devices},
     {"run", cmd_run},
     {"conformance", cmd_conformance},
+    {"check", onnx_cmd_check},
+    {"onnx-test", onnx_cmd_test},
 };
 
 int main(int argc, char **argv)
@@ -458,6 +462,8 @@ int main(int argc, char **argv)
                 return 0;
             }
         }
+        if (strcmp(cmd, "run") == 0 && onnx_cmd_wants(argc, argv, 2))
+            return onnx_cmd_run(argc, argv);
         return commands[i].fn(argc, argv);
     }
     return usage_error("unknown command '%s'", cmd);

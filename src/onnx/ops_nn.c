@@ -1,0 +1,555 @@
+/*
+** ops_nn.c -- lowering of ONNX's network operators: Conv and ConvTranspose
+** (1-D through a height of 1, and 2-D), Gemm, MatMul (N-D and the 1-D
+** cases), pooling (global ones as reductions), the normalizations, and
+** Resize/Upsample onto resample2d.
+*/
+#include <math.h>
+#include <string.h>
+
+#include "onnx_internal.h"
+
+static wnn_operand_desc desc_of(wnn_operand *x)
+{
+    wnn_operand_desc d = WNN_OPERAND_DESC_INIT;
+    if (x != NULL)
+        wnn_operand_get_desc(x, &d);
+    return d;
+}
+
+/* A rank-3 (N, C, W) operand as rank 4 (N, C, 1, W). */
+static wnn_operand *to_4d(onx_importer *im, wnn_operand *x)
+{
+    wnn_operand_desc d = desc_of(x);
+    uint32_t s[4] = {d.shape[0], d.shape[1], 1, d.shape[2]};
+    return wnn_reshape(im->b, x, 4, s);
+}
+
+static wnn_operand *from_4d(onx_importer *im, wnn_operand *y)
+{
+    if (y == NULL)
+        return NULL;
+    wnn_operand_desc d = desc_of(y);
+    uint32_t s[3] = {d.shape[0], d.shape[1], d.shape[3]};
+    return wnn_reshape(im->b, y, 3, s);
+}
+
+/* Spatial attributes of Conv/ConvTranspose/pooling for k spatial dims (1
+** or 2), mapped to WebNN's 2-D order: padding [top, bottom, left, right]. */
+typedef struct spatial {
+    uint32_t kernel[2], strides[2], dilations[2], pads[4];
+    char auto_pad[16];
+} spatial;
+
+static int read_spatial(onx_importer *im, const Onnx__NodeProto *n, uint32_t k, const uint32_t *in,
+                        const uint32_t *kernel, spatial *s, bool transpose)
+{
+    int64_t v[8];
+    int c;
+    for (uint32_t i = 0; i < 2; i++) {
+        s->kernel[i] = 1;
+        s->strides[i] = s->dilations[i] = 1;
+        s->pads[i] = s->pads[i + 2] = 0;
+    }
+    uint32_t off = 2 - k; /* 1-D uses the second (width) slot */
+    for (uint32_t i = 0; i < k; i++)
+        s->kernel[off + i] = kernel[i];
+    if ((c = onx_attr_ints(n, "strides", v, 8)) > 0)
+        for (uint32_t i = 0; i < k && i < (uint32_t)c; i++)
+            s->strides[off + i] = (uint32_t)v[i];
+    if ((c = onx_attr_ints(n, "dilations", v, 8)) > 0)
+        for (uint32_t i = 0; i < k && i < (uint32_t)c; i++)
+            s->dilations[off + i] = (uint32_t)v[i];
+    onx_attr_string(n, "auto_pad", "NOTSET", s->auto_pad, sizeof s->auto_pad);
+    if (strcmp(s->auto_pad, "NOTSET") == 0 || strcmp(s->auto_pad, "VALID") == 0) {
+        if (strcmp(s->auto_pad, "NOTSET") == 0 && (c = onx_attr_ints(n, "pads", v, 8)) > 0) {
+            if ((uint32_t)c != 2 * k)
+                return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "pads has %d values for %u axes", c, k), -1;
+            for (uint32_t i = 0; i < k; i++) {
+                if (v[i] < 0 || v[k + i] < 0)
+                    return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "negative pads"), -1;
+                s->pads[2 * (off + i)] = (uint32_t)v[i];
+                s->pads[2 * (off + i) + 1] = (uint32_t)v[k + i];
+            }
+        }
+        return 0;
+    }
+    bool upper = strcmp(s->auto_pad, "SAME_UPPER") == 0;
+    if (!upper && strcmp(s->auto_pad, "SAME_LOWER") != 0)
+        return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "auto_pad '%s' is unknown", s->auto_pad), -1;
+    for (uint32_t i = 0; i < k; i++) {
+        uint32_t j = off + i;
+        int64_t eff = (int64_t)(s->kernel[j] - 1) * s->dilations[j] + 1, total;
+        if (transpose) {
+            int64_t out = (int64_t)in[i] * s->strides[j];
+            total = (int64_t)s->strides[j] * (in[i] - 1) + eff - out;
+        } else {
+            int64_t out = ((int64_t)in[i] + s->strides[j] - 1) / s->strides[j];
+            total = (out - 1) * s->strides[j] + eff - in[i];
+        }
+        if (total < 0)
+            total = 0;
+        s->pads[2 * j] = (uint32_t)(upper ? total / 2 : total - total / 2);
+        s->pads[2 * j + 1] = (uint32_t)(total - s->pads[2 * j]);
+    }
+    return 0;
+}
+
+/* ---- Conv, ConvTranspose ---- */
+
+static wnn_status lower_conv(onx_importer *im, const Onnx__NodeProto *n)
+{
+    bool transpose = strcmp(n->op_type, "ConvTranspose") == 0;
+    wnn_operand *x = onx_in_op(im, n, 0), *w = onx_in_op(im, n, 1);
+    if (x == NULL || w == NULL)
+        return im->status;
+    wnn_operand *bias = onx_in(im, n, 2) ? onx_in_op(im, n, 2) : NULL;
+    wnn_operand_desc xd = desc_of(x), wd = desc_of(w);
+    if (xd.rank != 3 && xd.rank != 4)
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "a rank-%u input: WebNN convolves in 1-D (as 2-D) and 2-D "
+                        "only", xd.rank);
+    uint32_t k = xd.rank - 2;
+    spatial s;
+    if (read_spatial(im, n, k, xd.shape + 2, wd.shape + 2, &s, transpose) < 0)
+        return im->status;
+    uint32_t group = (uint32_t)onx_attr_int(n, "group", 1);
+    if (k == 1) {
+        x = to_4d(im, x);
+        w = to_4d(im, w);
+    }
+    wnn_operand *y;
+    if (!transpose) {
+        wnn_conv2d_options o = WNN_CONV2D_OPTIONS_INIT;
+        memcpy(o.padding, s.pads, sizeof o.padding);
+        memcpy(o.strides, s.strides, sizeof o.strides);
+        memcpy(o.dilations, s.dilations, sizeof o.dilations);
+        o.groups = group;
+        o.bias = bias;
+        y = wnn_conv2d(im->b, x, w, &o);
+    } else {
+        wnn_conv_transpose2d_options o = WNN_CONV_TRANSPOSE2D_OPTIONS_INIT;
+        memcpy(o.padding, s.pads, sizeof o.padding);
+        memcpy(o.strides, s.strides, sizeof o.strides);
+        memcpy(o.dilations, s.dilations, sizeof o.dilations);
+        o.groups = group;
+        o.bias = bias;
+        int64_t v[8];
+        int c = onx_attr_ints(n, "output_padding", v, 8);
+        for (int i = 0; i < c && i < (int)k; i++)
+            o.output_padding[2 - k + (uint32_t)i] = (uint32_t)v[i];
+        c = onx_attr_ints(n, "output_shape", v, 8);
+        if (c > 0) {
+            /* pads that make the output exactly output_shape */
+            const int64_t *os = v + (c == (int)k + 2 ? 2 : 0);
+            bool upper = strcmp(s.auto_pad, "SAME_UPPER") == 0;
+            for (uint32_t i = 0; i < k; i++) {
+                uint32_t j = 2 - k + i;
+                int64_t eff = (int64_t)(s.kernel[j] - 1) * s.dilations[j] + 1;
+                int64_t total = (int64_t)s.strides[j] * (xd.shape[2 + i] - 1) + o.output_padding[j] + eff - os[i];
+                if (total < 0) {
+                    o.output_padding[j] += (uint32_t)-total;
+                    total = 0;
+                }
+                o.padding[2 * j] = (uint32_t)(upper ? total / 2 : total - total / 2);
+                o.padding[2 * j + 1] = (uint32_t)(total - o.padding[2 * j]);
+            }
+        }
+        y = wnn_conv_transpose2d(im->b, x, w, &o);
+    }
+    return onx_out(im, n, 0, k == 1 ? from_4d(im, y) : y);
+}
+
+/* ---- Gemm, MatMul ---- */
+
+static wnn_status lower_gemm(onx_importer *im, const Onnx__NodeProto *n)
+{
+    wnn_gemm_options o = WNN_GEMM_OPTIONS_INIT;
+    o.alpha = onx_attr_float(n, "alpha", 1.0f);
+    o.beta = onx_attr_float(n, "beta", 1.0f);
+    o.a_transpose = onx_attr_int(n, "transA", 0) != 0;
+    o.b_transpose = onx_attr_int(n, "transB", 0) != 0;
+    if (onx_in(im, n, 2) != NULL)
+        o.c = onx_in_op(im, n, 2);
+    return onx_out(im, n, 0, wnn_gemm(im->b, onx_in_op(im, n, 0), onx_in_op(im, n, 1), &o));
+}
+
+static wnn_status lower_matmul(onx_importer *im, const Onnx__NodeProto *n)
+{
+    wnn_operand *a = onx_in_op(im, n, 0), *b = onx_in_op(im, n, 1);
+    if (a == NULL || b == NULL)
+        return im->status;
+    wnn_operand_desc ad = desc_of(a), bd = desc_of(b);
+    if (ad.rank == 1) { /* [K] -> [1, K], the 1 dropped after */
+        uint32_t s[2] = {1, ad.shape[0]};
+        a = wnn_reshape(im->b, a, 2, s);
+    }
+    if (bd.rank == 1) { /* [K] -> [K, 1] */
+        uint32_t s[2] = {bd.shape[0], 1};
+        b = wnn_reshape(im->b, b, 2, s);
+    }
+    wnn_operand *y = wnn_matmul(im->b, a, b);
+    if (y != NULL && (ad.rank == 1 || bd.rank == 1)) {
+        wnn_operand_desc yd = desc_of(y);
+        uint32_t s[WNN_MAX_RANK], r = 0;
+        for (uint32_t i = 0; i < yd.rank; i++) {
+            if ((ad.rank == 1 && i == yd.rank - 2) || (bd.rank == 1 && i == yd.rank - 1))
+                continue;
+            s[r++] = yd.shape[i];
+        }
+        y = wnn_reshape(im->b, y, r, s);
+    }
+    return onx_out(im, n, 0, y);
+}
+
+/* ---- pooling ---- */
+
+static wnn_status lower_pool(onx_importer *im, const Onnx__NodeProto *n)
+{
+    const char *op = n->op_type;
+    wnn_operand *x = onx_in_op(im, n, 0);
+    if (x == NULL)
+        return im->status;
+    wnn_operand_desc xd = desc_of(x);
+    if (xd.rank != 3 && xd.rank != 4)
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "a rank-%u input: WebNN pools in 2-D only", xd.rank);
+    if (n->n_output > 1 && n->output[1] && n->output[1][0])
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "the Indices output has no WebNN equivalent");
+    if (onx_attr_int(n, "storage_order", 0) != 0)
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "storage_order 1");
+    uint32_t k = xd.rank - 2;
+    int64_t ks[8];
+    if (onx_attr_ints(n, "kernel_shape", ks, 8) != (int)k)
+        return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "kernel_shape must have %u values", k);
+    uint32_t kernel[2] = {(uint32_t)ks[0], k == 2 ? (uint32_t)ks[1] : 1};
+    spatial s;
+    if (read_spatial(im, n, k, xd.shape + 2, kernel, &s, false) < 0)
+        return im->status;
+    if (k == 1)
+        x = to_4d(im, x);
+    wnn_pool2d_options o = WNN_POOL2D_OPTIONS_INIT;
+    o.has_window_dimensions = true;
+    memcpy(o.window_dimensions, s.kernel, sizeof o.window_dimensions);
+    memcpy(o.padding, s.pads, sizeof o.padding);
+    memcpy(o.strides, s.strides, sizeof o.strides);
+    memcpy(o.dilations, s.dilations, sizeof o.dilations);
+    o.rounding_type = onx_attr_int(n, "ceil_mode", 0) ? WNN_ROUNDING_TYPE_CEIL : WNN_ROUNDING_TYPE_FLOOR;
+    wnn_operand *y;
+    if (strcmp(op, "MaxPool") == 0) {
+        y = wnn_max_pool2d(im->b, x, &o);
+    } else if (strcmp(op, "LpPool") == 0) {
+        if (onx_attr_int(n, "p", 2) != 2)
+            return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "p other than 2: WebNN has l2Pool2d only");
+        y = wnn_l2_pool2d(im->b, x, &o);
+    } else {
+        bool pads = s.pads[0] | s.pads[1] | s.pads[2] | s.pads[3];
+        if (pads && onx_attr_int(n, "count_include_pad", 0) != 0) {
+            /* WebNN averages real elements only: pad with zeros first */
+            uint32_t begin[4] = {0, 0, s.pads[0], s.pads[2]}, end[4] = {0, 0, s.pads[1], s.pads[3]};
+            x = wnn_pad(im->b, x, begin, end, NULL);
+            memset(o.padding, 0, sizeof o.padding);
+            if (o.rounding_type == WNN_ROUNDING_TYPE_CEIL)
+                return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "ceil_mode with count_include_pad");
+        }
+        y = wnn_average_pool2d(im->b, x, &o);
+    }
+    return onx_out(im, n, 0, k == 1 ? from_4d(im, y) : y);
+}
+
+/* Global pooling as a reduction over every spatial axis, any rank. */
+static wnn_status lower_global_pool(onx_importer *im, const Onnx__NodeProto *n)
+{
+    wnn_operand *x = onx_in_op(im, n, 0);
+    if (x == NULL)
+        return im->status;
+    wnn_operand_desc d = desc_of(x);
+    if (d.rank < 3)
+        return onx_fail(im, WNN_STATUS_INVALID_RANK, "input rank %u, needs 3 or more", d.rank);
+    wnn_reduce_options o = WNN_REDUCE_OPTIONS_INIT;
+    o.has_axes = true;
+    o.keep_dimensions = true;
+    for (uint32_t i = 2; i < d.rank; i++)
+        o.axes[o.axes_count++] = i;
+    const char *op = n->op_type;
+    wnn_operand *y;
+    if (strcmp(op, "GlobalMaxPool") == 0)
+        y = wnn_reduce_max(im->b, x, &o);
+    else if (strcmp(op, "GlobalAveragePool") == 0)
+        y = wnn_reduce_mean(im->b, x, &o);
+    else if (onx_attr_int(n, "p", 2) == 2)
+        y = wnn_reduce_l2(im->b, x, &o);
+    else if (onx_attr_int(n, "p", 2) == 1)
+        y = wnn_reduce_l1(im->b, x, &o);
+    else
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "p other than 1 or 2");
+    return onx_out(im, n, 0, y);
+}
+
+/* ---- normalization ---- */
+
+static bool extra_outputs(const Onnx__NodeProto *n)
+{
+    for (size_t i = 1; i < n->n_output; i++)
+        if (n->output[i] && n->output[i][0])
+            return true;
+    return false;
+}
+
+static wnn_status lower_batch_norm(onx_importer *im, const Onnx__NodeProto *n)
+{
+    if (onx_attr_int(n, "training_mode", 0) != 0 || extra_outputs(n))
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "training mode (running statistics outputs) is not "
+                        "inference");
+    wnn_batch_normalization_options o = WNN_BATCH_NORMALIZATION_OPTIONS_INIT;
+    o.scale = onx_in_op(im, n, 1);
+    o.bias = onx_in_op(im, n, 2);
+    o.epsilon = onx_attr_float(n, "epsilon", 1e-5f);
+    wnn_operand *x = onx_in_op(im, n, 0);
+    if (x != NULL && desc_of(x).rank < 2)
+        o.axis = 0;
+    return onx_out(im, n, 0, wnn_batch_normalization(im->b, x, onx_in_op(im, n, 3), onx_in_op(im, n, 4), &o));
+}
+
+/* (x - mean) / sqrt(var + eps) over axes, by reductions. */
+static wnn_operand *normalize(onx_importer *im, wnn_operand *x, const wnn_reduce_options *o, double eps)
+{
+    wnn_graph_builder *b = im->b;
+    wnn_data_type t = desc_of(x).data_type;
+    wnn_operand *centered = wnn_sub(b, x, wnn_reduce_mean(b, x, o));
+    wnn_operand *var = wnn_reduce_mean(b, wnn_mul(b, centered, centered), o);
+    return wnn_div(b, centered, wnn_sqrt(b, wnn_add(b, var, onx_scalar(im, t, eps))));
+}
+
+static wnn_status lower_instance_norm(onx_importer *im, const Onnx__NodeProto *n)
+{
+    wnn_operand *x = onx_in_op(im, n, 0), *scale = onx_in_op(im, n, 1), *bias = onx_in_op(im, n, 2);
+    if (x == NULL || scale == NULL || bias == NULL)
+        return im->status;
+    double eps = onx_attr_float(n, "epsilon", 1e-5f);
+    wnn_operand_desc d = desc_of(x);
+    if (d.rank == 4) {
+        wnn_instance_normalization_options o = {scale, bias, eps, WNN_INPUT_LAYOUT_NCHW};
+        return onx_out(im, n, 0, wnn_instance_normalization(im->b, x, &o));
+    }
+    if (d.rank < 3)
+        return onx_fail(im, WNN_STATUS_INVALID_RANK, "input rank %u, needs 3 or more", d.rank);
+    wnn_reduce_options o = WNN_REDUCE_OPTIONS_INIT;
+    o.has_axes = true;
+    o.keep_dimensions = true;
+    uint32_t s[WNN_MAX_RANK] = {d.shape[1]};
+    for (uint32_t i = 2; i < d.rank; i++) {
+        o.axes[o.axes_count++] = i;
+        s[i - 1] = 1;
+    }
+    wnn_operand *y = normalize(im, x, &o, eps);
+    y = wnn_add(im->b, wnn_mul(im->b, y, wnn_reshape(im->b, scale, d.rank - 1, s)),
+                wnn_reshape(im->b, bias, d.rank - 1, s));
+    return onx_out(im, n, 0, y);
+}
+
+/* scale or bias shaped like x's normalized dimensions (ONNX lets them be
+** broadcastable to it). */
+static wnn_operand *fit_norm_param(onx_importer *im, wnn_operand *p, const wnn_operand_desc *x, uint32_t axis)
+{
+    if (p == NULL)
+        return NULL;
+    wnn_operand_desc pd = desc_of(p);
+    uint32_t r = x->rank - axis;
+    if (pd.rank == r && memcmp(pd.shape, x->shape + axis, r * sizeof pd.shape[0]) == 0)
+        return p;
+    if (pd.rank > r)
+        return p; /* let the builder report it */
+    uint32_t s[WNN_MAX_RANK];
+    for (uint32_t i = 0; i < r; i++)
+        s[i] = i < r - pd.rank ? 1 : pd.shape[i - (r - pd.rank)];
+    return wnn_expand(im->b, wnn_reshape(im->b, p, r, s), r, x->shape + axis);
+}
+
+static wnn_status lower_layer_norm(onx_importer *im, const Onnx__NodeProto *n)
+{
+    if (extra_outputs(n))
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "the Mean and InvStdDev outputs are not supported");
+    wnn_operand *x = onx_in_op(im, n, 0);
+    if (x == NULL)
+        return im->status;
+    wnn_operand_desc d = desc_of(x);
+    int axis = onx_axis(im, onx_attr_int(n, "axis", -1), d.rank);
+    if (axis < 0)
+        return im->status;
+    wnn_layer_normalization_options o = WNN_LAYER_NORMALIZATION_OPTIONS_INIT;
+    o.epsilon = onx_attr_float(n, "epsilon", 1e-5f);
+    o.has_axes = true;
+    for (uint32_t i = (uint32_t)axis; i < d.rank; i++)
+        o.axes[o.axes_count++] = i;
+    o.scale = fit_norm_param(im, onx_in_op(im, n, 1), &d, (uint32_t)axis);
+    o.bias = onx_in(im, n, 2) ? fit_norm_param(im, onx_in_op(im, n, 2), &d, (uint32_t)axis) : NULL;
+    return onx_out(im, n, 0, wnn_layer_normalization(im->b, x, &o));
+}
+
+static wnn_status lower_lp_norm(onx_importer *im, const Onnx__NodeProto *n)
+{
+    wnn_operand *x = onx_in_op(im, n, 0);
+    if (x == NULL)
+        return im->status;
+    wnn_operand_desc d = desc_of(x);
+    int axis = onx_axis(im, onx_attr_int(n, "axis", -1), d.rank);
+    int64_t p = onx_attr_int(n, "p", 2);
+    if (axis < 0)
+        return im->status;
+    if (p != 1 && p != 2)
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "p %lld", (long long)p);
+    wnn_reduce_options o = {true, 1, {(uint32_t)axis}, true};
+    wnn_operand *norm = p == 2 ? wnn_reduce_l2(im->b, x, &o) : wnn_reduce_l1(im->b, x, &o);
+    return onx_out(im, n, 0, wnn_div(im->b, x, norm));
+}
+
+static wnn_status lower_mvn(onx_importer *im, const Onnx__NodeProto *n)
+{
+    wnn_operand *x = onx_in_op(im, n, 0);
+    if (x == NULL)
+        return im->status;
+    wnn_operand_desc d = desc_of(x);
+    int64_t axes[WNN_MAX_RANK] = {0, 2, 3};
+    int c = onx_attr_ints(n, "axes", axes, WNN_MAX_RANK);
+    if (c < 0)
+        c = 3;
+    wnn_reduce_options o = WNN_REDUCE_OPTIONS_INIT;
+    o.has_axes = true;
+    o.keep_dimensions = true;
+    for (int i = 0; i < c; i++) {
+        int a = onx_axis(im, axes[i], d.rank);
+        if (a < 0)
+            return im->status;
+        o.axes[o.axes_count++] = (uint32_t)a;
+    }
+    return onx_out(im, n, 0, normalize(im, x, &o, 1e-9));
+}
+
+/* ---- Resize, Upsample ---- */
+
+static wnn_status lower_resize(onx_importer *im, const Onnx__NodeProto *n)
+{
+    bool upsample = strcmp(n->op_type, "Upsample") == 0;
+    wnn_operand *x = onx_in_op(im, n, 0);
+    if (x == NULL)
+        return im->status;
+    wnn_operand_desc d = desc_of(x);
+    char mode[32], coord[32], nearest[32];
+    onx_attr_string(n, "mode", "nearest", mode, sizeof mode);
+    onx_attr_string(n, "coordinate_transformation_mode", upsample || im->opset < 11 ? "asymmetric" : "half_pixel",
+                    coord, sizeof coord);
+    onx_attr_string(n, "nearest_mode", "round_prefer_floor", nearest, sizeof nearest);
+    if (onx_attr_int(n, "antialias", 0) != 0)
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "antialias has no WebNN resample2d equivalent");
+    if (onx_attr(n, "axes") != NULL)
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "the axes attribute is not supported");
+    if (onx_attr(n, "keep_aspect_ratio_policy") != NULL)
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "keep_aspect_ratio_policy is not supported");
+    /* output sizes from sizes or scales */
+    double scales[WNN_MAX_RANK];
+    uint32_t out[WNN_MAX_RANK];
+    int scale_input = upsample ? 1 : im->opset < 11 ? 1 : 2, sizes_input = upsample || im->opset < 11 ? -1 : 3;
+    onx_value *sv = sizes_input > 0 ? onx_in(im, n, (size_t)sizes_input) : NULL;
+    if (sv != NULL && sv->c != NULL && sv->c->count > 0) {
+        if (sv->c->count != d.rank)
+            return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "sizes has %zu values for rank %u", sv->c->count, d.rank);
+        for (uint32_t i = 0; i < d.rank; i++) {
+            out[i] = (uint32_t)onx_get_i64(sv->c, i);
+            scales[i] = (double)out[i] / d.shape[i];
+        }
+    } else {
+        float f[WNN_MAX_RANK];
+        int c = -1;
+        if (upsample && im->opset < 9) {
+            c = onx_attr_floats(n, "scales", f, WNN_MAX_RANK);
+        } else {
+            const onx_const *sc = onx_in_const(im, n, (size_t)scale_input, "scales");
+            if (sc == NULL)
+                return im->status;
+            c = (int)sc->count;
+            for (int i = 0; i < c && i < (int)WNN_MAX_RANK; i++)
+                f[i] = (float)onx_get_f64(sc, (size_t)i);
+        }
+        if (c != (int)d.rank)
+            return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "scales has %d values for rank %u", c, d.rank);
+        for (uint32_t i = 0; i < d.rank; i++) {
+            scales[i] = f[i];
+            out[i] = (uint32_t)floor(d.shape[i] * (double)f[i]);
+            /* WebNN samples at in/out: the same only when out = in * scale */
+            if (out[i] != d.shape[i] * (double)f[i])
+                return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "scale %g of axis %u gives a fractional size: "
+                                "WebNN resamples by output size", (double)f[i], i);
+        }
+    }
+    uint32_t axes[2], na = 0;
+    for (uint32_t i = 0; i < d.rank; i++) {
+        if (out[i] == d.shape[i])
+            continue;
+        if (na == 2)
+            return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "more than two resized axes: WebNN resamples 2-D");
+        axes[na++] = i;
+    }
+    if (na == 0)
+        return onx_out(im, n, 0, wnn_identity(im->b, x));
+    if (d.rank != 4)
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "a rank-%u input: WebNN resamples rank 4 only", d.rank);
+    if (na == 1)
+        axes[1] = axes[0] == 3 ? 2 : axes[0] + 1, na = 2;
+    if (axes[0] > axes[1]) {
+        uint32_t t = axes[0];
+        axes[0] = axes[1];
+        axes[1] = t;
+    }
+    bool integer_up = true;
+    for (uint32_t i = 0; i < 2; i++)
+        integer_up = integer_up && out[axes[i]] % d.shape[axes[i]] == 0 && out[axes[i]] >= d.shape[axes[i]];
+    wnn_resample2d_options o = WNN_RESAMPLE2D_OPTIONS_INIT;
+    /* pytorch_half_pixel samples a size-1 output at 0, not at the centre */
+    bool half_pixel = strcmp(coord, "half_pixel") == 0 ||
+                      (strcmp(coord, "pytorch_half_pixel") == 0 && out[axes[0]] > 1 && out[axes[1]] > 1);
+    if (strcmp(mode, "nearest") == 0) {
+        /* upsampling by whole factors never meets a tie, so both round
+        ** modes agree; asymmetric/floor is then the same sampling too */
+        bool ok = (half_pixel && strcmp(nearest, "round_prefer_floor") == 0) ||
+                  (integer_up && half_pixel && strcmp(nearest, "round_prefer_ceil") == 0) ||
+                  (integer_up && strcmp(coord, "asymmetric") == 0 && strcmp(nearest, "floor") == 0);
+        if (!ok)
+            return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "nearest with %s/%s: WebNN's nearest neighbour is "
+                            "half_pixel/round_prefer_floor", coord, nearest);
+        o.mode = WNN_INTERPOLATION_MODE_NEAREST_NEIGHBOR;
+    } else if (strcmp(mode, "linear") == 0 || strcmp(mode, "bilinear") == 0) {
+        if (!half_pixel)
+            return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "linear with %s: WebNN's linear resampling is "
+                            "half_pixel", coord);
+        o.mode = WNN_INTERPOLATION_MODE_LINEAR;
+    } else {
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "mode '%s' has no WebNN resample2d equivalent", mode);
+    }
+    o.has_sizes = true;
+    for (uint32_t i = 0; i < 2; i++) {
+        o.axes[i] = axes[i];
+        o.sizes[i] = out[axes[i]];
+        o.scales[i] = (float)scales[axes[i]];
+    }
+    return onx_out(im, n, 0, wnn_resample2d(im->b, x, &o));
+}
+
+const onx_op_entry onx_ops_nn[] = {
+    {"Conv", lower_conv},
+    {"ConvTranspose", lower_conv},
+    {"Gemm", lower_gemm},
+    {"MatMul", lower_matmul},
+    {"MaxPool", lower_pool},
+    {"AveragePool", lower_pool},
+    {"LpPool", lower_pool},
+    {"GlobalAveragePool", lower_global_pool},
+    {"GlobalMaxPool", lower_global_pool},
+    {"GlobalLpPool", lower_global_pool},
+    {"BatchNormalization", lower_batch_norm},
+    {"InstanceNormalization", lower_instance_norm},
+    {"LayerNormalization", lower_layer_norm},
+    {"LpNormalization", lower_lp_norm},
+    {"MeanVarianceNormalization", lower_mvn},
+    {"Resize", lower_resize},
+    {"Upsample", lower_resize},
+    {NULL, NULL},
+};
