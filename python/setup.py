@@ -10,7 +10,7 @@ Where libwnn comes from, first match wins:
                                       tree named in its CMakeCache.txt.
                                       WNN_LINK=shared links its libwnn.so
                                       instead, with an rpath (libwnn.a leaves
-                                      the cuda backend out; libwnn.so has it)
+                                      the same: both load the cuda module)
   pkg-config wnn                      an installed wnn (cmake --install)
 
 CFLAGS and LDFLAGS from the environment are added as usual (the address

@@ -310,8 +310,13 @@ typedef struct wnn_context_options {
 
 /* Creates a context on a device. options may be NULL (defaults). On success
 ** *out holds a context the caller must release with wnn_context_release().
-** Fails with WNN_STATUS_NO_SUCH_DEVICE if the named device is not usable now,
-** WNN_STATUS_INVALID_ARGUMENT if out is NULL. Thread-safe. */
+** Fails with WNN_STATUS_NO_SUCH_DEVICE if the named device is not usable now
+** (the message lists the usable ones), WNN_STATUS_INVALID_ARGUMENT if out is
+** NULL or the policy or power preference is not one of its enum's values.
+** A device named "cpu" or "null", or no name with the default power
+** preference, never loads the GPU backends; "cuda..." or high-performance
+** loads libwnn_cuda.so (beside libwnn, or $WNN_CUDA_MODULE) on first use.
+** Thread-safe. */
 WNN_API wnn_status wnn_context_create(const wnn_context_options *options, wnn_context **out);
 
 /* WebNN's MLContext.destroy(): the context is lost. Every tensor and graph of

@@ -97,14 +97,21 @@ typedef struct wnn__backend {
     bool (*owns_pointer)(wnn__device *dev, const void *ptr);
 } wnn__backend;
 
-/* The registry: every backend compiled in. */
+/* The registry (registry.c): the backends linked in and those built as
+** modules (module.h). Counting or looking up by index loads every module. */
 uint32_t wnn__registry_device_count(void);
 /* Finds device index of the registry; *backend and *local_index say who
 ** serves it. */
 wnn_status wnn__registry_lookup(uint32_t index, const wnn__backend **backend, uint32_t *local_index);
+/* Finds the device named name ("cpu", "cuda:1"), loading only a module
+** whose backend's name prefixes it. NO_SUCH_DEVICE if none. */
+wnn_status wnn__registry_find(const char *name, const wnn__backend **backend, uint32_t *local_index);
+/* Why the module serving devices called name ("cuda") is not loaded (the
+** loader's message), or NULL when it is loaded or no such module exists. */
+const char *wnn__registry_absent_reason(const char *name);
 
 extern const wnn__backend wnn__cpu_backend;
 extern const wnn__backend wnn__null_backend;
-extern const wnn__backend wnn__cuda_backend; /* built when WNN_HAVE_CUDA */
+extern const wnn__backend wnn__cuda_backend; /* in the module libwnn_cuda.so */
 
 #endif

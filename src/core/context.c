@@ -144,25 +144,35 @@ void wnn__timeline_error(wnn_context *ctx, wnn_status s, const char *message)
         ctx->on_error(s, message, ctx->on_error_user_data);
 }
 
-static wnn_status pick_device(const wnn_context_options *o, uint32_t *index)
+/* The device options ask for: one by name (loading only the module that
+** could serve it), else the first accelerated device for high performance
+** (which enumerates every device), else the cpu. */
+static wnn_status pick_device(const wnn_context_options *o, const wnn__backend **be, uint32_t *local)
 {
-    uint32_t n = wnn__registry_device_count();
-    wnn_device_info info;
-    for (uint32_t i = 0; i < n; i++) {
-        if (wnn_device_get_info(i, &info) != WNN_OK)
-            continue;
-        if (o->device ? strcmp(o->device, info.name) == 0
-                      : o->power_preference == WNN_POWER_PREFERENCE_HIGH_PERFORMANCE && info.accelerated) {
-            *index = i;
+    if (o->device) {
+        if (wnn__registry_find(o->device, be, local) == WNN_OK)
             return WNN_OK;
+        uint32_t n = wnn__registry_device_count();
+        char names[256] = "";
+        size_t len = 0;
+        for (uint32_t i = 0; i < n && len < sizeof names; i++) {
+            wnn_device_info info;
+            if (wnn_device_get_info(i, &info) == WNN_OK)
+                len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "", info.name);
+        }
+        const char *why = strncmp(o->device, "cuda", 4) == 0 ? wnn__registry_absent_reason("cuda") : NULL;
+        return wnn__fail(WNN_STATUS_NO_SUCH_DEVICE, "wnn_context_create: no usable device named \"%s\" (devices: %s)%s%s",
+                         o->device, names, why && why[0] ? "; the cuda module: " : "", why ? why : "");
+    }
+    if (o->power_preference == WNN_POWER_PREFERENCE_HIGH_PERFORMANCE) {
+        uint32_t n = wnn__registry_device_count();
+        for (uint32_t i = 0; i < n; i++) {
+            wnn_device_info info;
+            if (wnn_device_get_info(i, &info) == WNN_OK && info.accelerated)
+                return wnn__registry_lookup(i, be, local);
         }
     }
-    if (!o->device) {
-        *index = 0; /* "cpu" */
-        return WNN_OK;
-    }
-    return wnn__fail(WNN_STATUS_NO_SUCH_DEVICE, "wnn_context_create: no usable device named \"%s\"",
-                     o->device);
+    return wnn__registry_lookup(0, be, local); /* "cpu" */
 }
 
 wnn_status wnn_context_create(const wnn_context_options *options, wnn_context **out)
@@ -175,13 +185,15 @@ wnn_status wnn_context_create(const wnn_context_options *options, wnn_context **
     if (o->policy != WNN_POLICY_CHROMIUM && o->policy != WNN_POLICY_SPEC)
         return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "wnn_context_create: unknown policy %d", (int)o->policy);
 
-    uint32_t index = 0, local = 0;
-    const wnn__backend *be;
-    wnn_status s = pick_device(o, &index);
+    if ((unsigned)o->power_preference > WNN_POWER_PREFERENCE_LOW_POWER)
+        return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "wnn_context_create: unknown power preference %d",
+                         (int)o->power_preference);
+
+    uint32_t local = 0;
+    const wnn__backend *be = NULL;
+    wnn_status s = pick_device(o, &be, &local);
     if (s != WNN_OK)
         return s;
-    if (wnn__registry_lookup(index, &be, &local) != WNN_OK)
-        return wnn__fail(WNN_STATUS_NO_SUCH_DEVICE, "wnn_context_create: device %u vanished", index);
 
     wnn_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
@@ -195,7 +207,7 @@ wnn_status wnn_context_create(const wnn_context_options *options, wnn_context **
     if ((s = be->device_info(local, &ctx->info)) != WNN_OK ||
         (s = be->device_open(local, &ctx->device)) != WNN_OK) {
         free(ctx);
-        return wnn__fail(s, "wnn_context_create: cannot open device %u", index);
+        return wnn__fail(s, "wnn_context_create: cannot open a \"%s\" device", be->name);
     }
     wnn__allocator_init(&ctx->alloc, be, ctx->device, o->memory_limit);
     pthread_mutex_init(&ctx->lock, NULL);
