@@ -151,7 +151,7 @@ static wnn_status fold_identity(onx_importer *im, const Onnx__NodeProto *n)
 static wnn_status fold_cast(onx_importer *im, const Onnx__NodeProto *n)
 {
     const onx_const *x = cin(im, n, 0);
-    int32_t to = (int32_t)onx_attr_int(n, "to", 0);
+    int32_t to = onx_cast_target(n);
     wnn_data_type t;
     if (strcmp(n->op_type, "CastLike") == 0) {
         onx_value *like = onx_in(im, n, 1);
@@ -214,7 +214,7 @@ static wnn_status fold_concat(onx_importer *im, const Onnx__NodeProto *n)
         first = cin(im, n, 0);
     if (first == NULL)
         return DECLINE;
-    int axis = onx_axis(im, onx_attr_int(n, "axis", 0), first->rank);
+    int axis = onx_axis(im, onx_attr_int(n, "axis", im->opset < 4 ? 1 : 0), first->rank);
     if (axis < 0)
         return im->status;
     int64_t dims[WNN_MAX_RANK];
@@ -373,7 +373,8 @@ static void next_index(int64_t *oi, uint32_t rank, const int64_t *dims)
 static wnn_status fold_binary(onx_importer *im, const Onnx__NodeProto *n)
 {
     const onx_const *x[2] = {cin(im, n, 0), cin(im, n, 1)};
-    if (x[0] == NULL || x[1] == NULL || n->n_input != 2 || x[0]->type != x[1]->type)
+    if (x[0] == NULL || x[1] == NULL || n->n_input != 2 || x[0]->type != x[1]->type ||
+        (im->opset < 7 && onx_attr(n, "axis") != NULL))
         return DECLINE;
     bin_kind kind = K_ADD;
     for (size_t i = 0; i < sizeof bin_ops / sizeof bin_ops[0]; i++)

@@ -541,6 +541,13 @@ static wnn_status walk_nodes(onx_importer *im)
             continue;
         if (!im->check)
             return st;
+        /* after a failed producer only an operator with no lowering at all
+        ** is worth a report: the rest would be echoes */
+        const char *op = n->op_type ? n->op_type : "";
+        if (poisoned && onx_find_lowering(op) == NULL && onx_find_folding(op) == NULL) {
+            onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "operator %s has no WebNN lowering", op);
+            poisoned = false;
+        }
         if (!poisoned)
             report_issue(im, (uint32_t)i, n, st);
         wnn_graph_builder_clear_error(im->b);
@@ -573,9 +580,6 @@ static wnn_status find_opset(onx_importer *im)
     if (im->opset == 0) /* e.g. only ai.onnx.preview.training */
         return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "the model imports no version of the default ONNX opset, "
                         "only %s", m->n_opset_import && m->opset_import[0]->domain ? m->opset_import[0]->domain : "none");
-    if (im->opset < 7)
-        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "opset %lld is older than 7, the oldest supported",
-                        (long long)im->opset);
     return WNN_OK;
 }
 

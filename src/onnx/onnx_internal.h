@@ -127,6 +127,9 @@ const char *onx_attr_string(const Onnx__NodeProto *n, const char *name, const ch
 int onx_attr_ints(const Onnx__NodeProto *n, const char *name, int64_t *out, size_t max);
 int onx_attr_floats(const Onnx__NodeProto *n, const char *name, float *out, size_t max);
 
+/* Cast's target ONNX type: an int, or a name before opset 6. */
+int32_t onx_cast_target(const Onnx__NodeProto *n);
+
 /* ---- lowering and folding (ops_*.c, fold.c) ---- */
 typedef wnn_status (*onx_lower_fn)(onx_importer *im, const Onnx__NodeProto *n);
 /* The lowering of op_type in the default domain, NULL if none. */

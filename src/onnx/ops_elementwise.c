@@ -43,6 +43,42 @@ static wnn_status lower_unary(onx_importer *im, const Onnx__NodeProto *n)
     return onx_fail(im, WNN_STATUS_UNKNOWN, "no unary table entry");
 }
 
+/* Before opset 7, broadcast=1 with axis aligns b's dimensions with a's
+** from axis on (numpy aligns them at the end): b gets trailing 1s. */
+static wnn_operand *legacy_broadcast(onx_importer *im, const Onnx__NodeProto *n, wnn_operand *a, wnn_operand *b)
+{
+    if (im->opset >= 7 || b == NULL || a == NULL || onx_attr_int(n, "broadcast", 0) == 0 ||
+        onx_attr(n, "axis") == NULL)
+        return b;
+    wnn_operand_desc ad, bd;
+    wnn_operand_get_desc(a, &ad);
+    wnn_operand_get_desc(b, &bd);
+    int axis = onx_axis(im, onx_attr_int(n, "axis", 0), ad.rank);
+    if (axis < 0 || (uint32_t)axis + bd.rank > ad.rank)
+        return NULL;
+    uint32_t s[WNN_MAX_RANK], r = ad.rank - (uint32_t)axis;
+    for (uint32_t i = 0; i < r; i++)
+        s[i] = i < bd.rank ? bd.shape[i] : 1;
+    return r == bd.rank ? b : wnn_reshape(im->b, b, r, s);
+}
+
+/* PRelu before opset 7 (and exporters since) give one slope per channel
+** as a vector: [C] against [N, C, ...] means [C, 1, ..., 1]. */
+static wnn_operand *channel_slope(onx_importer *im, wnn_operand *x, wnn_operand *slope)
+{
+    if (slope == NULL)
+        return NULL;
+    wnn_operand_desc xd, sd;
+    wnn_operand_get_desc(x, &xd);
+    wnn_operand_get_desc(slope, &sd);
+    if (sd.rank != 1 || xd.rank < 3 || sd.shape[0] == xd.shape[xd.rank - 1] || sd.shape[0] != xd.shape[1])
+        return slope;
+    uint32_t s[WNN_MAX_RANK] = {sd.shape[0]};
+    for (uint32_t i = 1; i < xd.rank - 1; i++)
+        s[i] = 1;
+    return wnn_reshape(im->b, slope, xd.rank - 1, s);
+}
+
 /* Binary and variadic (Max, Min, Sum, Mean fold left to right). */
 static wnn_status lower_binary(onx_importer *im, const Onnx__NodeProto *n)
 {
@@ -51,8 +87,10 @@ static wnn_status lower_binary(onx_importer *im, const Onnx__NodeProto *n)
         if (strcmp(binary_ops[i].name, n->op_type) == 0)
             fn = binary_ops[i].fn;
     wnn_operand *acc = onx_in_op(im, n, 0);
+    if (fn == wnn_prelu && acc != NULL && n->n_input == 2)
+        return onx_out(im, n, 0, wnn_prelu(im->b, acc, channel_slope(im, acc, onx_in_op(im, n, 1))));
     for (size_t i = 1; i < n->n_input && acc != NULL; i++)
-        acc = fn(im->b, acc, onx_in_op(im, n, i));
+        acc = fn(im->b, acc, legacy_broadcast(im, n, acc, onx_in_op(im, n, i)));
     if (acc != NULL && strcmp(n->op_type, "Mean") == 0 && n->n_input > 1) {
         wnn_operand_desc d;
         wnn_operand_get_desc(acc, &d);
@@ -73,7 +111,7 @@ static wnn_data_type type_of(wnn_operand *x)
 /* Pow: ONNX lets the exponent have its own type; WebNN wants the base's. */
 static wnn_status lower_pow(onx_importer *im, const Onnx__NodeProto *n)
 {
-    wnn_operand *x = onx_in_op(im, n, 0), *y = onx_in_op(im, n, 1);
+    wnn_operand *x = onx_in_op(im, n, 0), *y = legacy_broadcast(im, n, x, onx_in_op(im, n, 1));
     if (x == NULL || y == NULL)
         return im->status ? im->status : onx_builder_failed(im);
     if (type_of(y) != type_of(x))
@@ -169,9 +207,27 @@ static wnn_status cast_to(onx_importer *im, const Onnx__NodeProto *n, wnn_operan
     return onx_out(im, n, 0, type_of(x) == to ? wnn_identity(im->b, x) : wnn_cast(im->b, x, to));
 }
 
+int32_t onx_cast_target(const Onnx__NodeProto *n)
+{
+    const Onnx__AttributeProto *a = onx_attr(n, "to");
+    if (a == NULL || !a->has_s)
+        return (int32_t)onx_attr_int(n, "to", 0);
+    /* before opset 6 "to" is a name: "FLOAT", "INT64" ... */
+    for (int32_t t = 1; t <= 16; t++) {
+        const char *name = onx_onnx_type_name(t);
+        size_t len = strlen(name);
+        bool same = a->s.len == len;
+        for (size_t i = 0; same && i < len; i++)
+            same = (a->s.data[i] | 0x20) == name[i];
+        if (same)
+            return t;
+    }
+    return 0;
+}
+
 static wnn_status lower_cast(onx_importer *im, const Onnx__NodeProto *n)
 {
-    return cast_to(im, n, onx_in_op(im, n, 0), (int32_t)onx_attr_int(n, "to", 0));
+    return cast_to(im, n, onx_in_op(im, n, 0), onx_cast_target(n));
 }
 
 static wnn_status lower_cast_like(onx_importer *im, const Onnx__NodeProto *n)

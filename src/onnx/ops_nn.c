@@ -299,6 +299,8 @@ static wnn_status lower_batch_norm(onx_importer *im, const Onnx__NodeProto *n)
     if (onx_attr_int(n, "training_mode", 0) != 0 || extra_outputs(n))
         return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "training mode (running statistics outputs) is not "
                         "inference");
+    if (onx_attr_int(n, "spatial", 1) == 0)
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "spatial 0 (per-element statistics) is not supported");
     wnn_batch_normalization_options o = WNN_BATCH_NORMALIZATION_OPTIONS_INIT;
     o.scale = onx_in_op(im, n, 1);
     o.bias = onx_in_op(im, n, 2);

@@ -202,7 +202,7 @@ static wnn_status lower_concat(onx_importer *im, const Onnx__NodeProto *n)
         }
         rank = desc_of(xs[k++]).rank;
     }
-    int axis = onx_axis(im, onx_attr_int(n, "axis", 0), rank);
+    int axis = onx_axis(im, onx_attr_int(n, "axis", im->opset < 4 ? 1 : 0), rank);
     wnn_status st = axis < 0 ? im->status
                    : k == 1  ? onx_out(im, n, 0, wnn_identity(im->b, xs[0]))
                              : onx_out(im, n, 0, wnn_concat(im->b, xs, k, (uint32_t)axis));
