@@ -143,9 +143,16 @@ static wnn_status fold_range(onx_importer *im, const Onnx__NodeProto *n)
 static wnn_status fold_identity(onx_importer *im, const Onnx__NodeProto *n)
 {
     const onx_const *x = cin(im, n, 0);
-    if (x == NULL || (n->n_output > 1 && n->output[1] && n->output[1][0]) || n->n_input > 2)
+    if (x == NULL || n->n_input > 2)
         return DECLINE;
-    return onx_out_const(im, n, 0, onx_const_copy(x));
+    wnn_status st = onx_out_const(im, n, 0, onx_const_copy(x));
+    if (st == WNN_OK && n->n_output > 1) { /* Dropout's mask: all kept */
+        onx_const *mask = onx_const_new(WNN_DATA_TYPE_UINT8, x->rank, x->dims);
+        for (size_t i = 0; mask != NULL && i < mask->count; i++)
+            ((uint8_t *)mask->data)[i] = 1;
+        st = onx_out_const(im, n, 1, mask);
+    }
+    return st;
 }
 
 static wnn_status fold_cast(onx_importer *im, const Onnx__NodeProto *n)
@@ -490,6 +497,28 @@ static wnn_status fold_where(onx_importer *im, const Onnx__NodeProto *n)
     return onx_out_const(im, n, 0, c);
 }
 
+/* EyeLike needs only its input's shape. */
+static wnn_status fold_eye_like(onx_importer *im, const Onnx__NodeProto *n)
+{
+    onx_value *v = onx_in(im, n, 0);
+    if (v == NULL || v->rank != 2)
+        return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "input 0 must be rank 2");
+    wnn_data_type t = v->type;
+    const Onnx__AttributeProto *dt = onx_attr(n, "dtype");
+    if (dt != NULL && !onx_type_from_onnx((int32_t)dt->i, &t))
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "dtype %s has no WebNN equivalent",
+                        onx_onnx_type_name((int32_t)dt->i));
+    int64_t dims[2], k = onx_attr_int(n, "k", 0);
+    uint32_t rank;
+    wnn_data_type ignored;
+    onx_value_desc(v, &ignored, &rank, dims);
+    onx_const *c = onx_const_new(t, 2, dims);
+    for (int64_t i = 0; c != NULL && i < dims[0]; i++)
+        if (i + k >= 0 && i + k < dims[1])
+            onx_set_i64(c, (size_t)(i * dims[1] + i + k), 1);
+    return onx_out_const(im, n, 0, c);
+}
+
 /* ReduceProd/ReduceSum of a whole small integer vector (shape arithmetic). */
 static wnn_status fold_reduce(onx_importer *im, const Onnx__NodeProto *n)
 {
@@ -520,7 +549,7 @@ const onx_op_entry onx_fold_ops[] = {
     {"Neg", fold_unary},           {"Abs", fold_unary},         {"Floor", fold_unary},
     {"Ceil", fold_unary},          {"Sqrt", fold_unary},        {"Relu", fold_unary},
     {"Not", fold_unary},           {"Where", fold_where},       {"ReduceProd", fold_reduce},
-    {"ReduceSum", fold_reduce},    {NULL, NULL},
+    {"ReduceSum", fold_reduce},    {"EyeLike", fold_eye_like},  {NULL, NULL},
 };
 
 static onx_lower_fn find(const onx_op_entry *t, const char *op)
@@ -540,5 +569,7 @@ onx_lower_fn onx_find_lowering(const char *op)
         fn = find(onx_ops_nn, op);
     if (fn == NULL)
         fn = find(onx_ops_shape, op);
+    if (fn == NULL)
+        fn = find(onx_ops_extra, op);
     return fn;
 }

@@ -499,7 +499,7 @@ static wnn_status lower_node(onx_importer *im, const Onnx__NodeProto *n)
             return onx_fail(im, WNN_STATUS_OPERATION_ERROR, "input '%s' is produced by no earlier node",
                             n->input[i]);
     onx_lower_fn fold = onx_find_folding(op);
-    bool shape_only = strcmp(op, "Shape") == 0 || strcmp(op, "Size") == 0;
+    bool shape_only = strcmp(op, "Shape") == 0 || strcmp(op, "Size") == 0 || strcmp(op, "EyeLike") == 0;
     if (fold != NULL && (shape_only || all_inputs_foldable(im, n))) {
         wnn_status st = fold(im, n);
         if (st != ONX_DECLINE)

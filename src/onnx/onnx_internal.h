@@ -146,6 +146,7 @@ typedef struct onx_op_entry {
 extern const onx_op_entry onx_ops_elementwise[];
 extern const onx_op_entry onx_ops_nn[];
 extern const onx_op_entry onx_ops_shape[];
+extern const onx_op_entry onx_ops_extra[];
 extern const onx_op_entry onx_fold_ops[];
 
 /* ---- shape rules shared by lowering and folding (ops_shape.c) ---- */

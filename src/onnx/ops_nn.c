@@ -366,10 +366,34 @@ static wnn_operand *fit_norm_param(onx_importer *im, wnn_operand *p, const wnn_o
     return wnn_expand(im->b, wnn_reshape(im->b, p, r, s), r, x->shape + axis);
 }
 
+/* LayerNormalization with its Mean and InvStdDev outputs, by reductions:
+** mean, 1 / sqrt(var + eps), (x - mean) * inv * scale + bias. */
+static wnn_status layer_norm_parts(onx_importer *im, const Onnx__NodeProto *n, wnn_operand *x,
+                                   const wnn_layer_normalization_options *ln)
+{
+    wnn_graph_builder *b = im->b;
+    wnn_data_type t = desc_of(x).data_type;
+    wnn_reduce_options o = WNN_REDUCE_OPTIONS_INIT;
+    o.has_axes = true;
+    o.keep_dimensions = true;
+    o.axes_count = ln->axes_count;
+    memcpy(o.axes, ln->axes, sizeof o.axes);
+    wnn_operand *mean = wnn_reduce_mean(b, x, &o), *centered = wnn_sub(b, x, mean);
+    wnn_operand *var = wnn_reduce_mean(b, wnn_mul(b, centered, centered), &o);
+    wnn_operand *inv = wnn_reciprocal(b, wnn_sqrt(b, wnn_add(b, var, onx_scalar(im, t, ln->epsilon))));
+    wnn_operand *y = wnn_mul(b, wnn_mul(b, centered, inv), ln->scale);
+    if (ln->bias != NULL)
+        y = wnn_add(b, y, ln->bias);
+    wnn_status st = onx_out(im, n, 0, y);
+    if (st == WNN_OK)
+        st = onx_out(im, n, 1, mean);
+    if (st == WNN_OK)
+        st = onx_out(im, n, 2, inv);
+    return st;
+}
+
 static wnn_status lower_layer_norm(onx_importer *im, const Onnx__NodeProto *n)
 {
-    if (extra_outputs(n))
-        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "the Mean and InvStdDev outputs are not supported");
     wnn_operand *x = onx_in_op(im, n, 0);
     if (x == NULL)
         return im->status;
@@ -384,6 +408,8 @@ static wnn_status lower_layer_norm(onx_importer *im, const Onnx__NodeProto *n)
         o.axes[o.axes_count++] = i;
     o.scale = fit_norm_param(im, onx_in_op(im, n, 1), &d, (uint32_t)axis);
     o.bias = onx_in(im, n, 2) ? fit_norm_param(im, onx_in_op(im, n, 2), &d, (uint32_t)axis) : NULL;
+    if (extra_outputs(n))
+        return layer_norm_parts(im, n, x, &o);
     return onx_out(im, n, 0, wnn_layer_normalization(im->b, x, &o));
 }
 

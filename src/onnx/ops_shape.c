@@ -152,16 +152,26 @@ static wnn_status lower_shape_rule(onx_importer *im, const Onnx__NodeProto *n)
 
 static wnn_status lower_identity(onx_importer *im, const Onnx__NodeProto *n)
 {
-    if (strcmp(n->op_type, "Dropout") == 0) {
-        if (n->n_output > 1 && n->output[1] && n->output[1][0])
-            return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "the mask output of Dropout is not supported");
-        onx_value *mode = onx_in(im, n, 2);
-        if (mode != NULL && (mode->c == NULL || (mode->c->count && onx_get_i64(mode->c, 0) != 0)))
-            return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "training-mode Dropout is random: not inference");
-    }
     onx_value *v = onx_in(im, n, 0);
     if (v == NULL)
         return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "input 0 is missing");
+    if (strcmp(n->op_type, "Dropout") == 0) {
+        onx_value *mode = onx_in(im, n, 2);
+        if (mode != NULL && (mode->c == NULL || (mode->c->count && onx_get_i64(mode->c, 0) != 0)))
+            return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "training-mode Dropout is random: not inference");
+        if (n->n_output > 1 && n->output[1] && n->output[1][0]) { /* the mask: every element kept */
+            int64_t dims[WNN_MAX_RANK];
+            uint32_t rank;
+            wnn_data_type t;
+            onx_value_desc(v, &t, &rank, dims);
+            onx_const *mask = onx_const_new(WNN_DATA_TYPE_UINT8, rank, dims);
+            for (size_t i = 0; mask != NULL && i < mask->count; i++)
+                ((uint8_t *)mask->data)[i] = 1;
+            wnn_status st = onx_out_const(im, n, 1, mask);
+            if (st != WNN_OK)
+                return st;
+        }
+    }
     if (v->c != NULL && v->op == NULL) /* stays a host constant */
         return onx_out_const(im, n, 0, onx_const_copy(v->c));
     /* no operator: the output names the same operand */
@@ -532,6 +542,18 @@ static wnn_status lower_depth_space(onx_importer *im, const Onnx__NodeProto *n)
 /* Operators evaluated only on constants reach here when an input is not. */
 static wnn_status lower_needs_constants(onx_importer *im, const Onnx__NodeProto *n)
 {
+    /* values bound through constant_inputs count here */
+    bool known = true;
+    for (size_t i = 0; i < n->n_input; i++) {
+        onx_value *v = onx_in(im, n, i);
+        known = known && (v == NULL || v->c != NULL);
+    }
+    onx_lower_fn fold = onx_find_folding(n->op_type);
+    if (known && fold != NULL) {
+        wnn_status st = fold(im, n);
+        if (st != (wnn_status)-1)
+            return st;
+    }
     return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "its inputs must be constants (it is evaluated at import: "
                     "WebNN graphs have static shapes)");
 }

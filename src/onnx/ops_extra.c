@@ -1,0 +1,356 @@
+/*
+** ops_extra.c -- ONNX operators WebNN has no single operator for, by
+** decomposition: NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss
+** (gatherElements and reductions), Mod (floats), Hardmax and OneHot (argMax
+** or indices compared with an iota), LRN (a channel window as an average
+** pool), and the recurrent LSTM and GRU onto WebNN's lstm and gru.
+*/
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onnx_internal.h"
+
+static wnn_operand_desc desc_of(wnn_operand *x)
+{
+    wnn_operand_desc d = WNN_OPERAND_DESC_INIT;
+    if (x != NULL)
+        wnn_operand_get_desc(x, &d);
+    return d;
+}
+
+static wnn_reduce_options reduce_all(void)
+{
+    wnn_reduce_options o = WNN_REDUCE_OPTIONS_INIT;
+    return o; /* no axes: every axis, no dimensions kept */
+}
+
+/* [d] int64 0..d-1 shaped [1, .., d (at axis), .., 1] of rank r. */
+static wnn_operand *iota(onx_importer *im, uint32_t d, uint32_t axis, uint32_t r)
+{
+    int64_t *v = malloc(d * sizeof *v);
+    if (v == NULL)
+        return onx_fail(im, WNN_STATUS_OUT_OF_MEMORY, "out of memory"), NULL;
+    for (uint32_t i = 0; i < d; i++)
+        v[i] = i;
+    wnn_operand_desc od = {WNN_DATA_TYPE_INT64, r, {0}};
+    for (uint32_t i = 0; i < r; i++)
+        od.shape[i] = i == axis ? d : 1;
+    wnn_operand *c = wnn_graph_builder_constant(im->b, &od, v, d * sizeof *v);
+    free(v);
+    return c;
+}
+
+/* The loss of NLL from log-probabilities x [N, C, ...] and targets [N, ...]:
+** -x[n, t, ...] * weight[t], 0 where t is ignore_index, then reduced. */
+static wnn_operand *nll(onx_importer *im, const Onnx__NodeProto *n, wnn_operand *x, wnn_operand *t,
+                        wnn_operand *weight)
+{
+    wnn_graph_builder *b = im->b;
+    wnn_operand_desc xd = desc_of(x), td = desc_of(t);
+    if (x == NULL || t == NULL)
+        return NULL;
+    if (td.data_type != WNN_DATA_TYPE_INT64)
+        t = wnn_cast(b, t, WNN_DATA_TYPE_INT64);
+    const Onnx__AttributeProto *ii = onx_attr(n, "ignore_index");
+    wnn_operand *mask = NULL;
+    if (ii != NULL) {
+        mask = wnn_not_equal(b, t, wnn_graph_builder_constant_scalar_int64(b, WNN_DATA_TYPE_INT64, ii->i));
+        t = wnn_where(b, mask, t, wnn_graph_builder_constant_scalar_int64(b, WNN_DATA_TYPE_INT64, 0));
+    }
+    uint32_t s[WNN_MAX_RANK] = {td.shape[0], 1};
+    for (uint32_t i = 1; i < td.rank; i++)
+        s[i + 1] = td.shape[i];
+    wnn_gather_options go = {1};
+    wnn_operand *picked = wnn_gather_elements(b, x, wnn_reshape(b, t, td.rank + 1, s), &go);
+    picked = wnn_reshape(b, picked, td.rank, td.shape);
+    wnn_operand *w = NULL;
+    if (weight != NULL) {
+        wnn_gather_options g0 = {0};
+        w = wnn_gather(b, weight, t, &g0);
+    }
+    if (mask != NULL) {
+        wnn_operand *m = wnn_cast(b, mask, xd.data_type);
+        w = w ? wnn_mul(b, w, m) : m;
+    }
+    wnn_operand *loss = wnn_neg(b, w ? wnn_mul(b, picked, w) : picked);
+    char red[16];
+    onx_attr_string(n, "reduction", "mean", red, sizeof red);
+    wnn_reduce_options all = reduce_all();
+    if (strcmp(red, "none") == 0)
+        return loss;
+    if (strcmp(red, "sum") == 0)
+        return wnn_reduce_sum(b, loss, &all);
+    if (w == NULL)
+        return wnn_reduce_mean(b, loss, &all);
+    return wnn_div(b, wnn_reduce_sum(b, loss, &all), wnn_reduce_sum(b, w, &all));
+}
+
+static wnn_status lower_nll(onx_importer *im, const Onnx__NodeProto *n)
+{
+    wnn_operand *w = onx_in(im, n, 2) ? onx_in_op(im, n, 2) : NULL;
+    return onx_out(im, n, 0, nll(im, n, onx_in_op(im, n, 0), onx_in_op(im, n, 1), w));
+}
+
+static wnn_status lower_softmax_ce(onx_importer *im, const Onnx__NodeProto *n)
+{
+    wnn_graph_builder *b = im->b;
+    wnn_operand *x = onx_in_op(im, n, 0);
+    if (x == NULL)
+        return im->status;
+    /* log-softmax along the class axis: x - max - log(sum(exp(x - max))) */
+    wnn_reduce_options o = {true, 1, {1}, true};
+    wnn_operand *shifted = wnn_sub(b, x, wnn_reduce_max(b, x, &o));
+    wnn_operand *logp = wnn_sub(b, shifted, wnn_log(b, wnn_reduce_sum(b, wnn_exp(b, shifted), &o)));
+    wnn_operand *w = onx_in(im, n, 2) ? onx_in_op(im, n, 2) : NULL;
+    wnn_status st = onx_out(im, n, 0, nll(im, n, logp, onx_in_op(im, n, 1), w));
+    if (st == WNN_OK && n->n_output > 1)
+        st = onx_out(im, n, 1, logp);
+    return st;
+}
+
+/* fmod for floats: x - trunc(x / y) * y. */
+static wnn_status lower_mod(onx_importer *im, const Onnx__NodeProto *n)
+{
+    wnn_graph_builder *b = im->b;
+    wnn_operand *x = onx_in_op(im, n, 0), *y = onx_in_op(im, n, 1);
+    if (x == NULL || y == NULL)
+        return im->status;
+    wnn_data_type t = desc_of(x).data_type;
+    if (t != WNN_DATA_TYPE_FLOAT32 && t != WNN_DATA_TYPE_FLOAT16)
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "integer Mod: WebNN has no integer remainder");
+    wnn_operand *q = wnn_div(b, x, y), *zero = onx_scalar(im, t, 0.0);
+    wnn_operand *trunc = wnn_where(b, wnn_lesser(b, q, zero), wnn_ceil(b, q), wnn_floor(b, q));
+    return onx_out(im, n, 0, wnn_sub(b, x, wnn_mul(b, trunc, y)));
+}
+
+static wnn_status lower_hardmax(onx_importer *im, const Onnx__NodeProto *n)
+{
+    wnn_graph_builder *b = im->b;
+    wnn_operand *x = onx_in_op(im, n, 0);
+    if (x == NULL)
+        return im->status;
+    wnn_operand_desc d = desc_of(x);
+    bool legacy = im->opset < 13;
+    int axis = onx_axis(im, onx_attr_int(n, "axis", legacy ? 1 : -1), d.rank);
+    if (axis < 0)
+        return im->status;
+    wnn_operand *in = x;
+    uint32_t ax = (uint32_t)axis, r = d.rank, dim = d.shape[axis];
+    if (legacy && (uint32_t)axis != d.rank - 1) {
+        uint32_t s[2] = {1, 1};
+        for (uint32_t i = 0; i < d.rank; i++)
+            s[i < (uint32_t)axis ? 0 : 1] *= d.shape[i];
+        in = wnn_reshape(b, x, 2, s);
+        ax = 1, r = 2, dim = s[1];
+    }
+    wnn_arg_min_max_options o = {true, WNN_DATA_TYPE_INT64};
+    wnn_operand *y = wnn_cast(b, wnn_equal(b, iota(im, dim, ax, r), wnn_arg_max(b, in, ax, &o)), d.data_type);
+    if (y != NULL && in != x)
+        y = wnn_reshape(b, y, d.rank, d.shape);
+    return onx_out(im, n, 0, y);
+}
+
+static wnn_status lower_one_hot(onx_importer *im, const Onnx__NodeProto *n)
+{
+    wnn_graph_builder *b = im->b;
+    wnn_operand *idx = onx_in_op(im, n, 0);
+    const onx_const *depth_c = onx_in_const(im, n, 1, "depth"), *values = onx_in_const(im, n, 2, "values");
+    if (idx == NULL || depth_c == NULL || values == NULL)
+        return im->status;
+    if (depth_c->count != 1 || values->count != 2)
+        return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "depth must be one value and values two");
+    int64_t depth = (int64_t)onx_get_f64(depth_c, 0);
+    wnn_operand_desc d = desc_of(idx);
+    if (depth <= 0 || d.rank + 1 > WNN_MAX_RANK)
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "depth %lld or rank %u", (long long)depth, d.rank + 1);
+    int axis = onx_axis(im, onx_attr_int(n, "axis", -1), d.rank + 1);
+    if (axis < 0)
+        return im->status;
+    if (d.data_type != WNN_DATA_TYPE_INT64)
+        idx = wnn_cast(b, idx, WNN_DATA_TYPE_INT64);
+    /* negative indices count from the end */
+    wnn_operand *dep = wnn_graph_builder_constant_scalar_int64(b, WNN_DATA_TYPE_INT64, depth);
+    idx = wnn_where(b, wnn_lesser(b, idx, wnn_graph_builder_constant_scalar_int64(b, WNN_DATA_TYPE_INT64, 0)),
+                    wnn_add(b, idx, dep), idx);
+    uint32_t s[WNN_MAX_RANK];
+    for (uint32_t i = 0, j = 0; i <= d.rank; i++)
+        s[i] = i == (uint32_t)axis ? 1 : d.shape[j++];
+    wnn_operand *hit = wnn_equal(b, wnn_reshape(b, idx, d.rank + 1, s), iota(im, (uint32_t)depth, (uint32_t)axis,
+                                                                            d.rank + 1));
+    wnn_operand *off = wnn_graph_builder_constant_scalar(b, values->type, onx_get_f64(values, 0));
+    wnn_operand *on = wnn_graph_builder_constant_scalar(b, values->type, onx_get_f64(values, 1));
+    return onx_out(im, n, 0, wnn_where(b, hit, on, off));
+}
+
+/* x / (bias + alpha / size * sum of squares over a channel window)^beta */
+static wnn_status lower_lrn(onx_importer *im, const Onnx__NodeProto *n)
+{
+    wnn_graph_builder *b = im->b;
+    wnn_operand *x = onx_in_op(im, n, 0);
+    if (x == NULL)
+        return im->status;
+    wnn_operand_desc d = desc_of(x);
+    if (d.rank < 3)
+        return onx_fail(im, WNN_STATUS_INVALID_RANK, "input rank %u, needs 3 or more", d.rank);
+    uint32_t size = (uint32_t)onx_attr_int(n, "size", 1), spatial = 1;
+    for (uint32_t i = 2; i < d.rank; i++)
+        spatial *= d.shape[i];
+    double alpha = onx_attr_float(n, "alpha", 1e-4f), beta = onx_attr_float(n, "beta", 0.75f),
+           bias = onx_attr_float(n, "bias", 1.0f);
+    uint32_t s4[4] = {d.shape[0], 1, d.shape[1], spatial};
+    wnn_operand *sq = wnn_reshape(b, wnn_mul(b, x, x), 4, s4);
+    uint32_t begin[4] = {0, 0, (size - 1) / 2, 0}, end[4] = {0, 0, size - 1 - (size - 1) / 2, 0};
+    sq = wnn_pad(b, sq, begin, end, NULL);
+    wnn_pool2d_options po = WNN_POOL2D_OPTIONS_INIT;
+    po.has_window_dimensions = true;
+    po.window_dimensions[0] = size;
+    po.window_dimensions[1] = 1;
+    wnn_operand *avg = wnn_reshape(b, wnn_average_pool2d(b, sq, &po), d.rank, d.shape);
+    /* avg * size * alpha / size = avg * alpha */
+    wnn_operand *den = wnn_add(b, wnn_mul(b, avg, onx_scalar(im, d.data_type, alpha)),
+                               onx_scalar(im, d.data_type, bias));
+    return onx_out(im, n, 0, wnn_div(b, x, wnn_pow(b, den, onx_scalar(im, d.data_type, beta))));
+}
+
+/* ---- LSTM, GRU ---- */
+
+static int activations(onx_importer *im, const Onnx__NodeProto *n, uint32_t per_dir, uint32_t dirs,
+                       wnn_recurrent_activation *out, bool *given)
+{
+    const Onnx__AttributeProto *a = onx_attr(n, "activations");
+    *given = a != NULL && a->n_strings > 0;
+    if (!*given)
+        return 0;
+    if (a->n_strings != per_dir * dirs)
+        return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "%zu activations for %u directions", a->n_strings, dirs), -1;
+    for (uint32_t i = 0; i < a->n_strings; i++) {
+        const ProtobufCBinaryData *s = &a->strings[i];
+        wnn_recurrent_activation v;
+        if (s->len == 7 && memcmp(s->data, "Sigmoid", 7) == 0)
+            v = WNN_RECURRENT_ACTIVATION_SIGMOID;
+        else if (s->len == 4 && memcmp(s->data, "Tanh", 4) == 0)
+            v = WNN_RECURRENT_ACTIVATION_TANH;
+        else if (s->len == 4 && memcmp(s->data, "Relu", 4) == 0)
+            v = WNN_RECURRENT_ACTIVATION_RELU;
+        else
+            return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "activation '%.*s': WebNN's recurrent operators take "
+                            "relu, sigmoid and tanh", (int)s->len, (const char *)s->data), -1;
+        if (i >= per_dir && v != out[i % per_dir])
+            return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "different activations per direction"), -1;
+        out[i % per_dir] = v;
+    }
+    return 0;
+}
+
+/* Common checks; fills direction, steps, hidden size and both biases. */
+static int recurrent_common(onx_importer *im, const Onnx__NodeProto *n, uint32_t gates, wnn_recurrent_direction *dir,
+                            uint32_t *steps, uint32_t *hidden, wnn_operand **bias, wnn_operand **rbias)
+{
+    char d[24];
+    onx_attr_string(n, "direction", "forward", d, sizeof d);
+    *dir = strcmp(d, "reverse") == 0         ? WNN_RECURRENT_DIRECTION_BACKWARD
+           : strcmp(d, "bidirectional") == 0 ? WNN_RECURRENT_DIRECTION_BOTH
+                                             : WNN_RECURRENT_DIRECTION_FORWARD;
+    if (onx_attr_int(n, "layout", 0) != 0)
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "layout 1 (batch first)"), -1;
+    if (onx_attr(n, "clip") != NULL)
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "clip: WebNN's recurrent operators do not clip"), -1;
+    if (onx_attr_int(n, "input_forget", 0) != 0)
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "input_forget"), -1;
+    wnn_operand *x = onx_in_op(im, n, 0);
+    if (x == NULL)
+        return -1;
+    wnn_operand_desc xd = desc_of(x);
+    *steps = xd.shape[0];
+    *hidden = (uint32_t)onx_attr_int(n, "hidden_size", 0);
+    onx_value *lens = onx_in(im, n, 4);
+    if (lens != NULL) {
+        bool full = lens->c != NULL;
+        for (size_t i = 0; full && i < lens->c->count; i++)
+            full = onx_get_i64(lens->c, i) == (int64_t)*steps;
+        if (!full)
+            return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "sequence_lens shorter than the sequence"), -1;
+    }
+    *bias = *rbias = NULL;
+    if (onx_in(im, n, 3) != NULL) {
+        wnn_operand *bb = onx_in_op(im, n, 3), *parts[2];
+        wnn_split_options so = {1};
+        if (bb == NULL || wnn_split(im->b, bb, 2, &so, parts) != 2)
+            return onx_builder_failed(im), -1;
+        *bias = parts[0];
+        *rbias = parts[1];
+        (void)gates;
+    }
+    return 0;
+}
+
+static wnn_status lower_lstm(onx_importer *im, const Onnx__NodeProto *n)
+{
+    wnn_lstm_options o = WNN_LSTM_OPTIONS_INIT;
+    uint32_t steps, hidden;
+    if (recurrent_common(im, n, 4, &o.direction, &steps, &hidden, &o.bias, &o.recurrent_bias) < 0)
+        return im->status ? im->status : onx_builder_failed(im);
+    uint32_t dirs = o.direction == WNN_RECURRENT_DIRECTION_BOTH ? 2 : 1;
+    if (activations(im, n, 3, dirs, o.activations, &o.has_activations) < 0)
+        return im->status;
+    if (onx_in(im, n, 5))
+        o.initial_hidden_state = onx_in_op(im, n, 5);
+    if (onx_in(im, n, 6))
+        o.initial_cell_state = onx_in_op(im, n, 6);
+    onx_value *p = onx_in(im, n, 7);
+    bool zero = p != NULL && p->c != NULL;
+    for (size_t i = 0; zero && i < p->c->count; i++)
+        zero = onx_get_f64(p->c, i) == 0;
+    if (p != NULL && !zero) /* WebNN's output gate reads c(t-1) */
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "peepholes: ONNX's output-gate peephole reads the new cell "
+                        "state, WebNN's the previous one");
+    o.return_sequence = n->n_output > 0 && n->output[0] && n->output[0][0];
+    o.layout = WNN_LSTM_WEIGHT_LAYOUT_IOFG;
+    wnn_operand *outs[3] = {NULL, NULL, NULL};
+    size_t k = wnn_lstm(im->b, onx_in_op(im, n, 0), onx_in_op(im, n, 1), onx_in_op(im, n, 2), steps, hidden, &o, outs);
+    if (k == 0)
+        return onx_builder_failed(im);
+    wnn_status st = o.return_sequence ? onx_out(im, n, 0, outs[2]) : WNN_OK;
+    if (st == WNN_OK)
+        st = onx_out(im, n, 1, outs[0]);
+    if (st == WNN_OK)
+        st = onx_out(im, n, 2, outs[1]);
+    return st;
+}
+
+static wnn_status lower_gru(onx_importer *im, const Onnx__NodeProto *n)
+{
+    wnn_gru_options o = WNN_GRU_OPTIONS_INIT;
+    uint32_t steps, hidden;
+    if (recurrent_common(im, n, 3, &o.direction, &steps, &hidden, &o.bias, &o.recurrent_bias) < 0)
+        return im->status ? im->status : onx_builder_failed(im);
+    uint32_t dirs = o.direction == WNN_RECURRENT_DIRECTION_BOTH ? 2 : 1;
+    if (activations(im, n, 2, dirs, o.activations, &o.has_activations) < 0)
+        return im->status;
+    if (onx_in(im, n, 5))
+        o.initial_hidden_state = onx_in_op(im, n, 5);
+    o.reset_after = onx_attr_int(n, "linear_before_reset", 0) != 0;
+    o.return_sequence = n->n_output > 0 && n->output[0] && n->output[0][0];
+    o.layout = WNN_GRU_WEIGHT_LAYOUT_ZRN;
+    wnn_operand *outs[2] = {NULL, NULL};
+    size_t k = wnn_gru(im->b, onx_in_op(im, n, 0), onx_in_op(im, n, 1), onx_in_op(im, n, 2), steps, hidden, &o, outs);
+    if (k == 0)
+        return onx_builder_failed(im);
+    wnn_status st = o.return_sequence ? onx_out(im, n, 0, outs[1]) : WNN_OK;
+    if (st == WNN_OK)
+        st = onx_out(im, n, 1, outs[0]);
+    return st;
+}
+
+const onx_op_entry onx_ops_extra[] = {
+    {"NegativeLogLikelihoodLoss", lower_nll},
+    {"SoftmaxCrossEntropyLoss", lower_softmax_ce},
+    {"Mod", lower_mod},
+    {"Hardmax", lower_hardmax},
+    {"OneHot", lower_one_hot},
+    {"LRN", lower_lrn},
+    {"LSTM", lower_lstm},
+    {"GRU", lower_gru},
+    {NULL, NULL},
+};
