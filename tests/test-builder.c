@@ -791,7 +791,15 @@ static void test_build_rules(wnn_context *ctx)
     CHECK_STATUS(wnn_graph_builder_build(b, NULL, 0, &g), WNN_STATUS_NAME_MISMATCH);
     CHECK(strstr(wnn_last_error_message(), "wnn_graph_builder_build") != NULL);
     CHECK(g == NULL);
-    /* it was marked built even though it failed */
+    /* refused outputs leave the builder usable, as WebNN validates them before
+    ** setting hasBuilt: the corrected call builds */
+    wnn_named_operand as_input[] = {{"y", x}};
+    CHECK_STATUS(wnn_graph_builder_build(b, as_input, 1, &g), WNN_STATUS_INVALID_ARGUMENT);
+    CHECK_OK(wnn_graph_builder_build(b, one, 1, &g));
+    CHECK(g != NULL);
+    wnn_graph_release(g);
+    g = NULL;
+    /* a built builder is used up */
     CHECK_STATUS(wnn_graph_builder_build(b, one, 1, &g), WNN_STATUS_ALREADY_BUILT);
     CHECK(g == NULL);
     wnn_graph_builder_release(b);
@@ -863,6 +871,11 @@ static void test_build_rules(wnn_context *ctx)
     wnn_named_operand rec[] = {{"y", good}};
     CHECK_STATUS(wnn_graph_builder_build(b, rec, 1, &g), WNN_STATUS_SHAPE_MISMATCH);
     CHECK(g == NULL);
+    /* the builder stays usable once the error is cleared */
+    wnn_graph_builder_clear_error(b);
+    CHECK_OK(wnn_graph_builder_build(b, rec, 1, &g));
+    wnn_graph_release(g);
+    g = NULL;
     wnn_graph_builder_release(b);
 
     /* build twice; operators after build */

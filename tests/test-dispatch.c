@@ -222,6 +222,17 @@ static void test_descriptors(void)
         CHECK_STATUS(dispatch(&f, f.a, f.b, f.sum, bad[i]), WNN_STATUS_DESCRIPTOR_MISMATCH);
     }
     CHECK(strstr(wnn_last_error_message(), "wnn_context_dispatch") != NULL);
+    /* the message shows both descriptors in full, not only the ranks */
+    static const uint32_t d32[] = {3, 2};
+    wnn_tensor *swapped = tensor(f.ctx, WNN_DATA_TYPE_FLOAT32, 2, d32, true, true);
+    CHECK_STATUS(dispatch(&f, swapped, f.b, f.sum, f.prod), WNN_STATUS_DESCRIPTOR_MISMATCH);
+    CHECK(strstr(wnn_last_error_message(),
+                 "input \"a\" is a float32 tensor of shape [3, 2], the graph wants float32 of shape [2, 3]") != NULL);
+    CHECK_STATUS(dispatch(&f, f.a, f.b, f.sum, bad[0]), WNN_STATUS_DESCRIPTOR_MISMATCH);
+    CHECK(strstr(wnn_last_error_message(), "is an int32 tensor of shape [2, 3], the graph wants float32") != NULL);
+    CHECK_STATUS(dispatch(&f, bad[11], f.b, f.sum, f.prod), WNN_STATUS_DESCRIPTOR_MISMATCH);
+    CHECK(strstr(wnn_last_error_message(), "tensor of shape [], the graph wants float32 of shape [2, 3]") != NULL);
+    wnn_tensor_release(swapped);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         wnn_tensor_release(bad[i]);
 

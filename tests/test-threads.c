@@ -4,13 +4,17 @@
 ** Eight threads each create tensors, build a small graph, write, dispatch,
 ** read (checking every value) and release, 200 times: first all on one
 ** shared context, then each on its own context, then all dispatching one
-** shared graph. Meant to run under ThreadSanitizer too.
+** shared graph. Then the thread-count setting: its rules, and large kernels
+** that stay correct while another thread changes the count. Meant to run
+** under ThreadSanitizer too.
 **
 ** Worker threads must not touch the (non-atomic) check counters of test.h;
 ** each counts its own failures and main() checks the totals.
 */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "test.h"
@@ -194,6 +198,81 @@ static void run_phase(const char *name, wnn_context *shared, wnn_graph *shared_g
     }
 }
 
+/* Changes the thread count until told to stop. */
+static void *toggle_threads(void *arg)
+{
+    atomic_int *stop = arg;
+    for (uint32_t k = 0; !atomic_load(stop); k++) {
+        if (wnn_set_num_threads(k % 5) != WNN_OK || wnn_get_num_threads() < 1)
+            atomic_store(stop, 2);
+    }
+    return NULL;
+}
+
+/* y = relu(x) over a range large enough to be split over the workers. */
+static void relu_while_toggling(wnn_context *ctx)
+{
+    enum { N = 1 << 18 };
+    wnn_graph_builder *b = NULL;
+    CHECK_OK(wnn_graph_builder_create(ctx, &b));
+    wnn_operand_desc d = {WNN_DATA_TYPE_FLOAT32, 1, {N}};
+    wnn_named_operand out = {"y", wnn_relu(b, wnn_graph_builder_input(b, "x", &d))};
+    wnn_graph *g = NULL;
+    CHECK_OK(wnn_graph_builder_build(b, &out, 1, &g));
+    wnn_graph_builder_release(b);
+    wnn_tensor_desc td = {WNN_DATA_TYPE_FLOAT32, 1, {N}, true, true};
+    wnn_tensor *x = NULL, *y = NULL;
+    CHECK_OK(wnn_context_create_tensor(ctx, &td, &x));
+    CHECK_OK(wnn_context_create_tensor(ctx, &td, &y));
+    float *xv = malloc(N * sizeof *xv), *yv = malloc(N * sizeof *yv);
+    if (!g || !x || !y || !xv || !yv) {
+        CHECK(false);
+        goto out;
+    }
+    for (int i = 0; i < N; i++)
+        xv[i] = (float)(i % 7) - 3.0f;
+    CHECK_OK(wnn_context_write_tensor(ctx, x, xv, N * sizeof *xv));
+
+    atomic_int stop = 0;
+    pthread_t toggler;
+    CHECK_EQ_INT(pthread_create(&toggler, NULL, toggle_threads, &stop), 0);
+    int wrong = 0;
+    for (int it = 0; it < 20; it++) {
+        wnn_named_tensor bi = {"x", x}, bo = {"y", y};
+        CHECK_OK(wnn_context_dispatch(ctx, g, &bi, 1, &bo, 1));
+        CHECK_OK(wnn_context_read_tensor_sync(ctx, y, yv, N * sizeof *yv));
+        for (int i = 0; i < N; i++)
+            wrong += yv[i] != (xv[i] > 0 ? xv[i] : 0.0f);
+    }
+    int stopped_by = atomic_exchange(&stop, 1);
+    pthread_join(toggler, NULL);
+    CHECK_EQ_INT(stopped_by, 0); /* the toggler met no failure */
+    CHECK_EQ_INT(wrong, 0);
+out:
+    free(xv);
+    free(yv);
+    wnn_tensor_release(x);
+    wnn_tensor_release(y);
+    wnn_graph_release(g);
+}
+
+static void test_num_threads(wnn_context *ctx)
+{
+    uint32_t initial = wnn_get_num_threads();
+    CHECK(initial >= 1);
+    CHECK_OK(wnn_set_num_threads(3));
+    CHECK_EQ_INT(wnn_get_num_threads(), 3);
+    CHECK_OK(wnn_set_num_threads(1));
+    CHECK_EQ_INT(wnn_get_num_threads(), 1);
+    CHECK_STATUS(wnn_set_num_threads(WNN_MAX_THREADS + 1), WNN_STATUS_INVALID_ARGUMENT);
+    CHECK(strstr(wnn_last_error_message(), "wnn_set_num_threads") != NULL);
+    CHECK_EQ_INT(wnn_get_num_threads(), 1); /* a refused call changes nothing */
+    CHECK_OK(wnn_set_num_threads(0));
+    CHECK_EQ_INT(wnn_get_num_threads(), initial); /* 0: the default again */
+    relu_while_toggling(ctx);
+    CHECK_OK(wnn_set_num_threads(0));
+}
+
 int main(void)
 {
     wnn_context_options o = WNN_CONTEXT_OPTIONS_INIT;
@@ -215,6 +294,7 @@ int main(void)
         wnn_graph_release(g);
     }
     CHECK_OK(wnn_context_finish(ctx));
+    test_num_threads(ctx);
     wnn_context_release(ctx);
     TEST_DONE();
 }

@@ -228,6 +228,26 @@ WNN_API uint32_t wnn_device_count(void);
 WNN_API wnn_status wnn_device_get_info(uint32_t index, wnn_device_info *info);
 
 /* ------------------------------------------------------------------------ */
+/* Threads                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* The most threads wnn_set_num_threads() accepts. */
+#define WNN_MAX_THREADS 256
+
+/* Sets how many threads the cpu device's kernels use, the calling thread
+** included, for the whole process (PyTorch's set_num_threads, ONNX Runtime's
+** intra_op_num_threads); OpenBLAS's count follows. Kernels that start after
+** the call use the new count; running ones finish with theirs. n = 0 restores
+** the default: WNN_NUM_THREADS when it is a positive number, else the cores
+** online. Thread-safe. Errors: INVALID_ARGUMENT for n > WNN_MAX_THREADS. */
+WNN_API wnn_status wnn_set_num_threads(uint32_t n);
+
+/* The number of threads the cpu device's kernels use now (>= 1): the last
+** wnn_set_num_threads() count, or the default, as far as the system let the
+** pool start them. Thread-safe. */
+WNN_API uint32_t wnn_get_num_threads(void);
+
+/* ------------------------------------------------------------------------ */
 /* Operator support limits (WebNN's MLOpSupportLimits)                       */
 /* ------------------------------------------------------------------------ */
 
@@ -515,8 +535,13 @@ typedef struct wnn_named_tensor {
     wnn_tensor *tensor;
 } wnn_named_tensor;
 
-/* Builds a graph computing the named outputs. Marks the builder built first,
-** so it is single-use even if building fails. Errors: ALREADY_BUILT or
+/* Builds a graph computing the named outputs. As in WebNN, the outputs are
+** validated before the builder is marked built: a call refused for the
+** builder's recorded error or for outputs that break a rule below
+** (NAME_MISMATCH, WRONG_CONTEXT, INVALID_ARGUMENT, DESTROYED) leaves the
+** builder usable, so a corrected call may follow (after
+** wnn_graph_builder_clear_error() for a recorded error). From then on the
+** builder is used up, even if compiling fails. Errors: ALREADY_BUILT or
 ** CONTEXT_LOST; NAME_MISMATCH for no outputs, an empty or repeated name;
 ** WRONG_CONTEXT for an operand of another builder; INVALID_ARGUMENT for an
 ** output that is an input or constant operand; DESTROYED (DESTROYED_OBJECT

@@ -321,12 +321,15 @@ wnn_status wnn_graph_builder_build(wnn_graph_builder *b, const wnn_named_operand
         return wnn__fail(WNN_STATUS_ALREADY_BUILT, "%s: the builder has already built a graph", fn);
     if (atomic_load(&b->ctx->lost))
         return wnn__fail(WNN_STATUS_CONTEXT_LOST, "%s: context is lost", fn);
-    b->built = true; /* single use even if what follows fails */
+    /* WebNN (and Chromium) validate the outputs before setting hasBuilt, so
+    ** a refused call leaves the builder usable; from here on the builder is
+    ** used up even if compiling fails. */
     if (b->status != WNN_OK)
         return wnn__fail(b->status, "%s: an earlier builder call failed: %s", fn, b->message);
     wnn_status s = check_outputs(b, outputs, n);
     if (s != WNN_OK)
         return s;
+    b->built = true;
 
     wnn_context *ctx = b->ctx;
     wnn_graph *g = calloc(1, sizeof *g);
@@ -418,6 +421,16 @@ static wnn_status bind_names(const side *sd)
     return WNN_OK;
 }
 
+/* "[3, 2]"; "[]" for a scalar. */
+static void shape_text(const uint32_t *shape, uint32_t rank, char *buf, size_t size)
+{
+    size_t len = (size_t)snprintf(buf, size, "[");
+    for (uint32_t i = 0; i < rank && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%u", i ? ", " : "", shape[i]);
+    if (len < size)
+        snprintf(buf + len, size - len, "]");
+}
+
 static wnn_status check_descriptors(const wnn_graph *g, const side *sd, bool constant_pass)
 {
     for (uint32_t k = 0; k < sd->count; k++) {
@@ -432,11 +445,16 @@ static wnn_status check_descriptors(const wnn_graph *g, const side *sd, bool con
         const wnn_operand_desc *d = &g->ir.values[sd->values[k]].desc;
         bool same = t->desc.data_type == d->data_type && t->desc.rank == d->rank &&
                     memcmp(t->desc.shape, d->shape, sizeof(uint32_t) * d->rank) == 0;
-        if (!same)
+        if (!same) {
+            char got[8 + WNN_MAX_RANK * 12], want[sizeof got];
+            const char *type = wnn_data_type_name(t->desc.data_type);
+            shape_text(t->desc.shape, t->desc.rank, got, sizeof got);
+            shape_text(d->shape, d->rank, want, sizeof want);
             return wnn__fail(WNN_STATUS_DESCRIPTOR_MISMATCH,
-                             "%s: %s \"%s\" is a %s tensor of rank %u, the graph wants %s of rank %u", dispatch_fn,
-                             sd->what, name, wnn_data_type_name(t->desc.data_type), t->desc.rank,
-                             wnn_data_type_name(d->data_type), d->rank);
+                             "%s: %s \"%s\" is %s %s tensor of shape %s, the graph wants %s of shape %s",
+                             dispatch_fn, sd->what, name, type[0] == 'i' ? "an" : "a", type, got,
+                             wnn_data_type_name(d->data_type), want);
+        }
     }
     return WNN_OK;
 }

@@ -15,6 +15,10 @@
 **
 ** The workers live as long as the process and are never joined; everything
 ** they use is static, so leak checkers see nothing unreachable.
+**
+** wnn_set_num_threads() changes how many threads later jobs use: the pool
+** grows to the largest count ever asked for, and a job takes at most the
+** current count's helpers, so lowering it leaves the extra workers asleep.
 */
 #ifndef _GNU_SOURCE
 #define _POSIX_C_SOURCE 200809L
@@ -22,6 +26,9 @@
 
 #include "backends/cpu/pool.h"
 
+#include "core/internal.h"
+
+#include <cblas.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -30,7 +37,7 @@
 #include <unistd.h>
 
 /* Above this, more threads only cost memory; also bounds WNN_NUM_THREADS. */
-#define WNN__POOL_MAX_THREADS 256
+#define WNN__POOL_MAX_THREADS WNN_MAX_THREADS
 
 /* Chunks per thread: enough to even out uneven chunks without much overhead. */
 #define WNN__CHUNKS_PER_THREAD 4
@@ -41,12 +48,16 @@ typedef struct pool_job {
     size_t n;
     size_t chunk;            /* range length of every chunk but the last */
     size_t n_chunks;
+    size_t helpers;          /* workers that may join: the thread count - 1 */
     atomic_size_t next;      /* the next unclaimed chunk */
 } pool_job;
 
 static struct {
     pthread_once_t once;
-    size_t size;             /* threads in all, the caller included */
+    atomic_size_t size;      /* threads started, the caller included */
+    atomic_size_t wanted;    /* threads a job may use, the caller included */
+    pthread_mutex_t grow;    /* serializes wnn_set_num_threads */
+    int blas_default;        /* OpenBLAS's own count, before any setting */
     atomic_flag in_use;      /* set while a job owns the workers */
     pthread_mutex_t lock;    /* guards job, generation and joined */
     pthread_cond_t wake;     /* workers: a new job was posted */
@@ -57,6 +68,7 @@ static struct {
 } g_pool = {
     .once = PTHREAD_ONCE_INIT,
     .in_use = ATOMIC_FLAG_INIT,
+    .grow = PTHREAD_MUTEX_INITIALIZER,
     .lock = PTHREAD_MUTEX_INITIALIZER,
     .wake = PTHREAD_COND_INITIALIZER,
     .left = PTHREAD_COND_INITIALIZER,
@@ -88,7 +100,7 @@ static void *worker_main(void *unused)
             pthread_cond_wait(&g_pool.wake, &g_pool.lock);
         seen = g_pool.generation;
         pool_job *job = g_pool.job;
-        if (!job) /* woke after the caller withdrew the job */
+        if (!job || g_pool.joined >= job->helpers) /* withdrawn, or enough helpers */
             continue;
         g_pool.joined++;
         pthread_mutex_unlock(&g_pool.lock);
@@ -121,10 +133,14 @@ static size_t threads_wanted(void)
     return (size_t)n;
 }
 
-static void pool_start(void)
+/* Starts workers until the pool has want threads (the caller included);
+** keeps the ones it got if the system refuses more. Under g_pool.grow, or
+** from pool_start. */
+static void pool_grow(size_t want)
 {
-    size_t want = threads_wanted();
-    g_pool.size = 1;
+    size_t have = atomic_load(&g_pool.size);
+    if (have >= want)
+        return;
 
     /* Workers block every signal so that handlers run on the application's
     ** threads, never in the middle of a kernel. */
@@ -135,21 +151,49 @@ static void pool_start(void)
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    for (size_t i = 1; i < want; i++) {
+    for (; have < want; have++) {
         pthread_t t;
         if (pthread_create(&t, &attr, worker_main, NULL) != 0)
             break; /* run with the workers we got */
-        g_pool.size++;
+        atomic_store(&g_pool.size, have + 1);
     }
     pthread_attr_destroy(&attr);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
+static void pool_start(void)
+{
+    atomic_store(&g_pool.size, 1);
+    size_t want = threads_wanted();
+    pool_grow(want);
+    atomic_store(&g_pool.wanted, want);
+}
+
 size_t wnn__pool_size(void)
 {
     pthread_once(&g_pool.once, pool_start);
-    return g_pool.size;
+    size_t wanted = atomic_load(&g_pool.wanted), size = atomic_load(&g_pool.size);
+    return wanted < size ? wanted : size;
 }
+
+wnn_status wnn_set_num_threads(uint32_t n)
+{
+    if (n > WNN__POOL_MAX_THREADS)
+        return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "wnn_set_num_threads: %u threads, at most %d", n,
+                         WNN__POOL_MAX_THREADS);
+    pthread_once(&g_pool.once, pool_start);
+    pthread_mutex_lock(&g_pool.grow);
+    if (!g_pool.blas_default)
+        g_pool.blas_default = openblas_get_num_threads();
+    size_t want = n ? n : threads_wanted();
+    pool_grow(want);
+    atomic_store(&g_pool.wanted, want);
+    openblas_set_num_threads(n ? (int)n : g_pool.blas_default);
+    pthread_mutex_unlock(&g_pool.grow);
+    return WNN_OK;
+}
+
+uint32_t wnn_get_num_threads(void) { return (uint32_t)wnn__pool_size(); }
 
 void wnn__parallel_for(size_t n, size_t grain, wnn__range_fn fn, void *arg)
 {
@@ -168,7 +212,7 @@ void wnn__parallel_for(size_t n, size_t grain, wnn__range_fn fn, void *arg)
     size_t n_chunks = threads * WNN__CHUNKS_PER_THREAD;
     if (n_chunks > max_chunks)
         n_chunks = max_chunks;
-    pool_job job = {.fn = fn, .arg = arg, .n = n, .chunk = (n + n_chunks - 1) / n_chunks};
+    pool_job job = {.fn = fn, .arg = arg, .n = n, .chunk = (n + n_chunks - 1) / n_chunks, .helpers = threads - 1};
     job.n_chunks = (n + job.chunk - 1) / job.chunk;
     atomic_init(&job.next, 0);
 
