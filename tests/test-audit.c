@@ -308,15 +308,9 @@ static void *exporter(void *p)
         wnn_status s = wnn_tensor_export_dlpack(r->y, NULL, &m);
         note(r, "export", s);
         if (s == WNN_OK) {
-            /* an export that returned OK lends memory that stays valid: the
-            ** null device's memory is wnn's own, so only the host-visible
-            ** cpu export is read here; ASan sees any freed block either way */
+            /* the memory it lends is not read here: the dispatcher writes
+            ** it concurrently (test-soak reads exports in order) */
             DLManagedTensorVersioned *mt = m;
-            wnn_device_info info;
-            if (wnn_context_get_device_info(r->ctx, &info) == WNN_OK && info.kind == WNN_DEVICE_KIND_CPU) {
-                volatile float first = ((const float *)mt->dl_tensor.data)[0];
-                (void)first;
-            }
             mt->deleter(mt);
         }
     }
