@@ -438,7 +438,7 @@ static outcome run_set(suite *s, const char *model_path, const wnn_onnx_info *in
     int r = read_arrays(set_dir, "input", in, MAX_BINDINGS, &n_in, why, why_size);
     if (r == 0)
         r = read_arrays(set_dir, "output", want, MAX_BINDINGS, &n_want, why, why_size);
-    if (r < 0) { /* a sequence or map file: the model tells whether it takes one */
+    if (r != 0) { /* a sequence or map file: the model tells whether it takes one */
         wnn_onnx_options o = WNN_ONNX_OPTIONS_INIT;
         o.default_dimension = 1;
         if (wnn_onnx_model_load(s->ctx, model_path, &o, &m) == WNN_STATUS_NOT_SUPPORTED) {

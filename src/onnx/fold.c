@@ -497,6 +497,30 @@ static wnn_status fold_where(onx_importer *im, const Onnx__NodeProto *n)
     return onx_out_const(im, n, 0, c);
 }
 
+/* HannWindow, HammingWindow, BlackmanWindow of a constant size: sums of
+** cosines of 2 pi k n / N, N the size (periodic) or the size - 1. */
+static wnn_status fold_window(onx_importer *im, const Onnx__NodeProto *n)
+{
+    const onx_const *size = cin(im, n, 0);
+    if (size == NULL || size->count != 1)
+        return DECLINE;
+    int64_t len = onx_get_i64(size, 0);
+    wnn_data_type t = WNN_DATA_TYPE_FLOAT32;
+    if (len <= 0 || !onx_type_from_onnx((int32_t)onx_attr_int(n, "output_datatype", 1), &t))
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "size %lld or output_datatype", (long long)len);
+    double N = onx_attr_int(n, "periodic", 1) ? (double)len : (double)len - 1, a[3] = {0.5, -0.5, 0};
+    if (n->op_type[1] == 'a' && n->op_type[2] == 'm')
+        a[0] = 25.0 / 46.0, a[1] = -(1 - 25.0 / 46.0);
+    else if (n->op_type[0] == 'B')
+        a[0] = 0.42, a[1] = -0.5, a[2] = 0.08;
+    onx_const *c = onx_const_new(t, 1, &len);
+    for (int64_t i = 0; c != NULL && i < len; i++) {
+        double x = 2 * M_PI * (double)i / N;
+        onx_set_f64(c, (size_t)i, a[0] + a[1] * cos(x) + a[2] * cos(2 * x));
+    }
+    return onx_out_const(im, n, 0, c);
+}
+
 /* EyeLike needs only its input's shape. */
 static wnn_status fold_eye_like(onx_importer *im, const Onnx__NodeProto *n)
 {
@@ -549,7 +573,9 @@ const onx_op_entry onx_fold_ops[] = {
     {"Neg", fold_unary},           {"Abs", fold_unary},         {"Floor", fold_unary},
     {"Ceil", fold_unary},          {"Sqrt", fold_unary},        {"Relu", fold_unary},
     {"Not", fold_unary},           {"Where", fold_where},       {"ReduceProd", fold_reduce},
-    {"ReduceSum", fold_reduce},    {"EyeLike", fold_eye_like},  {NULL, NULL},
+    {"ReduceSum", fold_reduce},    {"EyeLike", fold_eye_like},
+    {"HannWindow", fold_window},   {"HammingWindow", fold_window}, {"BlackmanWindow", fold_window},
+    {NULL, NULL},
 };
 
 static onx_lower_fn find(const onx_op_entry *t, const char *op)

@@ -252,8 +252,6 @@ static int recurrent_common(onx_importer *im, const Onnx__NodeProto *n, uint32_t
     *dir = strcmp(d, "reverse") == 0         ? WNN_RECURRENT_DIRECTION_BACKWARD
            : strcmp(d, "bidirectional") == 0 ? WNN_RECURRENT_DIRECTION_BOTH
                                              : WNN_RECURRENT_DIRECTION_FORWARD;
-    if (onx_attr_int(n, "layout", 0) != 0)
-        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "layout 1 (batch first)"), -1;
     if (onx_attr(n, "clip") != NULL)
         return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "clip: WebNN's recurrent operators do not clip"), -1;
     if (onx_attr_int(n, "input_forget", 0) != 0)
@@ -262,7 +260,7 @@ static int recurrent_common(onx_importer *im, const Onnx__NodeProto *n, uint32_t
     if (x == NULL)
         return -1;
     wnn_operand_desc xd = desc_of(x);
-    *steps = xd.shape[0];
+    *steps = xd.shape[onx_attr_int(n, "layout", 0) != 0 ? 1 : 0];
     *hidden = (uint32_t)onx_attr_int(n, "hidden_size", 0);
     onx_value *lens = onx_in(im, n, 4);
     if (lens != NULL) {
@@ -285,6 +283,23 @@ static int recurrent_common(onx_importer *im, const Onnx__NodeProto *n, uint32_t
     return 0;
 }
 
+/* layout 1 is batch first: X [batch, seq, in], states [batch, dirs, hidden],
+** Y [batch, seq, dirs, hidden]; WebNN's are sequence first. */
+static const uint32_t swap01[3] = {1, 0, 2}, seq_to_batch[4] = {2, 0, 1, 3};
+
+static wnn_operand *rin(onx_importer *im, const Onnx__NodeProto *n, size_t i)
+{
+    wnn_operand *x = onx_in(im, n, i) ? onx_in_op(im, n, i) : NULL;
+    return x != NULL && onx_attr_int(n, "layout", 0) != 0 && (i == 0 || i >= 5) ? wnn_transpose(im->b, x, swap01) : x;
+}
+
+static wnn_status rout(onx_importer *im, const Onnx__NodeProto *n, size_t i, wnn_operand *y)
+{
+    if (y != NULL && onx_attr_int(n, "layout", 0) != 0)
+        y = wnn_transpose(im->b, y, i == 0 ? seq_to_batch : swap01);
+    return onx_out(im, n, i, y);
+}
+
 static wnn_status lower_lstm(onx_importer *im, const Onnx__NodeProto *n)
 {
     wnn_lstm_options o = WNN_LSTM_OPTIONS_INIT;
@@ -294,10 +309,8 @@ static wnn_status lower_lstm(onx_importer *im, const Onnx__NodeProto *n)
     uint32_t dirs = o.direction == WNN_RECURRENT_DIRECTION_BOTH ? 2 : 1;
     if (activations(im, n, 3, dirs, o.activations, &o.has_activations) < 0)
         return im->status;
-    if (onx_in(im, n, 5))
-        o.initial_hidden_state = onx_in_op(im, n, 5);
-    if (onx_in(im, n, 6))
-        o.initial_cell_state = onx_in_op(im, n, 6);
+    o.initial_hidden_state = rin(im, n, 5);
+    o.initial_cell_state = rin(im, n, 6);
     onx_value *p = onx_in(im, n, 7);
     bool zero = p != NULL && p->c != NULL;
     for (size_t i = 0; zero && i < p->c->count; i++)
@@ -308,14 +321,14 @@ static wnn_status lower_lstm(onx_importer *im, const Onnx__NodeProto *n)
     o.return_sequence = n->n_output > 0 && n->output[0] && n->output[0][0];
     o.layout = WNN_LSTM_WEIGHT_LAYOUT_IOFG;
     wnn_operand *outs[3] = {NULL, NULL, NULL};
-    size_t k = wnn_lstm(im->b, onx_in_op(im, n, 0), onx_in_op(im, n, 1), onx_in_op(im, n, 2), steps, hidden, &o, outs);
+    size_t k = wnn_lstm(im->b, rin(im, n, 0), onx_in_op(im, n, 1), onx_in_op(im, n, 2), steps, hidden, &o, outs);
     if (k == 0)
         return onx_builder_failed(im);
-    wnn_status st = o.return_sequence ? onx_out(im, n, 0, outs[2]) : WNN_OK;
+    wnn_status st = o.return_sequence ? rout(im, n, 0, outs[2]) : WNN_OK;
     if (st == WNN_OK)
-        st = onx_out(im, n, 1, outs[0]);
+        st = rout(im, n, 1, outs[0]);
     if (st == WNN_OK)
-        st = onx_out(im, n, 2, outs[1]);
+        st = rout(im, n, 2, outs[1]);
     return st;
 }
 
@@ -328,22 +341,122 @@ static wnn_status lower_gru(onx_importer *im, const Onnx__NodeProto *n)
     uint32_t dirs = o.direction == WNN_RECURRENT_DIRECTION_BOTH ? 2 : 1;
     if (activations(im, n, 2, dirs, o.activations, &o.has_activations) < 0)
         return im->status;
-    if (onx_in(im, n, 5))
-        o.initial_hidden_state = onx_in_op(im, n, 5);
+    o.initial_hidden_state = rin(im, n, 5);
     o.reset_after = onx_attr_int(n, "linear_before_reset", 0) != 0;
     o.return_sequence = n->n_output > 0 && n->output[0] && n->output[0][0];
     o.layout = WNN_GRU_WEIGHT_LAYOUT_ZRN;
     wnn_operand *outs[2] = {NULL, NULL};
-    size_t k = wnn_gru(im->b, onx_in_op(im, n, 0), onx_in_op(im, n, 1), onx_in_op(im, n, 2), steps, hidden, &o, outs);
+    size_t k = wnn_gru(im->b, rin(im, n, 0), onx_in_op(im, n, 1), onx_in_op(im, n, 2), steps, hidden, &o, outs);
     if (k == 0)
         return onx_builder_failed(im);
-    wnn_status st = o.return_sequence ? onx_out(im, n, 0, outs[1]) : WNN_OK;
+    wnn_status st = o.return_sequence ? rout(im, n, 0, outs[1]) : WNN_OK;
     if (st == WNN_OK)
-        st = onx_out(im, n, 1, outs[0]);
+        st = rout(im, n, 1, outs[0]);
+    return st;
+}
+
+static wnn_operand *activate(wnn_graph_builder *b, wnn_recurrent_activation a, wnn_operand *x)
+{
+    return a == WNN_RECURRENT_ACTIVATION_RELU      ? wnn_relu(b, x)
+           : a == WNN_RECURRENT_ACTIVATION_SIGMOID ? wnn_sigmoid(b, x)
+                                                   : wnn_tanh(b, x);
+}
+
+/* The slice [d] of a [dirs, ...] operand, without the leading axis. */
+static wnn_operand *direction(onx_importer *im, wnn_operand *x, uint32_t d)
+{
+    wnn_operand_desc xd = desc_of(x);
+    uint32_t starts[WNN_MAX_RANK] = {d}, sizes[WNN_MAX_RANK];
+    for (uint32_t i = 0; i < xd.rank; i++)
+        sizes[i] = i ? xd.shape[i] : 1;
+    return wnn_reshape(im->b, wnn_slice(im->b, x, starts, sizes, NULL), xd.rank - 1, xd.shape + 1);
+}
+
+/* RNN, unrolled over the (static) steps: h = f(x_t W^T + h R^T + Wb + Rb). */
+static wnn_status lower_rnn(onx_importer *im, const Onnx__NodeProto *n)
+{
+    wnn_graph_builder *b = im->b;
+    wnn_recurrent_direction dir;
+    uint32_t steps, hidden;
+    wnn_operand *bias, *rbias;
+    if (recurrent_common(im, n, 1, &dir, &steps, &hidden, &bias, &rbias) < 0)
+        return im->status ? im->status : onx_builder_failed(im);
+    uint32_t dirs = dir == WNN_RECURRENT_DIRECTION_BOTH ? 2 : 1;
+    wnn_recurrent_activation act[1] = {WNN_RECURRENT_ACTIVATION_TANH};
+    bool given;
+    if (activations(im, n, 1, dirs, act, &given) < 0)
+        return im->status;
+    wnn_operand *x = rin(im, n, 0), *w = onx_in_op(im, n, 1), *r = onx_in_op(im, n, 2), *h0 = rin(im, n, 5);
+    if (x == NULL || w == NULL || r == NULL)
+        return im->status ? im->status : onx_builder_failed(im);
+    wnn_operand_desc xd = desc_of(x);
+    uint32_t batch = xd.shape[1];
+    if (steps > 1024)
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "%u steps is too many to unroll", steps);
+    wnn_operand **ys = calloc((size_t)steps * dirs, sizeof *ys), *last[2] = {NULL, NULL};
+    if (ys == NULL)
+        return onx_fail(im, WNN_STATUS_OUT_OF_MEMORY, "out of memory");
+    for (uint32_t d = 0; d < dirs; d++) {
+        bool backward = dir == WNN_RECURRENT_DIRECTION_BACKWARD || d == 1;
+        wnn_gemm_options gx = WNN_GEMM_OPTIONS_INIT, gh = WNN_GEMM_OPTIONS_INIT;
+        gx.b_transpose = gh.b_transpose = true;
+        if (bias != NULL)
+            gx.c = wnn_add(b, direction(im, bias, d), direction(im, rbias, d));
+        wnn_operand *wd = direction(im, w, d), *rd = direction(im, r, d);
+        wnn_operand *h = h0 ? direction(im, h0, d) : NULL;
+        for (uint32_t k = 0; k < steps; k++) {
+            uint32_t t = backward ? steps - 1 - k : k;
+            wnn_operand *xt = direction(im, x, t);
+            wnn_operand *pre = wnn_gemm(b, xt, wd, &gx);
+            if (h != NULL)
+                pre = wnn_add(b, pre, wnn_gemm(b, h, rd, &gh));
+            h = activate(b, act[0], pre);
+            uint32_t s4[4] = {1, 1, batch, hidden};
+            ys[(size_t)t * dirs + d] = wnn_reshape(b, h, 4, s4);
+        }
+        uint32_t s3[3] = {1, batch, hidden};
+        last[d] = wnn_reshape(b, h, 3, s3);
+    }
+    wnn_status st = WNN_OK;
+    if (n->n_output > 0 && n->output[0] && n->output[0][0]) {
+        /* [steps * dirs, 1, batch, hidden], t major: Y is [steps, dirs, batch, hidden] */
+        uint32_t s4[4] = {steps, dirs, batch, hidden};
+        wnn_operand *all = steps * dirs > 1 ? wnn_concat(b, ys, (size_t)steps * dirs, 0) : ys[0];
+        st = rout(im, n, 0, all ? wnn_reshape(b, all, 4, s4) : NULL);
+    }
+    if (st == WNN_OK)
+        st = rout(im, n, 1, dirs == 2 ? wnn_concat(b, last, 2, 0) : wnn_identity(b, last[0]));
+    free(ys);
+    return st;
+}
+
+/* y_scale = (max(x, 0) - min(x, 0)) / 255, y_zero_point = round(-min /
+** scale) clamped to [0, 255], y = quantizeLinear(x, scale, zero point). */
+static wnn_status lower_dynamic_quantize(onx_importer *im, const Onnx__NodeProto *n)
+{
+    wnn_graph_builder *b = im->b;
+    wnn_operand *x = onx_in_op(im, n, 0);
+    if (x == NULL)
+        return im->status;
+    wnn_data_type t = desc_of(x).data_type;
+    wnn_reduce_options all = reduce_all();
+    wnn_operand *zero = onx_scalar(im, t, 0.0);
+    wnn_operand *lo = wnn_min(b, wnn_reduce_min(b, x, &all), zero), *hi = wnn_max(b, wnn_reduce_max(b, x, &all), zero);
+    wnn_operand *scale = wnn_div(b, wnn_sub(b, hi, lo), onx_scalar(im, t, 255.0));
+    wnn_clamp_options co = {true, 0.0, true, 255.0, false, false, 0, false, false, 0};
+    wnn_operand *zp = wnn_cast(b, wnn_clamp(b, wnn_round_even(b, wnn_div(b, wnn_neg(b, lo), scale)), &co),
+                               WNN_DATA_TYPE_UINT8);
+    wnn_status st = onx_out(im, n, 0, wnn_quantize_linear(b, x, scale, zp));
+    if (st == WNN_OK)
+        st = onx_out(im, n, 1, scale);
+    if (st == WNN_OK)
+        st = onx_out(im, n, 2, zp);
     return st;
 }
 
 const onx_op_entry onx_ops_extra[] = {
+    {"RNN", lower_rnn},
+    {"DynamicQuantizeLinear", lower_dynamic_quantize},
     {"NegativeLogLikelihoodLoss", lower_nll},
     {"SoftmaxCrossEntropyLoss", lower_softmax_ce},
     {"Mod", lower_mod},

@@ -568,5 +568,7 @@ const onx_op_entry onx_ops_shape[] = {
     {"Pad", lower_pad},              {"Trilu", lower_trilu},          {"DepthToSpace", lower_depth_space},
     {"SpaceToDepth", lower_depth_space}, {"ConstantOfShape", lower_needs_constants},
     {"Range", lower_needs_constants}, {"Constant", lower_needs_constants},
+    {"HannWindow", lower_needs_constants}, {"HammingWindow", lower_needs_constants},
+    {"BlackmanWindow", lower_needs_constants},
     {NULL, NULL},
 };
