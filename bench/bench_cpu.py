@@ -1,0 +1,282 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The cpu device beside PyTorch's CPU backend, one run, same inputs, same
+thread count (issue 14's workloads).
+
+    /usr/bin/python3 bench/bench_cpu.py [--threads N] [--dtypes float32,float16]
+                                        [--only NAME,...] [--wnn-path DIR]
+
+Each workload is built once as a wnn graph and as a PyTorch function over the
+same random inputs; both run until a measurement lasts --min-time seconds,
+--reps times, and the table prints the median milliseconds per run and the
+ratio torch / wnn (above 1: wnn is faster). The outputs are compared first
+(max |wnn - torch| against a tolerance scaled by the output's size), so a
+fast wrong answer shows as MISMATCH.
+
+Threads: wnn reads WNN_NUM_THREADS when its worker pool starts (and oneDNN,
+where wnn uses it, OMP_NUM_THREADS), so both are set before the module is
+imported; PyTorch gets torch.set_num_threads. Where PyTorch has no float16
+kernel on the CPU, its peer runs in float32 on the same (rounded) inputs and
+the row says so ("torch f32").
+
+The wnn module comes from --wnn-path (a folder holding the wnn package, e.g.
+a `setup.py build` output), else from python/ beside this folder.
+"""
+import argparse
+import os
+import statistics
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--threads", type=int, default=os.cpu_count())
+    p.add_argument("--dtypes", default="float32,float16")
+    p.add_argument("--only", default="", help="comma-separated workload names")
+    p.add_argument("--wnn-path", default=os.path.join(os.path.dirname(HERE), "python"))
+    p.add_argument("--min-time", type=float, default=0.1, help="seconds per measurement")
+    p.add_argument("--reps", type=int, default=5)
+    return p.parse_args()
+
+
+ARGS = parse_args()
+os.environ["WNN_NUM_THREADS"] = str(ARGS.threads)
+os.environ["OMP_NUM_THREADS"] = str(ARGS.threads)
+sys.path.insert(0, os.path.abspath(ARGS.wnn_path))
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+import wnn  # noqa: E402
+
+torch.set_num_threads(ARGS.threads)
+CTX = wnn.Context("cpu")
+
+
+def calibrate(fn):
+    """Calls of fn that last about min_time seconds."""
+    fn()
+    iters = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(iters):
+            fn()
+        t = time.perf_counter() - t0
+        if t >= ARGS.min_time / 4:
+            return max(1, int(iters * ARGS.min_time / t))
+        iters *= 4
+
+
+def timed_ms(fns):
+    """Median milliseconds per call of each fn, over ARGS.reps measurements
+    taken in turn (wnn, torch, wnn, ...) so that a busy moment of the machine
+    falls on both sides."""
+    iters = [calibrate(fn) for fn in fns]
+    times = [[] for _ in fns]
+    for _ in range(ARGS.reps):
+        for fn, n, ts in zip(fns, iters, times):
+            t0 = time.perf_counter()
+            for _ in range(n):
+                fn()
+            ts.append((time.perf_counter() - t0) * 1e3 / n)
+    return [statistics.median(ts) for ts in times]
+
+
+# ---------------------------------------------------------------------------
+# Workloads: each returns (inputs, constants, build, torch_fn).
+#   inputs     dict name -> NumPy array (float32; cast to the dtype later)
+#   constants  dict name -> NumPy array, baked into both sides
+#   build(b, x, c) -> wnn output operand, from input operands x and constant
+#                     operands c (dicts by name)
+#   torch_fn(x, c) -> torch tensor, from torch tensors
+# ---------------------------------------------------------------------------
+RNG = np.random.default_rng(14)
+
+
+def rand(*shape, scale=1.0):
+    return (RNG.standard_normal(shape) * scale).astype(np.float32)
+
+
+def w_conv2d():
+    inputs = {"x": rand(1, 64, 56, 56)}
+    consts = {"w": rand(64, 64, 3, 3, scale=0.05), "b": rand(64, scale=0.1)}
+
+    def build(b, x, c):
+        return b.conv2d(x["x"], c["w"], padding=[1, 1, 1, 1], bias=c["b"])
+
+    def tfn(x, c):
+        return F.conv2d(x["x"], c["w"], c["b"], padding=1)
+    return inputs, consts, build, tfn
+
+
+def w_resnet_block():
+    inputs = {"x": rand(1, 64, 56, 56)}
+    consts = {}
+    for i in (1, 2):
+        consts[f"w{i}"] = rand(64, 64, 3, 3, scale=0.05)
+        consts[f"b{i}"] = rand(64, scale=0.1)
+        consts[f"mean{i}"] = rand(64, scale=0.1)
+        consts[f"var{i}"] = np.abs(rand(64)) + 0.5
+        consts[f"gamma{i}"] = rand(64, scale=0.1) + 1
+        consts[f"beta{i}"] = rand(64, scale=0.1)
+
+    def build(b, x, c):
+        def bn(h, i):
+            return b.batchNormalization(h, c[f"mean{i}"], c[f"var{i}"], scale=c[f"gamma{i}"],
+                                        bias=c[f"beta{i}"], epsilon=1e-5)
+        h = b.conv2d(x["x"], c["w1"], padding=[1, 1, 1, 1], bias=c["b1"])
+        h = b.relu(bn(h, 1))
+        h = b.conv2d(h, c["w2"], padding=[1, 1, 1, 1], bias=c["b2"])
+        return b.relu(b.add(bn(h, 2), x["x"]))
+
+    def tfn(x, c):
+        def bn(h, i):
+            return F.batch_norm(h, c[f"mean{i}"], c[f"var{i}"], c[f"gamma{i}"], c[f"beta{i}"], False, 0.0, 1e-5)
+        h = F.relu(bn(F.conv2d(x["x"], c["w1"], c["b1"], padding=1), 1))
+        h = bn(F.conv2d(h, c["w2"], c["b2"], padding=1), 2)
+        return F.relu(h + x["x"])
+    return inputs, consts, build, tfn
+
+
+def w_mlp():
+    inputs = {"x": rand(1, 128, 768)}
+    consts = {"g": rand(768, scale=0.1) + 1, "be": rand(768, scale=0.1),
+              "w1": rand(768, 3072, scale=0.03), "b1": rand(3072, scale=0.1),
+              "w2": rand(3072, 768, scale=0.02), "b2": rand(768, scale=0.1)}
+
+    def build(b, x, c):
+        h = b.layerNormalization(x["x"], scale=c["g"], bias=c["be"], axes=[2], epsilon=1e-5)
+        h = b.gelu(b.add(b.matmul(h, c["w1"]), c["b1"]))
+        return b.add(b.add(b.matmul(h, c["w2"]), c["b2"]), x["x"])
+
+    def tfn(x, c):
+        h = F.layer_norm(x["x"], (768,), c["g"], c["be"], 1e-5)
+        h = F.gelu(torch.matmul(h, c["w1"]) + c["b1"])
+        return torch.matmul(h, c["w2"]) + c["b2"] + x["x"]
+    return inputs, consts, build, tfn
+
+
+def w_attention():
+    inputs = {n: rand(1, 12, 128, 64) for n in ("q", "k", "v")}
+
+    def build(b, x, c):
+        s = b.matmul(x["q"], b.transpose(x["k"], permutation=[0, 1, 3, 2]))
+        s = b.mul(s, b.constant(0.125, dtype=s.dtype))
+        return b.matmul(b.softmax(s, 3), x["v"])
+
+    def tfn(x, c):
+        s = torch.matmul(x["q"], x["k"].transpose(2, 3)) * 0.125
+        return torch.matmul(torch.softmax(s, 3), x["v"])
+    return inputs, {}, build, tfn
+
+
+def w_softmax():
+    return ({"x": rand(1024, 1024)}, {}, lambda b, x, c: b.softmax(x["x"], 1),
+            lambda x, c: torch.softmax(x["x"], 1))
+
+
+def w_layer_norm():
+    consts = {"g": rand(1024, scale=0.1) + 1, "be": rand(1024, scale=0.1)}
+    return ({"x": rand(2048, 1024)}, consts,
+            lambda b, x, c: b.layerNormalization(x["x"], scale=c["g"], bias=c["be"], axes=[1], epsilon=1e-5),
+            lambda x, c: F.layer_norm(x["x"], (1024,), c["g"], c["be"], 1e-5))
+
+
+def w_gelu():
+    return {"x": rand(1024, 1024)}, {}, lambda b, x, c: b.gelu(x["x"]), lambda x, c: F.gelu(x["x"])
+
+
+def w_reduce_sum():
+    return ({"x": rand(1024, 1024)}, {}, lambda b, x, c: b.reduceSum(x["x"], axes=[1]),
+            lambda x, c: torch.sum(x["x"], 1))
+
+
+def w_transpose():
+    # contiguous() so that PyTorch moves the bytes, as wnn does
+    return ({"x": rand(1024, 1024)}, {}, lambda b, x, c: b.transpose(x["x"]),
+            lambda x, c: x["x"].t().contiguous())
+
+
+WORKLOADS = [
+    ("conv2d 3x3 [1,64,56,56]->64", "conv2d", w_conv2d),
+    ("resnet block", "resnet", w_resnet_block),
+    ("mlp [1,128,768]", "mlp", w_mlp),
+    ("attention [1,12,128,64]", "attention", w_attention),
+    ("softmax [1024,1024]", "softmax", w_softmax),
+    ("layerNorm [2048,1024]", "layernorm", w_layer_norm),
+    ("gelu [1024,1024]", "gelu", w_gelu),
+    ("reduceSum [1024,1024]", "reducesum", w_reduce_sum),
+    ("transpose [1024,1024]", "transpose", w_transpose),
+]
+
+
+def run_workload(make, dtype):
+    inputs, consts, build, tfn = make()
+    np_t = np.float16 if dtype == "float16" else np.float32
+    inputs = {k: v.astype(np_t) for k, v in inputs.items()}
+    consts = {k: v.astype(np_t) for k, v in consts.items()}
+
+    b = wnn.GraphBuilder(CTX)
+    xo = {k: b.input(k, v.shape, dtype) for k, v in inputs.items()}
+    co = {k: b.constant(v) for k, v in consts.items()}
+    out = build(b, xo, co)
+    graph = b.build({"y": out})
+    xt = {}
+    for k, v in inputs.items():
+        xt[k] = CTX.tensor(v.shape, dtype, writable=True)
+        CTX.write(xt[k], v)
+    yt = CTX.tensor(tuple(out.shape), dtype, readable=True)
+
+    def wnn_run():
+        CTX.dispatch(graph, xt, {"y": yt})
+        CTX.finish()
+
+    wnn_run()
+    got = CTX.read(yt).astype(np.float32)
+
+    tt = torch.float16 if dtype == "float16" else torch.float32
+    tx = {k: torch.from_numpy(v).to(tt) for k, v in inputs.items()}
+    tc = {k: torch.from_numpy(v).to(tt) for k, v in consts.items()}
+    peer = "torch"
+    try:
+        with torch.no_grad():
+            want = tfn(tx, tc)
+    except RuntimeError:  # no float16 kernel on the CPU
+        tx = {k: v.float() for k, v in tx.items()}
+        tc = {k: v.float() for k, v in tc.items()}
+        peer = "torch f32"
+        with torch.no_grad():
+            want = tfn(tx, tc)
+    want = want.float().numpy()
+
+    err = float(np.max(np.abs(got - want))) if got.size else 0.0
+    scale = float(np.max(np.abs(want))) + 1.0
+    tol = (3e-2 if dtype == "float16" else 1e-3) * scale
+    check = "ok" if err <= tol and got.shape == want.shape else f"MISMATCH {err:.3g}"
+
+    def torch_run():
+        with torch.no_grad():
+            tfn(tx, tc)
+
+    wnn_ms, torch_ms = timed_ms([wnn_run, torch_run])
+    return wnn_ms, torch_ms, peer, check
+
+
+def main():
+    only = {s for s in ARGS.only.split(",") if s}
+    print(f"wnn cpu vs PyTorch {torch.__version__} CPU, {ARGS.threads} threads, "
+          f"{os.cpu_count()} cores, median of {ARGS.reps}; ratio = torch / wnn")
+    print(f"{'workload':<30} {'dtype':<8} {'wnn ms':>9} {'torch ms':>9} {'ratio':>7}  peer       check")
+    for dtype in ARGS.dtypes.split(","):
+        for title, key, make in WORKLOADS:
+            if only and key not in only:
+                continue
+            wnn_ms, torch_ms, peer, check = run_workload(make, dtype)
+            print(f"{title:<30} {dtype:<8} {wnn_ms:9.3f} {torch_ms:9.3f} {torch_ms / wnn_ms:7.2f}  "
+                  f"{peer:<10} {check}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
