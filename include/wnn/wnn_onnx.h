@@ -219,8 +219,10 @@ typedef struct wnn_onnx_array {
 
 /* Reads a serialized TensorProto file (an ONNX test's input_0.pb) into *out,
 ** which the caller frees with wnn_onnx_array_free(). NOT_SUPPORTED for data
-** types WebNN has not (double, string, int16 ...) or empty tensors;
-** OPERATION_ERROR for an unreadable or corrupt file. */
+** types WebNN has not (double, string, int16 ...);
+** OPERATION_ERROR for an unreadable or corrupt file. An empty tensor (a 0
+** dimension) is read as such (byte_length 0): it can bind a constant input
+** (e.g. empty axes), not a tensor. */
 WNN_API wnn_status wnn_onnx_array_read_tensor_proto(const char *path, wnn_onnx_array *out);
 
 /* Reads a NumPy .npy file (format 1.0-3.0, C order, little-endian; the

@@ -436,19 +436,26 @@ static wnn_status add_inputs(onx_importer *im)
         if (is_initializer(g, vi->name)) /* IR < 4 lists initializers as inputs */
             continue;
         im->input_names[im->input_count++] = vi->name;
+        const wnn_onnx_array *feed = NULL;
+        for (size_t j = 0; o && j < o->constant_input_count; j++)
+            if (o->constant_inputs[j].name && strcmp(o->constant_inputs[j].name, vi->name) == 0)
+                feed = &o->constant_inputs[j];
+        bool empty = feed != NULL && feed->byte_length == 0;
         wnn_operand_desc d = WNN_OPERAND_DESC_INIT;
-        wnn_status st = input_shape(im, vi, &d);
+        wnn_status st = empty ? WNN_OK : input_shape(im, vi, &d);
         if (st != WNN_OK)
             return st;
         onx_value *v = onx_define(im, vi->name);
         if (v == NULL)
             return onx_fail(im, WNN_STATUS_OUT_OF_MEMORY, "out of memory");
-        v->op = wnn_graph_builder_input(im->b, vi->name, &d);
-        if (v->op == NULL)
-            return onx_builder_failed(im);
-        v->type = d.data_type;
-        v->rank = d.rank;
-        memcpy(v->shape, d.shape, sizeof v->shape);
+        if (!empty) { /* an empty input can only be a bound constant (empty axes) */
+            v->op = wnn_graph_builder_input(im->b, vi->name, &d);
+            if (v->op == NULL)
+                return onx_builder_failed(im);
+            v->type = d.data_type;
+            v->rank = d.rank;
+            memcpy(v->shape, d.shape, sizeof v->shape);
+        }
         for (size_t j = 0; o && j < o->constant_input_count; j++) {
             const wnn_onnx_array *a = &o->constant_inputs[j];
             if (a->name == NULL || strcmp(a->name, vi->name) != 0)
@@ -464,9 +471,12 @@ static wnn_status add_inputs(onx_importer *im)
                 return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "constant input '%s': %zu bytes for its shape",
                                 a->name, a->byte_length);
             }
-            memcpy(c->data, a->data, a->byte_length);
+            if (a->byte_length)
+                memcpy(c->data, a->data, a->byte_length);
             v->c = c;
             v->foldable = false;
+            v->type = c->type;
+            v->rank = c->rank;
         }
     }
     return WNN_OK;

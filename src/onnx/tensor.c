@@ -386,14 +386,8 @@ void wnn_onnx_array_free(wnn_onnx_array *a)
 
 static wnn_status array_from_const(onx_const *c, const char *name, wnn_onnx_array *out)
 {
-    for (uint32_t i = 0; i < c->rank; i++) {
-        if (c->dims[i] == 0) {
-            onx_set_error(WNN_STATUS_NOT_SUPPORTED, "tensor '%s' is empty (dims[%u] is 0): WebNN has no empty "
-                          "tensors", name, i);
-            return WNN_STATUS_NOT_SUPPORTED;
-        }
+    for (uint32_t i = 0; i < c->rank; i++)
         out->shape[i] = (uint32_t)c->dims[i];
-    }
     out->name = strdup(name);
     if (out->name == NULL)
         return WNN_STATUS_OUT_OF_MEMORY;
