@@ -3,11 +3,15 @@
 #   make run    build, then run the main job on the cpu device
 #   make test   build, then run the whole test suite (unit, conformance,
 #               sanitizers)
+#   make install PREFIX=/usr/local   build for that prefix and install there
+#               (DESTDIR is honoured)
 BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build run test test-unit test-asan test-tsan clean
+PREFIX ?= /usr/local
+
+.PHONY: all deps build run test test-unit test-asan test-tsan install clean
 
 all: build
 
@@ -49,6 +53,13 @@ test-tsan: deps
 	cmake -S . -B $(BUILD)-tsan -DCMAKE_BUILD_TYPE=Debug -DWNN_SANITIZE=thread -DWNN_WITH_CUDA=OFF >/dev/null
 	cmake --build $(BUILD)-tsan -j $(JOBS)
 	TSAN_OPTIONS=halt_on_error=1 ctest --test-dir $(BUILD)-tsan --no-tests=error --output-on-failure -L threads
+
+# The prefix is compiled in (where libwnn looks for its cuda module, where
+# `wnn conformance` finds the vectors), so the build is configured for it.
+install: deps
+	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_FLAGS) >/dev/null
+	cmake --build $(BUILD) -j $(JOBS)
+	DESTDIR=$(DESTDIR) cmake --install $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan
