@@ -113,6 +113,163 @@ static uint8_t *make_model(const char *op_type, const char *second_op, const cha
     return buf;
 }
 
+/* A model of one node op_type(a[, b]) -> y with a string attribute, float
+** inputs of the given shapes. */
+static uint8_t *make_node_model(const char *op_type, const char *attr, const char *value, uint32_t n_in,
+                                const int64_t *const *shapes, const uint32_t *ranks, size_t *size)
+{
+    Onnx__TensorShapeProto__Dimension dim[2][WNN_MAX_RANK], *dimp[2][WNN_MAX_RANK];
+    Onnx__TensorShapeProto shape[2];
+    Onnx__TypeProto__Tensor tt[2];
+    Onnx__TypeProto type[2];
+    Onnx__ValueInfoProto vi[2], y = ONNX__VALUE_INFO_PROTO__INIT, *inputs[2], *outputs[1] = {&y};
+    char *names[2] = {"a", "b"}, *out_names[1] = {"y"};
+    for (uint32_t i = 0; i < n_in; i++) {
+        for (uint32_t k = 0; k < ranks[i]; k++) {
+            dim[i][k] = (Onnx__TensorShapeProto__Dimension)ONNX__TENSOR_SHAPE_PROTO__DIMENSION__INIT;
+            dim[i][k].value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+            dim[i][k].dim_value = shapes[i][k];
+            dimp[i][k] = &dim[i][k];
+        }
+        shape[i] = (Onnx__TensorShapeProto)ONNX__TENSOR_SHAPE_PROTO__INIT;
+        shape[i].n_dim = ranks[i];
+        shape[i].dim = dimp[i];
+        tt[i] = (Onnx__TypeProto__Tensor)ONNX__TYPE_PROTO__TENSOR__INIT;
+        tt[i].has_elem_type = 1;
+        tt[i].elem_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+        tt[i].shape = &shape[i];
+        type[i] = (Onnx__TypeProto)ONNX__TYPE_PROTO__INIT;
+        type[i].value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+        type[i].tensor_type = &tt[i];
+        vi[i] = (Onnx__ValueInfoProto)ONNX__VALUE_INFO_PROTO__INIT;
+        vi[i].name = names[i];
+        vi[i].type = &type[i];
+        inputs[i] = &vi[i];
+    }
+    y.name = "y";
+    Onnx__AttributeProto at = ONNX__ATTRIBUTE_PROTO__INIT, *atp[1] = {&at};
+    at.name = (char *)attr;
+    at.has_type = 1;
+    at.type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
+    at.has_s = 1;
+    at.s.data = (uint8_t *)value;
+    at.s.len = strlen(value);
+    Onnx__NodeProto node = ONNX__NODE_PROTO__INIT, *nodes[1] = {&node};
+    node.op_type = (char *)op_type;
+    node.n_input = n_in;
+    node.input = names;
+    node.n_output = 1;
+    node.output = out_names;
+    node.n_attribute = 1;
+    node.attribute = atp;
+    Onnx__GraphProto g = ONNX__GRAPH_PROTO__INIT;
+    g.n_node = 1;
+    g.node = nodes;
+    g.n_input = n_in;
+    g.input = inputs;
+    g.n_output = 1;
+    g.output = outputs;
+    Onnx__OperatorSetIdProto opset = ONNX__OPERATOR_SET_ID_PROTO__INIT, *opsets[1] = {&opset};
+    opset.domain = "";
+    opset.has_version = 1;
+    opset.version = 13;
+    Onnx__ModelProto m = ONNX__MODEL_PROTO__INIT;
+    m.has_ir_version = 1;
+    m.ir_version = 8;
+    m.n_opset_import = 1;
+    m.opset_import = opsets;
+    m.graph = &g;
+    *size = onnx__model_proto__get_packed_size(&m);
+    uint8_t *buf = malloc(*size);
+    onnx__model_proto__pack(&m, buf);
+    return buf;
+}
+
+/* Einsum against loops: attention scores, a transpose, an inner product,
+** a matrix-vector product, a sum over one operand's axis. */
+static void test_einsum(wnn_context *ctx)
+{
+    float a[2 * 3 * 4], b[2 * 5 * 4], y[64];
+    for (int i = 0; i < 24; i++)
+        a[i] = (float)(i % 7) - 3;
+    for (int i = 0; i < 40; i++)
+        b[i] = (float)(i % 5) * 0.5f - 1;
+    static const struct {
+        const char *eq;
+        uint32_t n_in, ra, rb;
+        int64_t sa[3], sb[3];
+    } cases[] = {
+        {"bqd,bkd->bqk", 2, 3, 3, {2, 3, 4}, {2, 5, 4}},
+        {"ij->ji", 1, 2, 0, {6, 4}, {0}},
+        {"i,i->", 2, 1, 1, {24}, {24}},
+        {"ij,j->i", 2, 2, 1, {6, 4}, {4}},
+        {"bij->bj", 1, 3, 0, {2, 3, 4}, {0}},
+        {"ik,kj->ji", 2, 2, 2, {6, 4}, {4, 10}},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const int64_t *shapes[2] = {cases[c].sa, cases[c].sb};
+        uint32_t ranks[2] = {cases[c].ra, cases[c].rb};
+        size_t size;
+        uint8_t *model = make_node_model("Einsum", "equation", cases[c].eq, cases[c].n_in, shapes, ranks, &size);
+        wnn_onnx_model *m = NULL;
+        wnn_status st = wnn_onnx_model_load_memory(ctx, model, size, NULL, &m);
+        free(model);
+        CHECK_OK(st);
+        if (st != WNN_OK)
+            continue;
+        wnn_operand_desc od;
+        wnn_onnx_model_get_output(m, 0, NULL, &od);
+        size_t na = 1, nb = 1;
+        for (uint32_t i = 0; i < cases[c].ra; i++)
+            na *= (size_t)cases[c].sa[i];
+        for (uint32_t i = 0; i < cases[c].rb; i++)
+            nb *= (size_t)cases[c].sb[i];
+        wnn_onnx_buffer in[2] = {{"a", a, na * 4}, {"b", b, nb * 4}};
+        size_t ny = (size_t)wnn_operand_desc_element_count(&od);
+        wnn_onnx_buffer out = {"y", y, ny * 4};
+        CHECK_OK(wnn_onnx_model_run(m, in, cases[c].n_in, &out, 1));
+        float want[64] = {0};
+        switch (c) {
+        case 0:
+            for (int bb = 0; bb < 2; bb++)
+                for (int q = 0; q < 3; q++)
+                    for (int k = 0; k < 5; k++)
+                        for (int d = 0; d < 4; d++)
+                            want[(bb * 3 + q) * 5 + k] += a[(bb * 3 + q) * 4 + d] * b[(bb * 5 + k) * 4 + d];
+            break;
+        case 1:
+            for (int i = 0; i < 6; i++)
+                for (int j = 0; j < 4; j++)
+                    want[j * 6 + i] = a[i * 4 + j];
+            break;
+        case 2:
+            for (int i = 0; i < 24; i++)
+                want[0] += a[i] * b[i];
+            break;
+        case 3:
+            for (int i = 0; i < 6; i++)
+                for (int j = 0; j < 4; j++)
+                    want[i] += a[i * 4 + j] * b[j];
+            break;
+        case 4:
+            for (int bb = 0; bb < 2; bb++)
+                for (int i = 0; i < 3; i++)
+                    for (int j = 0; j < 4; j++)
+                        want[bb * 4 + j] += a[(bb * 3 + i) * 4 + j];
+            break;
+        case 5:
+            for (int i = 0; i < 6; i++)
+                for (int j = 0; j < 10; j++)
+                    for (int k = 0; k < 4; k++)
+                        want[j * 6 + i] += a[i * 4 + k] * b[k * 10 + j];
+            break;
+        }
+        for (size_t i = 0; i < ny; i++)
+            CHECK_NEAR(y[i], want[i], 1e-4);
+        wnn_onnx_model_release(m);
+    }
+}
+
 static void write_file(const char *path, const void *data, size_t size)
 {
     FILE *f = fopen(path, "wb");
@@ -278,6 +435,7 @@ int main(void)
     unlink(npy);
     rmdir(dir);
 
+    test_einsum(ctx);
     wnn_context_release(ctx);
     TEST_DONE();
 }
