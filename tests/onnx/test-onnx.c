@@ -270,6 +270,39 @@ static void test_einsum(wnn_context *ctx)
     }
 }
 
+/* Every truncation and a sweep of corrupted bytes of a valid model load
+** cleanly or fail with a status, never crash (ASan runs this too). */
+static void test_damage(wnn_context *ctx)
+{
+    size_t size;
+    uint8_t *model = make_model("Relu", "Identity", NULL, &size);
+    uint8_t *copy = malloc(size);
+    wnn_onnx_options o = WNN_ONNX_OPTIONS_INIT;
+    o.default_dimension = 1;
+    int failed = 0, loaded = 0;
+    for (size_t len = 0; len < size; len++) {
+        wnn_onnx_model *m = NULL;
+        wnn_status st = wnn_onnx_model_load_memory(ctx, model, len, &o, &m);
+        st == WNN_OK ? loaded++ : failed++;
+        CHECK((st == WNN_OK) == (m != NULL));
+        wnn_onnx_model_release(m);
+    }
+    static const uint8_t flips[] = {0x00, 0xff, 0x80, 0x7f, 0x01};
+    for (size_t at = 0; at < size; at++) {
+        for (size_t f = 0; f < sizeof flips; f++) {
+            memcpy(copy, model, size);
+            copy[at] = flips[f];
+            wnn_onnx_model *m = NULL;
+            wnn_status st = wnn_onnx_model_load_memory(ctx, copy, size, &o, &m);
+            st == WNN_OK ? loaded++ : failed++;
+            wnn_onnx_model_release(m);
+        }
+    }
+    CHECK(failed > 0);
+    free(copy);
+    free(model);
+}
+
 static void write_file(const char *path, const void *data, size_t size)
 {
     FILE *f = fopen(path, "wb");
@@ -436,6 +469,7 @@ int main(void)
     rmdir(dir);
 
     test_einsum(ctx);
+    test_damage(ctx);
     wnn_context_release(ctx);
     TEST_DONE();
 }
