@@ -68,13 +68,106 @@ static PyGetSetDef operand_getset[] = {
     {NULL, NULL, NULL, NULL, NULL},
 };
 
+/* Operators: x + y is builder.add(x, y), and so on. A Python number becomes
+** a 0-D constant of the operand's data type (WebNN broadcasts it); a float
+** next to an integer operand is refused rather than truncated. */
+
+/* The operand of obj, a wnn.Operand or a number made a constant of b for
+** the data type of other; NULL with Py_NotImplemented in *unsupported when
+** obj is neither. */
+static wnn_operand *as_operand(PyObject *obj, WnnOperandObject *other, bool *unsupported)
+{
+    *unsupported = false;
+    if (PyObject_TypeCheck(obj, &WnnOperand_Type)) return ((WnnOperandObject *)obj)->operand;
+    wnn_graph_builder *b = other->builder->builder;
+    wnn_operand_desc d;
+    wnn_operand_get_desc(other->operand, &d);
+    bool is_float = d.data_type == WNN_DATA_TYPE_FLOAT32 || d.data_type == WNN_DATA_TYPE_FLOAT16;
+    if (PyLong_Check(obj)) {
+        int overflow = 0;
+        long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+        if (v == -1 && PyErr_Occurred()) return NULL;
+        if (overflow) {
+            wnnpy_argument_error_obj("%R does not fit in 64 bits", obj);
+            return NULL;
+        }
+        return is_float ? wnn_graph_builder_constant_scalar(b, d.data_type, (double)v)
+                        : wnn_graph_builder_constant_scalar_int64(b, d.data_type, v);
+    }
+    if (PyFloat_Check(obj)) {
+        if (!is_float) {
+            PyErr_Format(PyExc_TypeError,
+                         "%R is a float and the operand is %s; make the constant yourself "
+                         "(builder.constant(value, dtype=...)) or cast the operand",
+                         obj, wnn_data_type_name(d.data_type));
+            return NULL;
+        }
+        return wnn_graph_builder_constant_scalar(b, d.data_type, PyFloat_AS_DOUBLE(obj));
+    }
+    *unsupported = true;
+    return NULL;
+}
+
+typedef wnn_operand *(*binary_fn)(wnn_graph_builder *, wnn_operand *, wnn_operand *);
+
+static PyObject *operand_binary(PyObject *x, PyObject *y, binary_fn fn, bool numbers)
+{
+    WnnOperandObject *o = (WnnOperandObject *)(PyObject_TypeCheck(x, &WnnOperand_Type) ? x : y);
+    if (!numbers && !(PyObject_TypeCheck(x, &WnnOperand_Type) && PyObject_TypeCheck(y, &WnnOperand_Type)))
+        Py_RETURN_NOTIMPLEMENTED;
+    bool unsupported;
+    wnn_operand *a = as_operand(x, o, &unsupported);
+    if (unsupported) Py_RETURN_NOTIMPLEMENTED;
+    if (!a) return PyErr_Occurred() ? NULL : wnnpy_builder_raise(o->builder);
+    wnn_operand *b = as_operand(y, o, &unsupported);
+    if (unsupported) Py_RETURN_NOTIMPLEMENTED;
+    if (!b) return PyErr_Occurred() ? NULL : wnnpy_builder_raise(o->builder);
+    wnn_operand *r = fn(o->builder->builder, a, b);
+    return r ? wnnpy_operand_new(o->builder, r) : wnnpy_builder_raise(o->builder);
+}
+
+static PyObject *operand_add(PyObject *x, PyObject *y) { return operand_binary(x, y, wnn_add, true); }
+static PyObject *operand_sub(PyObject *x, PyObject *y) { return operand_binary(x, y, wnn_sub, true); }
+static PyObject *operand_mul(PyObject *x, PyObject *y) { return operand_binary(x, y, wnn_mul, true); }
+static PyObject *operand_div(PyObject *x, PyObject *y) { return operand_binary(x, y, wnn_div, true); }
+static PyObject *operand_matmul(PyObject *x, PyObject *y) { return operand_binary(x, y, wnn_matmul, false); }
+
+static PyObject *operand_pow(PyObject *x, PyObject *y, PyObject *mod)
+{
+    if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
+    return operand_binary(x, y, wnn_pow, true);
+}
+
+static PyObject *operand_neg(WnnOperandObject *self)
+{
+    wnn_operand *r = wnn_neg(self->builder->builder, self->operand);
+    return r ? wnnpy_operand_new(self->builder, r) : wnnpy_builder_raise(self->builder);
+}
+
+static PyObject *operand_pos(PyObject *self) { return Py_NewRef(self); }
+
+static PyNumberMethods operand_as_number = {
+    .nb_add = operand_add,
+    .nb_subtract = operand_sub,
+    .nb_multiply = operand_mul,
+    .nb_true_divide = operand_div,
+    .nb_matrix_multiply = operand_matmul,
+    .nb_power = operand_pow,
+    .nb_negative = (unaryfunc)operand_neg,
+    .nb_positive = operand_pos,
+};
+
 PyTypeObject WnnOperand_Type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "wnn.Operand",
     .tp_basicsize = sizeof(WnnOperandObject),
     .tp_dealloc = (destructor)operand_dealloc,
     .tp_repr = (reprfunc)operand_repr,
+    .tp_as_number = &operand_as_number,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "WebNN's MLOperand: a node of a graph under construction, owned by its GraphBuilder.",
+    .tp_doc = "WebNN's MLOperand: a node of a graph under construction, owned by its GraphBuilder.\n\n"
+              "x + y, x - y, x * y, x / y, x ** y, x @ y and -x call the builder's add, sub, mul, div, pow, "
+              "matmul and neg. A Python number next to an operand becomes a 0-D constant of the operand's data "
+              "type (a float next to an integer operand is refused, never truncated).",
     .tp_getset = operand_getset,
 };
 
@@ -157,7 +250,7 @@ static PyObject *builder_constant(WnnBuilderObject *self, PyObject *const *args,
                 wnn_operand_desc d = {WNN_DATA_TYPE_UINT64, 0, {0}};
                 op = wnn_graph_builder_constant(self->builder, &d, &u, sizeof u);
             } else if (overflow) {
-                return wnnpy_argument_error("constant: %R does not fit in 64 bits", v[0]);
+                return wnnpy_argument_error_obj("constant: %R does not fit in 64 bits", v[0]);
             } else {
                 op = wnn_graph_builder_constant_scalar_int64(self->builder, t, i);
             }
@@ -214,16 +307,24 @@ static PyObject *builder_build(WnnBuilderObject *self, PyObject *outputs)
     return (PyObject *)go;
 }
 
+static PyObject *builder_repr(WnnBuilderObject *self)
+{
+    return PyUnicode_FromFormat("<wnn.GraphBuilder on %U>", self->ctx->device);
+}
+
 static PyMethodDef builder_methods[] = {
     {"input", (PyCFunction)(void (*)(void))builder_input, METH_FASTCALL | METH_KEYWORDS,
-     "input(name, shape, dtype=\"float32\") -> Operand\n\nA named graph input."},
+     "input($self, /, name, shape, dtype=\"float32\")\n--\n\nA named graph input of the given shape (a "
+     "tuple of ints, () for a scalar) and data type; returns an Operand."},
     {"constant", (PyCFunction)(void (*)(void))builder_constant, METH_FASTCALL | METH_KEYWORDS,
-     "constant(value, dtype=None, shape=None) -> Operand\n\nA constant operand from a buffer (copied now; "
-     "dtype and shape default to the buffer's), a Python number (0-D, dtype default float32), or a constant "
-     "Tensor."},
+     "constant($self, /, value, dtype=None, shape=None)\n--\n\nA constant Operand from a buffer such as a "
+     "NumPy array (copied now; dtype and shape default to the buffer's, and an array of a type wnn lacks, "
+     "such as float64, is refused: convert it with astype), from Python data -- a number (0-D) or nested "
+     "lists -- converted to dtype (default float32; shape may reshape it), or from a constant Tensor."},
     {"build", (PyCFunction)builder_build, METH_O,
-     "build(outputs) -> Graph\n\nCompiles the graph computing outputs, a dict name -> Operand. A builder "
-     "builds once."},
+     "build($self, outputs, /)\n--\n\nCompiles the Graph computing outputs, a dict name -> Operand. A "
+     "builder builds one graph; a call refused for its outputs (an input or constant as an output, an "
+     "operand of another builder, no outputs) leaves it usable, as in WebNN."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -244,8 +345,9 @@ PyTypeObject WnnBuilder_Type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "wnn.GraphBuilder",
     .tp_basicsize = sizeof(WnnBuilderObject),
     .tp_dealloc = (destructor)builder_dealloc,
+    .tp_repr = (reprfunc)builder_repr,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "GraphBuilder(context)\n\nWebNN's MLGraphBuilder. Every WebNN operator is a method, under its "
+    .tp_doc = "GraphBuilder(context)\n--\n\nWebNN's MLGraphBuilder. Every WebNN operator is a method, under its "
               "WebNN name (leakyRelu) and in snake case (leaky_relu); options are keywords, in either spelling "
               "(keep_dimensions or keepDimensions). Errors raise at the call.",
     .tp_getset = builder_getset,
@@ -292,8 +394,18 @@ static PyObject *graph_names(WnnGraphObject *self, void *outputs)
     return dict;
 }
 
+static PyObject *graph_repr(WnnGraphObject *self)
+{
+    PyObject *in = graph_names(self, NULL), *out = in ? graph_names(self, (void *)1) : NULL;
+    PyObject *r = out ? PyUnicode_FromFormat("<wnn.Graph inputs=%R outputs=%R on %U>", in, out, self->ctx->device)
+                      : NULL;
+    Py_XDECREF(in);
+    Py_XDECREF(out);
+    return r;
+}
+
 static PyMethodDef graph_methods[] = {
-    {"destroy", (PyCFunction)graph_destroy, METH_NOARGS, "destroy()\n\nWebNN's MLGraph.destroy()."},
+    {"destroy", (PyCFunction)graph_destroy, METH_NOARGS, "destroy($self, /)\n--\n\nWebNN's MLGraph.destroy()."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -307,6 +419,7 @@ PyTypeObject WnnGraph_Type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "wnn.Graph",
     .tp_basicsize = sizeof(WnnGraphObject),
     .tp_dealloc = (destructor)graph_dealloc,
+    .tp_repr = (reprfunc)graph_repr,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "WebNN's MLGraph: compiled for its context's device; run with Context.dispatch().",
     .tp_methods = graph_methods,

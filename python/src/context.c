@@ -106,12 +106,45 @@ static PyObject *context_tensor(WnnContextObject *self, PyObject *const *args, P
     return wnnpy_tensor_new(self, t);
 }
 
+/* wnnpy_buffer_desc() for Python data: converted to dtype (float32 when
+** None); shape, when given, must hold as many elements as the data. */
+static int python_data_desc(PyObject *data, PyObject *shape, PyObject *dtype, const char *what,
+                            wnn_operand_desc *desc, Py_buffer *view, void **bytes, void **copy)
+{
+    wnn_data_type t = WNN_DATA_TYPE_FLOAT32;
+    if (dtype && dtype != Py_None && (t = wnnpy_data_type(dtype)) == WNN_DATA_TYPE_INVALID) return -1;
+    PyObject *packed = wnnpy_convert_python_data(data, t, what, desc);
+    if (!packed) return -1;
+    if (shape && shape != Py_None) {
+        wnn_operand_desc given = *desc;
+        if (wnnpy_shape(shape, "shape", given.shape, &given.rank) < 0) {
+            Py_DECREF(packed);
+            return -1;
+        }
+        if (wnn_operand_desc_element_count(&given) != wnn_operand_desc_element_count(desc)) {
+            char got[128], want[128];
+            wnnpy_shape_text(desc->shape, desc->rank, got, sizeof got);
+            wnnpy_shape_text(given.shape, given.rank, want, sizeof want);
+            Py_DECREF(packed);
+            wnnpy_argument_error("%s: the data has shape %s, which does not fill shape %s", what, got, want);
+            return -1;
+        }
+        *desc = given;
+    }
+    *copy = NULL;
+    int rc = PyObject_GetBuffer(packed, view, PyBUF_SIMPLE); /* the view keeps packed alive */
+    Py_DECREF(packed);
+    *bytes = view->buf;
+    return rc;
+}
+
 /* Fills desc from data's buffer and the optional shape and dtype: the
 ** buffer's own shape and element type unless given. Sets *view (released by
 ** the caller) and *bytes (maybe a contiguous copy in *copy). */
 int wnnpy_buffer_desc(PyObject *data, PyObject *shape, PyObject *dtype, const char *what, wnn_operand_desc *desc,
                       Py_buffer *view, void **bytes, void **copy)
 {
+    if (wnnpy_is_python_data(data)) return python_data_desc(data, shape, dtype, what, desc, view, bytes, copy);
     if (wnnpy_get_buffer(data, view, bytes, copy) < 0) return -1;
     wnn_data_type own = wnnpy_format_data_type(view->format, view->itemsize);
     desc->data_type = own;
@@ -120,8 +153,10 @@ int wnnpy_buffer_desc(PyObject *data, PyObject *shape, PyObject *dtype, const ch
             wnnpy_check_buffer_type(view, desc->data_type, what) < 0)
             goto fail;
     } else if (own == WNN_DATA_TYPE_INVALID) {
-        PyErr_Format(PyExc_TypeError, "%s: the buffer's format '%s' is no wnn data type", what,
-                     view->format ? view->format : "B");
+        PyErr_Format(PyExc_TypeError,
+                     "%s: the buffer's format '%s' is no wnn data type (WebNN has no float64 or int16); convert "
+                     "it first, e.g. array.astype(numpy.float32)",
+                     what, view->format ? view->format : "B");
         goto fail;
     }
     if (shape && shape != Py_None) {
@@ -167,24 +202,89 @@ static PyObject *context_constant(WnnContextObject *self, PyObject *const *args,
     return wnnpy_tensor_new(self, t);
 }
 
+/* Raises the exception of a failed call on this context. A tensor of another
+** context most often comes from wnn.from_dlpack() without device=, which
+** imports into the module's default context: the message says so. */
+static PyObject *raise_status(wnn_status s)
+{
+    const char *msg = wnn_last_error_message();
+    if (s != WNN_STATUS_WRONG_CONTEXT || !strstr(msg, "tensor") || !strstr(msg, "another context"))
+        return wnnpy_raise(s, NULL);
+    char buf[768];
+    PyOS_snprintf(buf, sizeof buf,
+                  "%s (a tensor belongs to the Context that made it: make it with this context's tensor(), or "
+                  "import an array into this context with wnn.from_dlpack(x, device=ctx))",
+                  msg);
+    return wnnpy_raise(s, buf);
+}
+
+/* Checks data's shape against the tensor's: a buffer of elements must have
+** the tensor's shape; raw bytes (one dimension of single bytes: bytes,
+** bytearray, a uint8 vector) are taken by byte count alone. */
+static int check_write_shape(const Py_buffer *view, const wnn_tensor_desc *d)
+{
+    const char *f = view->format ? view->format : "B";
+    if (view->itemsize == 1 && view->ndim <= 1 && (strcmp(f, "B") == 0 || strcmp(f, "@B") == 0)) return 0;
+    bool same = view->ndim == (int)d->rank;
+    for (int i = 0; same && i < view->ndim; i++) same = view->shape[i] == (Py_ssize_t)d->shape[i];
+    if (same) return 0;
+    char got[160], want[160];
+    size_t len = (size_t)PyOS_snprintf(got, sizeof got, "[");
+    for (int i = 0; i < view->ndim && len < sizeof got; i++)
+        len += (size_t)PyOS_snprintf(got + len, sizeof got - len, "%s%zd", i ? ", " : "", view->shape[i]);
+    if (len < sizeof got) PyOS_snprintf(got + len, sizeof got - len, "]");
+    wnnpy_shape_text(d->shape, d->rank, want, sizeof want);
+    wnn_operand_desc od = {d->data_type, d->rank, {0}};
+    memcpy(od.shape, d->shape, sizeof od.shape);
+    char msg[400];
+    PyOS_snprintf(msg, sizeof msg, "write: the data has shape %s, the tensor has shape %s", got, want);
+    wnnpy_raise((uint64_t)view->len == wnn_operand_desc_byte_length(&od) ? WNN_STATUS_DESCRIPTOR_MISMATCH
+                                                                          : WNN_STATUS_BYTE_LENGTH_MISMATCH,
+                msg);
+    return -1;
+}
+
 /* write(tensor, data) */
 static PyObject *context_write(WnnContextObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 2) return PyErr_Format(PyExc_TypeError, "write() takes 2 arguments (tensor, data)");
     if (check_tensor(args[0], "write: tensor") < 0) return NULL;
     wnn_tensor *t = ((WnnTensorObject *)args[0])->tensor;
+    wnn_tensor_desc d;
+    wnn_tensor_get_desc(t, &d);
+    PyObject *packed = NULL;
+    PyObject *data = args[1];
+    if (wnnpy_is_python_data(data)) {
+        wnn_operand_desc pd;
+        if (!(data = packed = wnnpy_convert_python_data(data, d.data_type, "write", &pd))) return NULL;
+        bool same = pd.rank == d.rank && memcmp(pd.shape, d.shape, sizeof(uint32_t) * d.rank) == 0;
+        if (!same) {
+            char got[160], want[160];
+            wnnpy_shape_text(pd.shape, pd.rank, got, sizeof got);
+            wnnpy_shape_text(d.shape, d.rank, want, sizeof want);
+            Py_DECREF(packed);
+            char msg[400];
+            PyOS_snprintf(msg, sizeof msg, "write: the data has shape %s, the tensor has shape %s", got, want);
+            return wnnpy_raise(WNN_STATUS_DESCRIPTOR_MISMATCH, msg);
+        }
+    }
     Py_buffer view;
     void *bytes, *copy;
-    if (wnnpy_get_buffer(args[1], &view, &bytes, &copy) < 0) return NULL;
+    if (wnnpy_get_buffer(data, &view, &bytes, &copy) < 0) {
+        Py_XDECREF(packed);
+        return NULL;
+    }
     wnn_status s = WNN_OK;
-    if (wnnpy_check_buffer_type(&view, wnn_tensor_data_type(t), "write") == 0) {
+    if ((packed || wnnpy_check_buffer_type(&view, d.data_type, "write") == 0) &&
+        (packed || check_write_shape(&view, &d) == 0)) {
         Py_BEGIN_ALLOW_THREADS s = wnn_context_write_tensor(self->ctx, t, bytes, (size_t)view.len);
         Py_END_ALLOW_THREADS
     }
     PyMem_Free(copy);
     PyBuffer_Release(&view);
+    Py_XDECREF(packed);
     if (PyErr_Occurred()) return NULL;
-    if (s != WNN_OK) return wnnpy_raise(s, NULL);
+    if (s != WNN_OK) return raise_status(s);
     Py_RETURN_NONE;
 }
 
@@ -219,7 +319,7 @@ static PyObject *context_read(WnnContextObject *self, PyObject *const *args, Py_
         }
         s = read_into(self, t, view.buf, (size_t)view.len);
         PyBuffer_Release(&view);
-        return s == WNN_OK ? Py_NewRef(v[1]) : wnnpy_raise(s, NULL);
+        return s == WNN_OK ? Py_NewRef(v[1]) : raise_status(s);
     }
 
     PyObject *np = d.data_type == WNN_DATA_TYPE_INT4 || d.data_type == WNN_DATA_TYPE_UINT4 ? NULL : wnnpy_numpy();
@@ -229,7 +329,7 @@ static PyObject *context_read(WnnContextObject *self, PyObject *const *args, Py_
         s = read_into(self, t, PyBytes_AS_STRING(bytes), size);
         if (s != WNN_OK) {
             Py_DECREF(bytes);
-            return wnnpy_raise(s, NULL);
+            return raise_status(s);
         }
         return bytes;
     }
@@ -246,7 +346,7 @@ static PyObject *context_read(WnnContextObject *self, PyObject *const *args, Py_
     PyBuffer_Release(&view);
     if (s != WNN_OK) {
         Py_DECREF(arr);
-        return wnnpy_raise(s, NULL);
+        return raise_status(s);
     }
     return arr;
 }
@@ -301,7 +401,7 @@ static PyObject *context_dispatch(WnnContextObject *self, PyObject *const *args,
     Py_END_ALLOW_THREADS
     PyMem_Free(in);
     PyMem_Free(out);
-    if (s != WNN_OK) return wnnpy_raise(s, NULL);
+    if (s != WNN_OK) return raise_status(s);
     Py_RETURN_NONE;
 }
 
@@ -367,32 +467,36 @@ static PyObject *context_exit(WnnContextObject *self, PyObject *args)
 #define FASTKW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
 static PyMethodDef context_methods[] = {
     {"tensor", FASTKW(context_tensor),
-     "tensor(shape, dtype=\"float32\", *, readable=False, writable=False) -> Tensor\n\nA new tensor that "
-     "reads as zeros (WebNN's createTensor)."},
+     "tensor($self, /, shape, dtype=\"float32\", *, readable=False, writable=False)\n--\n\nA new Tensor "
+     "that reads as zeros (WebNN's createTensor)."},
     {"constant", FASTKW(context_constant),
-     "constant(data, *, shape=None, dtype=None) -> Tensor\n\nA constant tensor holding a copy of data (any "
-     "buffer: NumPy array, bytes, memoryview); shape and dtype default to the buffer's. Constants feed "
+     "constant($self, /, data, *, shape=None, dtype=None)\n--\n\nA constant Tensor holding a copy of data: "
+     "a buffer (NumPy array, bytes, memoryview; shape and dtype default to the buffer's, and an array of a "
+     "type wnn lacks, such as float64, is refused: convert it with astype), or Python data -- a number or "
+     "nested lists -- converted to dtype (default float32; shape may reshape it). Constants feed "
      "GraphBuilder.constant(); they cannot be read, written or dispatched; their DLPack exports are read-only."},
     {"write", (PyCFunction)(void (*)(void))context_write, METH_FASTCALL,
-     "write(tensor, data)\n\nCopies data (any buffer of the tensor's byte length, of its element type or raw "
-     "bytes) into tensor (WebNN's writeTensor)."},
+     "write($self, tensor, data, /)\n--\n\nCopies data into tensor (WebNN's writeTensor): a buffer of the "
+     "tensor's data type and shape (an array of another type is refused: convert it with astype), raw bytes "
+     "(bytes, bytearray, a 1-D uint8 buffer) of its byte length, or Python data -- a number or nested lists "
+     "of the tensor's shape -- converted to its data type."},
     {"read", FASTKW(context_read),
-     "read(tensor, *, out=None) -> numpy.ndarray | bytes\n\nWaits for the tensor's pending work and returns "
+     "read($self, /, tensor, *, out=None)\n--\n\nWaits for the tensor's pending work and returns "
      "its contents: a NumPy array of its dtype and shape when NumPy is installed (bytes for int4/uint4 and "
      "without NumPy), or fills the writable buffer out and returns it (WebNN's readTensor)."},
     {"dispatch", FASTKW(context_dispatch),
-     "dispatch(graph, inputs, outputs)\n\nRecords an execution of graph; inputs and outputs are dicts of "
-     "name -> Tensor. Returns at once; read() waits."},
+     "dispatch($self, /, graph, inputs, outputs)\n--\n\nRecords an execution of graph; inputs and outputs "
+     "are dicts of name -> Tensor of this context. Returns at once; read() waits."},
     {"finish", (PyCFunction)context_finish, METH_NOARGS,
-     "finish()\n\nWaits for every recorded piece of work; raises the first error the timeline met."},
+     "finish($self, /)\n--\n\nWaits for every recorded piece of work; raises the first error the timeline met."},
     {"destroy", (PyCFunction)context_destroy, METH_NOARGS,
-     "destroy()\n\nLoses the context (WebNN's MLContext.destroy()); its tensors and graphs become unusable."},
+     "destroy($self, /)\n--\n\nLoses the context (WebNN's MLContext.destroy()); its tensors and graphs become unusable."},
     {"graph_builder", (PyCFunction)context_graph_builder, METH_NOARGS,
-     "graph_builder() -> GraphBuilder\n\nThe same as GraphBuilder(self)."},
+     "graph_builder($self, /)\n--\n\nThe same as GraphBuilder(self)."},
     {"memory_stats", (PyCFunction)context_memory_stats, METH_NOARGS,
-     "memory_stats() -> dict\n\nThe device allocator's statistics."},
+     "memory_stats($self, /)\n--\n\nA dict: the device allocator's statistics."},
     {"trim_memory", (PyCFunction)context_trim_memory, METH_NOARGS,
-     "trim_memory()\n\nGives cached device blocks back."},
+     "trim_memory($self, /)\n--\n\nGives cached device blocks back."},
     {"__enter__", context_enter, METH_NOARGS, NULL},
     {"__exit__", (PyCFunction)context_exit, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
@@ -415,7 +519,7 @@ PyTypeObject WnnContext_Type = {
     .tp_dealloc = (destructor)context_dealloc,
     .tp_repr = (reprfunc)context_repr,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Context(device=None, *, power_preference=\"default\", policy=\"chromium\", memory_limit=0)\n\n"
+    .tp_doc = "Context(device=None, *, power_preference=\"default\", policy=\"chromium\", memory_limit=0)\n--\n\n"
               "WebNN's MLContext, bound to one device (\"cpu\", \"null\", ...; None picks by "
               "power_preference). Usable as a with-block, which destroys it at the end.",
     .tp_methods = context_methods,

@@ -66,6 +66,18 @@ PyObject *wnnpy_argument_error(const char *fmt, ...)
     return wnnpy_raise(WNN_STATUS_INVALID_ARGUMENT, buf);
 }
 
+PyObject *wnnpy_argument_error_obj(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    PyObject *msg = PyUnicode_FromFormatV(fmt, ap);
+    va_end(ap);
+    const char *text = msg ? PyUnicode_AsUTF8(msg) : NULL;
+    if (text) wnnpy_raise(WNN_STATUS_INVALID_ARGUMENT, text);
+    Py_XDECREF(msg);
+    return NULL;
+}
+
 /* Creates one exception class "wnn.NAME" with the given bases. */
 static PyObject *add_exception(PyObject *m, const char *name, PyObject *bases, const char *doc)
 {
@@ -205,9 +217,11 @@ int wnnpy_check_buffer_type(const Py_buffer *view, wnn_data_type t, const char *
     if (strcmp(f, "B") == 0 || strcmp(f, "@B") == 0) return 0; /* raw bytes */
     wnn_data_type got = wnnpy_format_data_type(f, view->itemsize);
     if (got == t) return 0;
-    PyErr_Format(PyExc_TypeError, "%s: the buffer holds elements of format '%s' (%s), the tensor is %s", what, f,
-                 got == WNN_DATA_TYPE_INVALID ? "no wnn data type" : wnn_data_type_name(got),
-                 wnn_data_type_name(t));
+    PyErr_Format(PyExc_TypeError,
+                 "%s: the buffer holds elements of format '%s' (%s), the tensor is %s; convert it first, e.g. "
+                 "array.astype(numpy.%s) (wnn never narrows an array silently)",
+                 what, f, got == WNN_DATA_TYPE_INVALID ? "no wnn data type" : wnn_data_type_name(got),
+                 wnn_data_type_name(t), wnn_data_type_name(t));
     return -1;
 }
 
@@ -407,22 +421,39 @@ static PyObject *status_class(PyObject *m, PyObject *arg)
     return Py_NewRef(class_of((wnn_status)s));
 }
 
+static PyObject *set_num_threads(PyObject *m, PyObject *arg)
+{
+    uint32_t n;
+    if (wnnpy_uint32(arg, "set_num_threads: n", &n) < 0) return NULL;
+    wnn_status s = wnn_set_num_threads(n);
+    if (s != WNN_OK) return wnnpy_raise(s, NULL);
+    Py_RETURN_NONE;
+}
+
+static PyObject *get_num_threads(PyObject *m, PyObject *unused) { return PyLong_FromUnsignedLong(wnn_get_num_threads()); }
+
 static PyMethodDef module_methods[] = {
     {"devices", devices, METH_NOARGS,
-     "devices() -> list of dict\n\nThe devices usable now (\"cpu\" first): name, description, kind, "
+     "devices()\n--\n\nA list of dicts: the devices usable now (\"cpu\" first): name, description, kind, "
      "accelerated, max_tensor_byte_length, memory_bytes, dlpack_device."},
     {"operators", operators, METH_NOARGS,
-     "operators() -> list of str\n\nThe WebNN names of every builder operator the library implements."},
+     "operators()\n--\n\nA list of str: the WebNN names of every builder operator the library implements."},
     {"default_context", (PyCFunction)(void (*)(void))default_context, METH_FASTCALL | METH_KEYWORDS,
-     "default_context(device=\"cpu\") -> Context\n\nThe module's shared context for a device (what "
+     "default_context(device=\"cpu\")\n--\n\nThe module's shared context for a device (what "
      "from_dlpack imports into by default)."},
     {"from_dlpack", (PyCFunction)(void (*)(void))wnnpy_from_dlpack, METH_FASTCALL | METH_KEYWORDS,
-     "from_dlpack(x, /, *, device=None, copy=None) -> Tensor\n\nA wnn tensor sharing the memory of x, an "
+     "from_dlpack(x, /, *, device=None, copy=None)\n--\n\nA wnn Tensor sharing the memory of x, an "
      "object with __dlpack__ (NumPy array, torch tensor, wnn tensor) or a DLPack capsule. device: None (x's "
      "device, in its default context), a Context, or a device name. copy: None (share when possible), True "
      "(always copy), False (never copy; BufferError when a copy would be needed)."},
     {"exception_for_status", status_class, METH_O,
-     "exception_for_status(status) -> type\n\nThe exception class wnn raises for a wnn_status value."},
+     "exception_for_status(status, /)\n--\n\nThe exception class wnn raises for a wnn_status value."},
+    {"set_num_threads", set_num_threads, METH_O,
+     "set_num_threads(n, /)\n--\n\nSets how many threads the cpu device's kernels use, the caller's "
+     "included, for the whole process (like torch.set_num_threads); OpenBLAS's count follows. Work that "
+     "starts afterwards uses it. 0 restores the default: WNN_NUM_THREADS when set, else the cores online."},
+    {"get_num_threads", get_num_threads, METH_NOARGS,
+     "get_num_threads()\n--\n\nThe number of threads the cpu device's kernels use now."},
     {"_shutdown", shutdown, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };

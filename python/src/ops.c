@@ -489,22 +489,84 @@ WNNPY_OPS(AS_TRAMPOLINE)
 static PyObject *(*const trampolines[OP_COUNT])(PyObject *, PyObject *const *, Py_ssize_t,
                                                  PyObject *) = {WNNPY_OPS(AS_FUNCTION)};
 
-/* "conv2d(input, filter, *, padding=None, ...) -> Operand\n\nWebNN's ...":
-** None leaves an option at its WebNN default. */
-static char *make_doc(const op_entry *e)
+/* WebNN's conventions where they differ from PyTorch's or NumPy's, per
+** operator (by its WebNN name), for the docstrings. */
+static const char CONV_NOTE[] =
+    " input_layout \"nchw\" (the default) or \"nhwc\". padding is [beginH, endH, beginW, endW] (PyTorch's "
+    "padding=(p, q) is [p, p, q, q]); strides and dilations are [h, w] (default [1, 1]); bias is a 1-D Operand.";
+static const char POOL_NOTE[] =
+    " layout \"nchw\" (the default) or \"nhwc\". Without window_dimensions the window is the whole spatial "
+    "extent: a global pool to 1x1. padding is [beginH, endH, beginW, endW]; strides and dilations are [h, w]; "
+    "rounding_type \"floor\" (default) or \"ceil\"; output_sizes [h, w] overrides it.";
+static const char REDUCE_NOTE[] =
+    " Without axes every axis is reduced (to a scalar unless keep_dimensions=True); axes=[] reduces none.";
+
+static const struct {
+    const char *webnn;
+    const char *note;
+} op_notes[] = {
+    {"conv2d", " filter_layout \"oihw\" (the default), \"hwio\", \"ohwi\" or \"ihwo\"; groups splits the channels."},
+    {"convTranspose2d", " filter_layout \"iohw\" (the default), \"hwoi\" or \"ohwi\"; output_padding is [h, w];"
+                        " output_sizes [h, w] overrides it."},
+    {"averagePool2d", POOL_NOTE},
+    {"l2Pool2d", POOL_NOTE},
+    {"maxPool2d", POOL_NOTE},
+    {"pad", " beginning_padding and ending_padding give one count per dimension; mode \"constant\" (the default,"
+            " with value), \"edge\" or \"reflection\"."},
+    {"resample2d", " axes are the two spatial axes (default [2, 3], NCHW); give scales [h, w] or sizes [h, w];"
+                   " mode \"nearest-neighbor\" (default) or \"linear\"."},
+    {"gemm", " c is broadcast and added: alpha * A' B' + beta * c, with A' and B' transposed by a_transpose and"
+             " b_transpose."},
+    {"matmul", " NumPy's matmul: batch dimensions broadcast; 1-D operands are not accepted (rank >= 2)."},
+    {"transpose", " permutation defaults to the reversed axes."},
+    {"slice", " starts and sizes (not ends) per dimension; strides default to 1."},
+    {"split", " splits is a count of equal parts or a list of sizes; axis is an option (default 0)."},
+    {"reshape", " new_shape lists every dimension (no -1)."},
+    {"batchNormalization", " axis is the channel axis (default 1, NCHW)."},
+    {"instanceNormalization", " layout \"nchw\" (the default) or \"nhwc\"."},
+    {"layerNormalization", " axes default to every axis after the first."},
+    {"gru", " weights of shape [directions, 3 * hidden_size, input_size]; layout \"zrn\" (default) or \"rzn\"."},
+    {"lstm", " weights of shape [directions, 4 * hidden_size, input_size]; layout \"iofg\" (default) or"
+             " \"ifgo\"."},
+    {"cast", " type is a data type: \"float32\", numpy.int32, torch.float16, ..."},
+};
+
+static const char *op_note(const op_entry *e)
 {
-    char buf[1024];
+    static const char *const reduce_ops = "reduceL1 reduceL2 reduceLogSum reduceLogSumExp reduceMax reduceMean "
+                                          "reduceMin reduceProduct reduceSum reduceSumSquare";
+    for (size_t i = 0; i < sizeof op_notes / sizeof op_notes[0]; i++)
+        if (strcmp(op_notes[i].webnn, e->webnn) == 0) return op_notes[i].note;
+    if (strncmp(e->webnn, "reduce", 6) == 0 && strstr(reduce_ops, e->webnn)) return REDUCE_NOTE;
+    return "";
+}
+
+/* "conv2d($self, /, input, filter, *, padding=None, ...)\n--\n\nWebNN's
+** ...": a text signature (inspect.signature reads it; it must begin with the
+** method's name, so each spelling has its own) and WebNN's conventions. None
+** leaves an option at its WebNN default. */
+static char *make_doc(const op_entry *e, const char *name)
+{
+    char buf[2048];
     size_t n = 0;
-    n += (size_t)PyOS_snprintf(buf + n, sizeof buf - n, "%s(", e->name);
+    n += (size_t)PyOS_snprintf(buf + n, sizeof buf - n, "%s($self, /", name);
     for (int i = 0; e->params[i].name; i++)
-        n += (size_t)PyOS_snprintf(buf + n, sizeof buf - n, "%s%s%s", i ? ", " : "", e->params[i].name,
+        n += (size_t)PyOS_snprintf(buf + n, sizeof buf - n, ", %s%s", e->params[i].name,
                                    e->params[i].optional ? "=None" : "");
     for (int i = 0; e->opts && e->opts->fields[i].name && n < sizeof buf; i++)
         n += (size_t)PyOS_snprintf(buf + n, sizeof buf - n, "%s%s=None", i ? ", " : ", *, ",
                                    e->opts->fields[i].name);
     if (n < sizeof buf)
-        PyOS_snprintf(buf + n, sizeof buf - n, ") -> %s\n\nWebNN's MLGraphBuilder.%s().",
-                      returns_list(e) ? "list of Operand" : "Operand", e->webnn);
+        n += (size_t)PyOS_snprintf(buf + n, sizeof buf - n,
+                                   ")\n--\n\nWebNN's MLGraphBuilder.%s(); returns %s. Options are keywords, in "
+                                   "snake_case or WebNN's camelCase; None keeps WebNN's default.",
+                                   e->webnn, returns_list(e) ? "a list of Operand" : "an Operand");
+    if (n < sizeof buf) {
+        const char *note = op_note(e);
+        if (e->params[0].kind == PK_OPERAND && (strstr(e->webnn, "conv") == e->webnn))
+            n += (size_t)PyOS_snprintf(buf + n, sizeof buf - n, "%s", CONV_NOTE);
+        if (n < sizeof buf) PyOS_snprintf(buf + n, sizeof buf - n, "%s", note);
+    }
     size_t len = strlen(buf) + 1;
     char *doc = PyMem_RawMalloc(len);
     if (doc) memcpy(doc, buf, len);
@@ -520,11 +582,10 @@ PyMethodDef *wnnpy_op_methods(const PyMethodDef *base)
     memcpy(m, base, nbase * sizeof *m);
     j = nbase;
     for (int i = 0; i < OP_COUNT; i++) {
-        const char *doc = make_doc(&ops[i]);
         PyCFunction f = (PyCFunction)(void (*)(void))trampolines[i];
-        m[j++] = (PyMethodDef){ops[i].name, f, METH_FASTCALL | METH_KEYWORDS, doc};
+        m[j++] = (PyMethodDef){ops[i].name, f, METH_FASTCALL | METH_KEYWORDS, make_doc(&ops[i], ops[i].name)};
         if (strcmp(ops[i].name, ops[i].webnn) != 0)
-            m[j++] = (PyMethodDef){ops[i].webnn, f, METH_FASTCALL | METH_KEYWORDS, doc};
+            m[j++] = (PyMethodDef){ops[i].webnn, f, METH_FASTCALL | METH_KEYWORDS, make_doc(&ops[i], ops[i].webnn)};
     }
     return m;
 }

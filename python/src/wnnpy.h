@@ -67,8 +67,11 @@ PyObject *wnnpy_raise(wnn_status s, const char *msg);
 PyObject *wnnpy_raise_as(PyObject *cls, wnn_status s, const char *msg);
 
 /* Raises wnn.ArgumentError (WNN_STATUS_INVALID_ARGUMENT) with a formatted
-** message. Returns NULL. */
+** message (printf's conversions, no %R). Returns NULL. */
 PyObject *wnnpy_argument_error(const char *fmt, ...);
+
+/* The same with PyUnicode_FromFormat's conversions (%R, %U, ...). */
+PyObject *wnnpy_argument_error_obj(const char *fmt, ...);
 
 /* The numpy module, imported once on first use; NULL without an exception
 ** when NumPy is not installed. Borrowed. */
@@ -107,6 +110,19 @@ int wnnpy_buffer_desc(PyObject *data, PyObject *shape, PyObject *dtype, const ch
 /* Checks that the elements of view can be t's: raw bytes ("B") always can,
 ** anything else must have t's kind and size. Raises TypeError. */
 int wnnpy_check_buffer_type(const Py_buffer *view, wnn_data_type t, const char *what);
+
+/* Python data without a buffer (convert.c): true for a list, a tuple, an int
+** or a float (bool included). */
+bool wnnpy_is_python_data(PyObject *obj);
+
+/* The packed elements of obj (a number, or nested lists or tuples) as data
+** type t, in a new bytes object; fills desc with t and the nesting's shape.
+** Raises (TypeError for a non-number or a non-integer into an integer type,
+** wnn.ArgumentError for ragged lists or a value out of range). */
+PyObject *wnnpy_convert_python_data(PyObject *obj, wnn_data_type t, const char *what, wnn_operand_desc *desc);
+
+/* "[3, 2]" into buf. */
+void wnnpy_shape_text(const uint32_t *shape, uint32_t rank, char *buf, size_t size);
 
 /* Objects. */
 PyObject *wnnpy_tensor_new(WnnContextObject *ctx, wnn_tensor *tensor); /* steals tensor */

@@ -12,8 +12,9 @@
     print(ctx.read(y))
 
 Tensors exchange memory with NumPy and PyTorch through DLPack:
-numpy.from_dlpack(t), torch.from_dlpack(t), wnn.from_dlpack(array).
-See docs/python.md.
+numpy.from_dlpack(t), torch.from_dlpack(t), wnn.from_dlpack(array, device=ctx).
+help(wnn.Context), help(wnn.GraphBuilder) and help(wnn.Tensor) describe each call;
+the guide is docs/python.md in wnn's source tree. python -m wnn runs the wnn program.
 """
 from ._wnn import (
     ArgumentError,
@@ -35,8 +36,10 @@ from ._wnn import (
     devices,
     exception_for_status,
     from_dlpack,
+    get_num_threads,
     library_version,
     operators,
+    set_num_threads,
 )
 
 __version__ = library_version
@@ -44,8 +47,8 @@ __version__ = library_version
 __all__ = [
     "ArgumentError", "Context", "DLPackError", "Error", "Graph", "GraphBuilder", "InvalidStateError",
     "NotSupportedError", "Operand", "OperationError", "OutOfMemoryError", "Tensor", "UnknownError",
-    "data_types", "default_context", "devices", "exception_for_status", "from_dlpack", "library_version",
-    "operators",
+    "data_types", "default_context", "devices", "exception_for_status", "from_dlpack", "get_num_threads",
+    "library_version", "operators", "set_num_threads",
 ]
 
 import atexit as _atexit
