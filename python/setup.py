@@ -1,5 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Builds the wnn C extension (wnn._wnn) against libwnn.
+"""Builds the wnn C extension (wnn._wnn) against libwnn, in place: the
+development build of `make test-python` and tests/python/test_asan.py.
+`pip install ./python` does not use this file: pep517/wnn_build.py builds
+libwnn and the extension through CMake (python/CMakeLists.txt).
 
 Where libwnn comes from, first match wins:
 

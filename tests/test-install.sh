@@ -1,66 +1,69 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# Installs wnn into a temporary prefix and builds a program outside the tree
-# against it with `pkg-config --cflags --libs wnn`, then runs it. With a third
-# argument of 1 the installed `wnn conformance`, run from elsewhere with no
-# DIR, must find the installed WPT vectors and pass a file of them.
+# wnn as a program outside the tree sees it. Installs the build into a
+# temporary prefix, then builds and runs examples/hello.c through the two
+# consumer projects, each against the install and against the build tree:
+#   examples/cmake-consumer      find_package(wnn): wnn::wnn, wnn::wnn_static
+#   examples/pkgconfig-consumer  pkg-config: libwnn.so, and libwnn.a with
+#                                `pkg-config --static`
+# The static programs must not need libwnn.so. With a third argument of 1
+# the installed `wnn conformance`, run from elsewhere with no DIR, must find
+# the installed WPT vectors and pass a file of them.
 set -e
 src="$1"
-build="$2"
+build=$(cd "$2" && pwd)
 conformance="${3:-0}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+passed=0
+pass() { passed=$((passed + 1)); echo "ok: $1"; }
+
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
-libdir=$(ls -d "$work"/prefix/lib*/pkgconfig | head -n1)
-export PKG_CONFIG_PATH="$libdir"
-cat > "$work/app.c" <<'APP'
-#include <stdio.h>
-#include <wnn/wnn.h>
-int main(void)
-{
-    wnn_context *ctx;
-    if (wnn_context_create(NULL, &ctx) != WNN_OK)
-        return 1;
-    wnn_graph_builder *b;
-    wnn_graph_builder_create(ctx, &b);
-    wnn_operand_desc d = {WNN_DATA_TYPE_FLOAT32, 1, {3}};
-    wnn_operand *x = wnn_graph_builder_input(b, "x", &d);
-    wnn_named_operand out = {"y", wnn_add(b, x, x)};
-    wnn_graph *g;
-    if (wnn_graph_builder_build(b, &out, 1, &g) != WNN_OK)
-        return 2;
-    wnn_tensor_desc td = {WNN_DATA_TYPE_FLOAT32, 1, {3}, true, true};
-    wnn_tensor *in, *res;
-    wnn_context_create_tensor(ctx, &td, &in);
-    wnn_context_create_tensor(ctx, &td, &res);
-    float v[3] = {1, 2, 3}, r[3];
-    wnn_context_write_tensor(ctx, in, v, sizeof v);
-    wnn_named_tensor bi = {"x", in}, bo = {"y", res};
-    wnn_context_dispatch(ctx, g, &bi, 1, &bo, 1);
-    if (wnn_context_read_tensor_sync(ctx, res, r, sizeof r) != WNN_OK)
-        return 3;
-    printf("%g %g %g\n", r[0], r[1], r[2]);
-    wnn_tensor_release(in);
-    wnn_tensor_release(res);
-    wnn_graph_release(g);
-    wnn_graph_builder_release(b);
-    wnn_context_release(ctx);
-    return r[0] == 2 && r[1] == 4 && r[2] == 6 ? 0 : 4;
+pcdir=$(ls -d "$work"/prefix/lib*/pkgconfig | head -n1)
+test -f "$pcdir/../cmake/wnn/wnnConfig.cmake"
+
+# run PROGRAM: it must print hello.c's result; a static one needs no libwnn.so
+run() {
+    out=$("$1")
+    [ "$out" = "0 0 15 10" ] || { echo "$1 printed '$out', not '0 0 15 10'"; exit 1; }
+    case "$1" in *static*)
+        if readelf -d "$1" | grep -q 'libwnn\.so'; then echo "$1 needs libwnn.so"; exit 1; fi ;;
+    esac
 }
-APP
-# shared library, found through the installed prefix at run time
-cc -std=c11 "$work/app.c" -o "$work/app" $(pkg-config --cflags --libs wnn) -Wl,-rpath,"$(pkg-config --variable=libdir wnn)"
-"$work/app"
-# static library, with the private dependencies pkg-config lists
-cc -std=c11 "$work/app.c" -o "$work/app-static" $(pkg-config --cflags wnn) \
-   "$(pkg-config --variable=libdir wnn)/libwnn.a" $(pkg-config --libs-only-l --static openblas) -lpthread -lm
-"$work/app-static"
+
+# CMake: an install (CMAKE_PREFIX_PATH), then the build tree (wnn_DIR)
+for where in install build-tree; do
+    if [ "$where" = install ]; then how="-DCMAKE_PREFIX_PATH=$work/prefix"; else how="-Dwnn_DIR=$build"; fi
+    cmake -S "$src/examples/cmake-consumer" -B "$work/cmake-$where" "$how" \
+          -DWNN_EXAMPLE_SOURCE="$src/examples/hello.c" >"$work/cmake-$where.log" 2>&1 || {
+        cat "$work/cmake-$where.log"; exit 1; }
+    cmake --build "$work/cmake-$where" >>"$work/cmake-$where.log" 2>&1 || {
+        cat "$work/cmake-$where.log"; exit 1; }
+    run "$work/cmake-$where/hello"
+    run "$work/cmake-$where/hello-static"
+    pass "find_package(wnn) from the $where: wnn::wnn and wnn::wnn_static"
+done
+
+# pkg-config: the installed wnn.pc, then the build tree's
+for where in install build-tree; do
+    if [ "$where" = install ]; then path="$pcdir"; else path="$build"; fi
+    mkdir "$work/pc-$where"
+    PKG_CONFIG_PATH="$path" make -s -C "$src/examples/pkgconfig-consumer" O="$work/pc-$where" \
+        SRC="$src/examples/hello.c" >"$work/pc-$where.log" 2>&1 || { cat "$work/pc-$where.log"; exit 1; }
+    run "$work/pc-$where/hello"
+    run "$work/pc-$where/hello-static"
+    pass "pkg-config from the $where: shared and --static"
+done
+# the build tree's wnn.pc names the build tree, not an install prefix
+[ "$(PKG_CONFIG_PATH="$build" pkg-config --variable=libdir wnn)" = "$build" ]
+[ "$(PKG_CONFIG_PATH="$build" pkg-config --variable=includedir wnn)" = "$(cd "$src" && pwd)/include" ]
+pass "the build tree's wnn.pc points into the build and source trees"
+
 if [ "$conformance" = 1 ]; then
     test -f "$work/prefix/share/wnn/wpt/LICENSE"
     (cd / && env -u WNN_WPT_DIR "$work/prefix/bin/wnn" conformance --verbose --filter abs/) >"$work/conformance.log"
     grep -q "prefix/bin/../share/wnn/wpt/conformance" "$work/conformance.log" || {
         echo "the installed wnn did not use the installed vectors:"; cat "$work/conformance.log"; exit 1; }
-    echo "3 passed, 0 failed"
-else
-    echo "2 passed, 0 failed"
+    pass "the installed wnn conformance finds the installed vectors"
 fi
+echo "$passed passed, 0 failed"
