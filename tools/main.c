@@ -436,6 +436,7 @@ static const command commands[] = {
     {"run", cmd_run},
     {"conformance", cmd_conformance},
     {"check", onnx_cmd_check},
+    {"bench", onnx_cmd_bench},
     {"onnx-test", onnx_cmd_test},
 };
 

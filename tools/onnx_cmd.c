@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "onnx_cmd.h"
 #include "wnn/wnn.h"
@@ -38,6 +39,7 @@ static int no_onnx(void)
 
 int onnx_cmd_run(int argc, char **argv) { return (void)argc, (void)argv, no_onnx(); }
 int onnx_cmd_check(int argc, char **argv) { return (void)argc, (void)argv, no_onnx(); }
+int onnx_cmd_bench(int argc, char **argv) { return (void)argc, (void)argv, no_onnx(); }
 int onnx_cmd_test(int argc, char **argv) { return (void)argc, (void)argv, no_onnx(); }
 
 #else
@@ -316,6 +318,107 @@ done:
         wnn_context_release(ctx);
     for (size_t i = 0; i < n_arrays; i++)
         wnn_onnx_array_free(&arrays[i]);
+    free_args(&a);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* bench                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static int by_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* Latency of dispatch + waiting for every output, on the model's own
+** tensors (inputs filled once with a fixed pattern). */
+int onnx_cmd_bench(int argc, char **argv)
+{
+    model_args a;
+    int rc = parse_args(argc, argv, &a, false);
+    if (rc != 0)
+        return rc;
+    unsigned iterations = a.repeat ? (unsigned)strtoul(a.repeat, NULL, 10) : 100, warmup = 5;
+    if (iterations == 0)
+        iterations = 1;
+    wnn_context *ctx = open_device(a.device);
+    wnn_onnx_model *m = NULL;
+    double *lat = calloc(iterations, sizeof *lat);
+    rc = 1;
+    wnn_onnx_options o = WNN_ONNX_OPTIONS_INIT;
+    o.dimensions = a.dims;
+    o.dimension_count = a.n_dims;
+    o.input_shapes = a.shapes;
+    o.input_shape_count = a.n_shapes;
+    o.default_dimension = 1;
+    double t0 = now_ms();
+    wnn_status st = ctx && lat ? wnn_onnx_model_load(ctx, a.model, &o, &m) : WNN_STATUS_OUT_OF_MEMORY;
+    if (st != WNN_OK) {
+        fprintf(stderr, "wnn bench: %s: %s\n", wnn_status_string(st), wnn_onnx_last_error_message());
+        goto done;
+    }
+    double load_ms = now_ms() - t0;
+    for (uint32_t i = 0; i < wnn_onnx_model_input_count(m); i++) {
+        const char *name;
+        wnn_operand_desc d;
+        wnn_onnx_model_get_input(m, i, &name, &d);
+        size_t bytes = (size_t)wnn_operand_desc_byte_length(&d);
+        unsigned char *fill = malloc(bytes ? bytes : 1);
+        for (size_t k = 0; fill && k < bytes; k++)
+            fill[k] = (unsigned char)(k * 7 % 13); /* small values of any type */
+        if (fill == NULL || wnn_context_write_tensor(ctx, wnn_onnx_model_tensor(m, name), fill, bytes) != WNN_OK) {
+            free(fill);
+            fprintf(stderr, "wnn bench: cannot fill input '%s'\n", name);
+            goto done;
+        }
+        free(fill);
+    }
+    bool tty = isatty(fileno(stdout));
+    double start = 0;
+    for (unsigned r = 0; r < warmup + iterations; r++) {
+        if (r == warmup)
+            start = now_ms();
+        double s0 = now_ms();
+        st = wnn_onnx_model_dispatch(m, NULL, 0, NULL, 0);
+        if (st == WNN_OK)
+            st = wnn_context_finish(ctx);
+        if (st != WNN_OK) {
+            fprintf(stderr, "wnn bench: %s: %s\n", wnn_status_string(st), wnn_onnx_last_error_message());
+            goto done;
+        }
+        if (r >= warmup)
+            lat[r - warmup] = now_ms() - s0;
+        if (tty && (r % 10 == 0 || r + 1 == warmup + iterations))
+            printf("\r  %u/%u runs", r + 1, warmup + iterations), fflush(stdout);
+    }
+    double total = now_ms() - start, sum = 0;
+    if (tty)
+        printf("\n");
+    for (unsigned i = 0; i < iterations; i++)
+        sum += lat[i];
+    qsort(lat, iterations, sizeof *lat, by_double);
+#define PCT(p) lat[(size_t)((p) / 100.0 * (iterations - 1) + 0.5)]
+    printf("%s on %s: load %.2f ms; %u runs (after %u warm-up)\n", a.model, a.device ? a.device : "cpu", load_ms,
+           iterations, warmup);
+    printf("latency ms: min %.3f  p50 %.3f  p90 %.3f  p99 %.3f  max %.3f  mean %.3f\n", lat[0], PCT(50), PCT(90),
+           PCT(99), lat[iterations - 1], sum / iterations);
+    printf("throughput: %.1f runs/s\n", iterations / (total / 1e3));
+#undef PCT
+    rc = 0;
+done:
+    free(lat);
+    wnn_onnx_model_release(m);
+    if (ctx)
+        wnn_context_release(ctx);
     free_args(&a);
     return rc;
 }
