@@ -348,6 +348,39 @@ static wnn_status lower_instance_norm(onx_importer *im, const Onnx__NodeProto *n
     return onx_out(im, n, 0, y);
 }
 
+/* GroupNormalization: x [N, C, ...] as [N, G, C/G * spatial], normalized
+** over the last axis, then per-channel scale and bias ([G] per group before
+** opset 21, [C] from 21). */
+static wnn_status lower_group_norm(onx_importer *im, const Onnx__NodeProto *n)
+{
+    wnn_graph_builder *b = im->b;
+    wnn_operand *x = onx_in_op(im, n, 0), *scale = onx_in_op(im, n, 1), *bias = onx_in_op(im, n, 2);
+    if (x == NULL || scale == NULL || bias == NULL)
+        return im->status;
+    wnn_operand_desc d = desc_of(x);
+    uint32_t groups = (uint32_t)onx_attr_int(n, "num_groups", 1), c = d.rank >= 2 ? d.shape[1] : 0, spatial = 1;
+    if (d.rank < 3 || groups == 0 || c % groups != 0)
+        return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "rank %u with %u channels in %u groups", d.rank, c, groups);
+    for (uint32_t i = 2; i < d.rank; i++)
+        spatial *= d.shape[i];
+    uint32_t g3[3] = {d.shape[0], groups, c / groups * spatial};
+    wnn_reduce_options o = {true, 1, {2}, true};
+    wnn_operand *y = wnn_reshape(b, normalize(im, wnn_reshape(b, x, 3, g3), &o, onx_attr_float(n, "epsilon", 1e-5f)),
+                                 d.rank, d.shape);
+    uint32_t cs[WNN_MAX_RANK] = {c};
+    for (uint32_t i = 1; i < d.rank - 1; i++)
+        cs[i] = 1;
+    wnn_operand *params[2] = {scale, bias};
+    for (int i = 0; i < 2; i++) {
+        if (desc_of(params[i]).shape[0] == groups && groups != c) { /* one value per group: repeat per channel */
+            uint32_t gc[2] = {groups, 1}, full[2] = {groups, c / groups};
+            params[i] = wnn_expand(b, wnn_reshape(b, params[i], 2, gc), 2, full);
+        }
+        params[i] = wnn_reshape(b, params[i], d.rank - 1, cs);
+    }
+    return onx_out(im, n, 0, wnn_add(b, wnn_mul(b, y, params[0]), params[1]));
+}
+
 /* scale or bias shaped like x's normalized dimensions (ONNX lets them be
 ** broadcastable to it). */
 static wnn_operand *fit_norm_param(onx_importer *im, wnn_operand *p, const wnn_operand_desc *x, uint32_t axis)
@@ -575,6 +608,7 @@ const onx_op_entry onx_ops_nn[] = {
     {"BatchNormalization", lower_batch_norm},
     {"InstanceNormalization", lower_instance_norm},
     {"LayerNormalization", lower_layer_norm},
+    {"GroupNormalization", lower_group_norm},
     {"LpNormalization", lower_lp_norm},
     {"MeanVarianceNormalization", lower_mvn},
     {"Resize", lower_resize},

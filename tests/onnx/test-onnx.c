@@ -5,6 +5,7 @@
 ** mode, and the errors for truncated files, missing external data and
 ** unsupported operators; .npy files round trip.
 */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,17 +114,18 @@ static uint8_t *make_model(const char *op_type, const char *second_op, const cha
     return buf;
 }
 
-/* A model of one node op_type(a[, b]) -> y with a string attribute, float
-** inputs of the given shapes. */
+/* A model of one node op_type(a[, b[, c]]) -> y with one attribute (a
+** string, or an int when value starts with '#'), float inputs of the given
+** shapes. */
 static uint8_t *make_node_model(const char *op_type, const char *attr, const char *value, uint32_t n_in,
                                 const int64_t *const *shapes, const uint32_t *ranks, size_t *size)
 {
-    Onnx__TensorShapeProto__Dimension dim[2][WNN_MAX_RANK], *dimp[2][WNN_MAX_RANK];
-    Onnx__TensorShapeProto shape[2];
-    Onnx__TypeProto__Tensor tt[2];
-    Onnx__TypeProto type[2];
-    Onnx__ValueInfoProto vi[2], y = ONNX__VALUE_INFO_PROTO__INIT, *inputs[2], *outputs[1] = {&y};
-    char *names[2] = {"a", "b"}, *out_names[1] = {"y"};
+    Onnx__TensorShapeProto__Dimension dim[3][WNN_MAX_RANK], *dimp[3][WNN_MAX_RANK];
+    Onnx__TensorShapeProto shape[3];
+    Onnx__TypeProto__Tensor tt[3];
+    Onnx__TypeProto type[3];
+    Onnx__ValueInfoProto vi[3], y = ONNX__VALUE_INFO_PROTO__INIT, *inputs[3], *outputs[1] = {&y};
+    char *names[3] = {"a", "b", "c"}, *out_names[1] = {"y"};
     for (uint32_t i = 0; i < n_in; i++) {
         for (uint32_t k = 0; k < ranks[i]; k++) {
             dim[i][k] = (Onnx__TensorShapeProto__Dimension)ONNX__TENSOR_SHAPE_PROTO__DIMENSION__INIT;
@@ -150,10 +152,16 @@ static uint8_t *make_node_model(const char *op_type, const char *attr, const cha
     Onnx__AttributeProto at = ONNX__ATTRIBUTE_PROTO__INIT, *atp[1] = {&at};
     at.name = (char *)attr;
     at.has_type = 1;
-    at.type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
-    at.has_s = 1;
-    at.s.data = (uint8_t *)value;
-    at.s.len = strlen(value);
+    if (value[0] == '#') {
+        at.type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+        at.has_i = 1;
+        at.i = atoi(value + 1);
+    } else {
+        at.type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
+        at.has_s = 1;
+        at.s.data = (uint8_t *)value;
+        at.s.len = strlen(value);
+    }
     Onnx__NodeProto node = ONNX__NODE_PROTO__INIT, *nodes[1] = {&node};
     node.op_type = (char *)op_type;
     node.n_input = n_in;
@@ -301,6 +309,42 @@ static void test_damage(wnn_context *ctx)
     CHECK(failed > 0);
     free(copy);
     free(model);
+}
+
+/* GroupNormalization (opset 18: a scale and a bias per group) against loops. */
+static void test_group_norm(wnn_context *ctx)
+{
+    enum { N = 2, C = 4, G = 2, S = 3 };
+    static const int64_t sx[3] = {N, C, S}, sg[1] = {G};
+    const int64_t *shapes[3] = {sx, sg, sg};
+    uint32_t ranks[3] = {3, 1, 1};
+    size_t size;
+    uint8_t *model = make_node_model("GroupNormalization", "num_groups", "#2", 3, shapes, ranks, &size);
+    wnn_onnx_model *m = NULL;
+    CHECK_OK(wnn_onnx_model_load_memory(ctx, model, size, NULL, &m));
+    free(model);
+    float x[N * C * S], scale[G] = {2, -1}, bias[G] = {0.5f, 1}, y[N * C * S];
+    for (int i = 0; i < N * C * S; i++)
+        x[i] = (float)((i * 5) % 11) - 4;
+    wnn_onnx_buffer in[3] = {{"a", x, sizeof x}, {"b", scale, sizeof scale}, {"c", bias, sizeof bias}};
+    wnn_onnx_buffer out = {"y", y, sizeof y};
+    CHECK_OK(wnn_onnx_model_run(m, in, 3, &out, 1));
+    for (int n = 0; n < N; n++) {
+        for (int g = 0; g < G; g++) {
+            const float *p = x + (n * C + g * (C / G)) * S;
+            double mean = 0, var = 0;
+            for (int i = 0; i < C / G * S; i++)
+                mean += p[i];
+            mean /= C / G * S;
+            for (int i = 0; i < C / G * S; i++)
+                var += (p[i] - mean) * (p[i] - mean);
+            var /= C / G * S;
+            for (int i = 0; i < C / G * S; i++)
+                CHECK_NEAR(y[(n * C + g * (C / G)) * S + i], scale[g] * (p[i] - mean) / sqrt(var + 1e-5) + bias[g],
+                           1e-4);
+        }
+    }
+    wnn_onnx_model_release(m);
 }
 
 static void write_file(const char *path, const void *data, size_t size)
@@ -470,6 +514,7 @@ int main(void)
 
     test_einsum(ctx);
     test_damage(ctx);
+    test_group_norm(ctx);
     wnn_context_release(ctx);
     TEST_DONE();
 }
