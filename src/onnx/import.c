@@ -708,17 +708,18 @@ static wnn_status load_file(wnn_context *ctx, const char *path, const wnn_onnx_o
 {
     void *data;
     size_t size;
-    wnn_status st = onx_read_file(path, ONX_MAX_MODEL_BYTES, &data, &size);
+    bool mapped;
+    wnn_status st = onx_map_file(path, ONX_MAX_MODEL_BYTES, &data, &size, &mapped);
     if (st != WNN_OK)
         return st;
     char *dir = dir_of(path);
     if (dir == NULL) {
-        free(data);
+        onx_unmap_file(data, size, mapped);
         return WNN_STATUS_OUT_OF_MEMORY;
     }
     st = import(ctx, data, size, options && options->base_dir ? options->base_dir : dir, options, im, out);
     free(dir);
-    free(data);
+    onx_unmap_file(data, size, mapped);
     return st;
 }
 
@@ -742,7 +743,8 @@ wnn_status wnn_onnx_check(wnn_context *ctx, const char *path, const wnn_onnx_opt
         return WNN_STATUS_INVALID_ARGUMENT;
     void *data;
     size_t size;
-    wnn_status st = onx_read_file(path, ONX_MAX_MODEL_BYTES, &data, &size);
+    bool mapped;
+    wnn_status st = onx_map_file(path, ONX_MAX_MODEL_BYTES, &data, &size, &mapped);
     if (st != WNN_OK)
         return st;
     char *dir = dir_of(path);
@@ -750,7 +752,7 @@ wnn_status wnn_onnx_check(wnn_context *ctx, const char *path, const wnn_onnx_opt
     if (dir == NULL || im == NULL) {
         free(dir);
         free(im);
-        free(data);
+        onx_unmap_file(data, size, mapped);
         return WNN_STATUS_OUT_OF_MEMORY;
     }
     /* import() clears im; the check fields are set through a template */
@@ -793,7 +795,7 @@ wnn_status wnn_onnx_check(wnn_context *ctx, const char *path, const wnn_onnx_opt
         onnx__model_proto__free_unpacked(m, NULL);
     free(im);
     free(dir);
-    free(data);
+    onx_unmap_file(data, size, mapped);
     return st;
 }
 
@@ -821,11 +823,12 @@ wnn_status wnn_onnx_read_info(const char *path, wnn_onnx_info *out)
     memset(out, 0, sizeof *out);
     void *data;
     size_t size;
-    wnn_status st = onx_read_file(path, ONX_MAX_MODEL_BYTES, &data, &size);
+    bool mapped;
+    wnn_status st = onx_map_file(path, ONX_MAX_MODEL_BYTES, &data, &size, &mapped);
     if (st != WNN_OK)
         return st;
     Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, size, data);
-    free(data);
+    onx_unmap_file(data, size, mapped);
     if (m == NULL || m->graph == NULL) {
         if (m != NULL)
             onnx__model_proto__free_unpacked(m, NULL);

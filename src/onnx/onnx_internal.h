@@ -90,7 +90,9 @@ double onx_get_f64(const onx_const *c, size_t i);
 void onx_set_i64(onx_const *c, size_t i, int64_t v);
 void onx_set_f64(onx_const *c, size_t i, double v);
 bool onx_type_is_float(wnn_data_type t);
-/* Decodes a TensorProto (raw, typed fields or external data under base_dir). */
+/* Decodes a TensorProto (raw, typed fields or external data under base_dir).
+** Large raw data is taken from t (its raw_data is emptied): decode each
+** tensor once. */
 wnn_status onx_tensor_decode(const Onnx__TensorProto *t, const char *base_dir, onx_const **out);
 
 /* ---- values (import.c) ---- */
@@ -164,5 +166,9 @@ int onx_slice_rule(onx_importer *im, const Onnx__NodeProto *n, uint32_t rank, co
 /* ---- files (tensor.c) ---- */
 /* Reads a whole file (at most max bytes) into a new buffer. */
 wnn_status onx_read_file(const char *path, size_t max, void **data, size_t *size);
+/* Maps a model file read-only (falls back to reading it); release with
+** onx_unmap_file(data, size, mapped). */
+wnn_status onx_map_file(const char *path, size_t max, void **data, size_t *size, bool *mapped);
+void onx_unmap_file(void *data, size_t size, bool mapped);
 
 #endif /* WNN_ONNX_INTERNAL_H */

@@ -4,10 +4,14 @@
 ** the public wnn_onnx_array functions (TensorProto and .npy files).
 */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "onnx_internal.h"
 
@@ -228,6 +232,41 @@ wnn_status onx_read_file(const char *path, size_t max, void **data, size_t *size
     return WNN_OK;
 }
 
+wnn_status onx_map_file(const char *path, size_t max, void **data, size_t *size, bool *mapped)
+{
+    *data = NULL;
+    *size = 0;
+    *mapped = false;
+    int fd = open(path, O_RDONLY);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) != 0) {
+        onx_set_error(WNN_STATUS_OPERATION_ERROR, "cannot open '%s': %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return WNN_STATUS_OPERATION_ERROR;
+    }
+    if (!S_ISREG(sb.st_mode) || sb.st_size == 0 || (uint64_t)sb.st_size > max) {
+        close(fd); /* read it instead, which reports what is wrong */
+        return onx_read_file(path, max, data, size);
+    }
+    void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED)
+        return onx_read_file(path, max, data, size);
+    *data = p;
+    *size = (size_t)sb.st_size;
+    *mapped = true;
+    return WNN_OK;
+}
+
+void onx_unmap_file(void *data, size_t size, bool mapped)
+{
+    if (mapped)
+        munmap(data, size);
+    else
+        free(data);
+}
+
 /* Reads an external-data tensor's bytes: the file is relative to base_dir
 ** and may not climb out of it. */
 static wnn_status read_external(const Onnx__TensorProto *t, const char *base_dir, size_t want, void *dst)
@@ -335,8 +374,16 @@ wnn_status onx_tensor_decode(const Onnx__TensorProto *t, const char *base_dir, o
             onx_const_free(c);
             return WNN_STATUS_OPERATION_ERROR;
         }
-        if (bytes)
+        if (bytes >= 4096) { /* take protobuf-c's copy rather than copy it again */
+            Onnx__TensorProto *owned = (Onnx__TensorProto *)t;
+            free(c->data);
+            c->data = owned->raw_data.data;
+            owned->raw_data.data = NULL;
+            owned->raw_data.len = 0;
+            owned->has_raw_data = 0;
+        } else if (bytes) {
             memcpy(c->data, t->raw_data.data, bytes);
+        }
         *out = c;
         return WNN_OK;
     }
