@@ -4,6 +4,8 @@
 #   sh bench/run-gpu.sh build    configure and build with CUDA
 #   sh bench/run-gpu.sh test     unit suite on cuda, WPT conformance on cuda,
 #                                compute-sanitizer memcheck and racecheck
+#   sh bench/run-gpu.sh reliability  the soak and test-audit on cuda, plain,
+#                                under ASan+UBSan and under TSan
 #   sh bench/run-gpu.sh bench    bench-cuda beside raw CUDA, the PyTorch peers
 #                                in the same run, and the merged table
 # Libraries the GPU image lacks (OpenBLAS, jansson) come in a carried folder:
@@ -42,6 +44,26 @@ test)
     echo "memcheck exit $?: $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log")"
     compute-sanitizer --tool racecheck --error-exitcode 9 "$BUILD/tests/test-cuda" >"$OUT/racecheck.log" 2>&1
     echo "racecheck exit $?: $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/racecheck.log")"
+    ;;
+reliability)
+    # issue 10's runs on the GPU: the soak and the audit's reproducers on
+    # cuda, plain and in ASan+UBSan and TSan builds (host code; the kernels
+    # are compute-sanitizer's, in the test stage)
+    WNN_SOAK_SECONDS=${WNN_SOAK_SECONDS:-3} "$BUILD/tests/test-soak" cuda 2>&1 | tail -8 | tee "$OUT/soak-cuda.log"
+    WNN_TEST_DEVICE=cuda "$BUILD/tests/test-audit" 2>&1 | tail -3 | tee "$OUT/audit-cuda.log"
+    for san in address thread; do
+        cmake -S . -B "$BUILD-$san" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DWNN_SANITIZE=$san -DWNN_BUILD_BENCH=OFF \
+            >"$OUT/cmake-$san.log" 2>&1 &&
+            cmake --build "$BUILD-$san" -j "$(nproc)" --target test-soak test-audit wnn_cuda >"$OUT/build-$san.log" 2>&1 ||
+            { echo "$san build failed"; grep -E "error" "$OUT/build-$san.log" | head; continue; }
+        # the CUDA runtime maps memory where ASan keeps its shadow gap
+        ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=1 TSAN_OPTIONS=halt_on_error=1:suppressions=$PWD/tests/tsan-cuda.supp WNN_SOAK_SECONDS=2 \
+            "$BUILD-$san/tests/test-soak" cuda >"$OUT/soak-cuda-$san.log" 2>&1
+        echo "soak cuda $san: exit $? $(grep -E 'passed|WARNING|ERROR' "$OUT/soak-cuda-$san.log" | sort | uniq -c | head -5)"
+        ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=1 TSAN_OPTIONS=halt_on_error=1:suppressions=$PWD/tests/tsan-cuda.supp WNN_TEST_DEVICE=cuda \
+            "$BUILD-$san/tests/test-audit" >"$OUT/audit-cuda-$san.log" 2>&1
+        echo "audit cuda $san: exit $? $(grep -E 'passed|WARNING|ERROR' "$OUT/audit-cuda-$san.log" | sort | uniq -c | head -5)"
+    done
     ;;
 bench)
     "$BUILD/bench/bench-cuda" | tee "$OUT/bench-cuda.txt"

@@ -158,13 +158,21 @@ static void lock(wnn__device *d)
 
 static void unlock(wnn__device *d) { pthread_mutex_unlock(&d->lock); }
 
+/* cuBLAS handles are made and destroyed one at a time in the process: the
+** soak under ASan saw cublasDestroy crash inside the driver while other
+** threads made and destroyed their contexts' handles on the same device. */
+static pthread_mutex_t blas_lifetime = PTHREAD_MUTEX_INITIALIZER;
+
 static void cu_device_close(wnn__device *d)
 {
     lock(d);
     if (d->stream)
         cudaStreamSynchronize(d->stream);
-    if (d->blas)
+    if (d->blas) {
+        pthread_mutex_lock(&blas_lifetime);
         cublasDestroy(d->blas);
+        pthread_mutex_unlock(&blas_lifetime);
+    }
     cudaFree(d->blas_workspace);
     for (int i = 0; i < CU_STAGES; i++)
         if (d->staged[i])
@@ -204,7 +212,10 @@ static wnn_status cu_device_open(uint32_t index, wnn__device **out)
     if (e == cudaSuccess)
         e = cudaMalloc(&d->blas_workspace, CU_BLAS_WORKSPACE);
     wnn_status s = wnn__cu_status(e);
-    if (s == WNN_OK && cublasCreate(&d->blas) != CUBLAS_STATUS_SUCCESS) {
+    pthread_mutex_lock(&blas_lifetime);
+    bool blas_made = s == WNN_OK && cublasCreate(&d->blas) == CUBLAS_STATUS_SUCCESS;
+    pthread_mutex_unlock(&blas_lifetime);
+    if (s == WNN_OK && !blas_made) {
         d->blas = NULL;
         s = WNN_STATUS_OPERATION_ERROR;
     }
