@@ -6,11 +6,17 @@
 ** Intermediates share one arena: each gets an offset chosen first-fit among
 ** the blocks alive at its producing node, and its block is free again after
 ** its last consumer, so a long chain needs about two intermediates of memory.
+**
+** Before planning, nodes that oneDNN computes faster (dnnl.h) are compiled
+** into primitives, and the nodes they fold in are skipped: their
+** intermediates get no memory, and the chain's last value is placed where
+** its first node runs, since that node writes it.
 */
 #include <stdlib.h>
 #include <string.h>
 
 #include "backends/cpu/cpu_graph.h"
+#include "backends/cpu/dnnl.h"
 #include "backends/cpu/kernels.h"
 #include "memory/arena.h"
 
@@ -26,6 +32,8 @@ struct wnn__cpu_graph {
     wnn__view *views;    /* per value, refreshed by each run */
     wnn__view *scratch;  /* kernel argument arrays */
     uint32_t max_args;
+    wnn__dnnl_node **dnnl; /* per node: its oneDNN primitive, or NULL */
+    bool *fused;           /* per node: computed by an earlier node's primitive */
 };
 
 void *wnn__cpu_alloc_zeroed(size_t bytes)
@@ -58,8 +66,8 @@ static wnn_status plan(wnn__cpu_graph *g)
     size_t top = 0;
     for (uint32_t n = 0; n < ir->n_nodes; n++) {
         const wnn__node *node = &ir->nodes[n];
-        for (uint32_t j = 0; j < node->n_out; j++) {
-            uint32_t v = node->out[j];
+        for (uint32_t j = 0; j < node->n_out && !g->fused[n]; j++) {
+            uint32_t v = g->dnnl[n] ? wnn__dnnl_node_output(g->dnnl[n]) : node->out[j];
             if (g->output_of[v] >= 0)
                 continue;
             size_t size = (size_t)wnn_operand_desc_byte_length(&ir->values[v].desc);
@@ -80,6 +88,28 @@ static wnn_status plan(wnn__cpu_graph *g)
     free(last_use);
     free(live);
     return WNN_OK;
+}
+
+/* Compiles the nodes oneDNN takes (see dnnl.h); the others keep their
+** portable kernels. */
+static wnn_status compile_dnnl(wnn__cpu_graph *g)
+{
+    const wnn__ir *ir = g->ir;
+    uint32_t *uses = calloc(ir->n_values ? ir->n_values : 1, sizeof *uses);
+    bool *is_output = calloc(ir->n_values ? ir->n_values : 1, sizeof *is_output);
+    wnn_status s = uses && is_output ? WNN_OK : WNN_STATUS_OUT_OF_MEMORY;
+    for (uint32_t n = 0; s == WNN_OK && n < ir->n_nodes; n++)
+        for (uint32_t j = 0; j < ir->nodes[n].n_in; j++)
+            if (ir->nodes[n].in[j] != WNN__NONE)
+                uses[ir->nodes[n].in[j]]++;
+    for (uint32_t i = 0; s == WNN_OK && i < ir->n_outputs; i++)
+        is_output[ir->output_values[i]] = true;
+    for (uint32_t n = 0; s == WNN_OK && n < ir->n_nodes; n++)
+        if (!g->fused[n])
+            s = wnn__dnnl_compile(ir, n, uses, is_output, g->fused, &g->dnnl[n]);
+    free(uses);
+    free(is_output);
+    return s;
 }
 
 wnn_status wnn__cpu_graph_plan(const wnn__ir *ir, wnn__cpu_graph **out)
@@ -111,7 +141,9 @@ wnn_status wnn__cpu_graph_plan(const wnn__ir *ir, wnn__cpu_graph **out)
     g->output_of = malloc(sizeof *g->output_of * nv);
     g->views = calloc(nv, sizeof *g->views);
     g->scratch = calloc(g->max_args ? g->max_args : 1, sizeof *g->scratch);
-    if (!g->offset || !g->output_of || !g->views || !g->scratch) {
+    g->dnnl = calloc(ir->n_nodes ? ir->n_nodes : 1, sizeof *g->dnnl);
+    g->fused = calloc(ir->n_nodes ? ir->n_nodes : 1, sizeof *g->fused);
+    if (!g->offset || !g->output_of || !g->views || !g->scratch || !g->dnnl || !g->fused) {
         wnn__cpu_graph_free(g);
         return WNN_STATUS_OUT_OF_MEMORY;
     }
@@ -124,7 +156,9 @@ wnn_status wnn__cpu_graph_plan(const wnn__ir *ir, wnn__cpu_graph **out)
     }
     for (uint32_t i = ir->n_outputs; i-- > 0;)
         g->output_of[ir->output_values[i]] = (int32_t)i;
-    wnn_status s = plan(g);
+    wnn_status s = compile_dnnl(g);
+    if (s == WNN_OK)
+        s = plan(g);
     if (s != WNN_OK) {
         wnn__cpu_graph_free(g);
         return s;
@@ -173,6 +207,10 @@ void wnn__cpu_graph_free(wnn__cpu_graph *g)
     free(g->output_of);
     free(g->views);
     free(g->scratch);
+    for (uint32_t n = 0; g->dnnl && n < g->ir->n_nodes; n++)
+        wnn__dnnl_free(g->dnnl[n]);
+    free(g->dnnl);
+    free(g->fused);
     if (g->owns_arena)
         free(g->arena);
     free(g);
@@ -191,6 +229,14 @@ wnn_status wnn__cpu_graph_run(wnn__cpu_graph *g, void *const *inputs, void *cons
     }
     for (uint32_t n = 0; n < ir->n_nodes; n++) {
         const wnn__node *node = &ir->nodes[n];
+        if (g->fused[n])
+            continue;
+        if (g->dnnl[n]) {
+            wnn_status s = wnn__dnnl_run(g->dnnl[n], g->views);
+            if (s != WNN_OK)
+                return s;
+            continue;
+        }
         wnn__view *in = g->scratch, *out = g->scratch + node->n_in;
         for (uint32_t j = 0; j < node->n_in; j++) {
             if (node->in[j] == WNN__NONE)

@@ -4,6 +4,7 @@
 ** 2-D and normalization operators (see k_spatial.h).
 */
 #include "backends/cpu/k_spatial.h"
+#include "backends/cpu/half_simd.h"
 
 #include <stdlib.h>
 
@@ -29,9 +30,7 @@ const float *wnn__stage_in(const wnn__view *v, float **owned)
     float *f = malloc((n ? n : 1) * sizeof *f);
     if (!f)
         return NULL;
-    const uint16_t *h = v->data;
-    for (size_t i = 0; i < n; i++)
-        f[i] = wnn__half_to_float(h[i]);
+    wnn__half_to_float_n(f, v->data, n);
     *owned = f;
     return f;
 }
@@ -50,9 +49,6 @@ void wnn__stage_out_finish(const wnn__view *out, float *owned)
 {
     if (!owned)
         return;
-    size_t n = wnn__view_count(out);
-    uint16_t *h = out->data;
-    for (size_t i = 0; i < n; i++)
-        h[i] = wnn__float_to_half(owned[i]);
+    wnn__float_to_half_n(out->data, owned, wnn__view_count(out));
     free(owned);
 }

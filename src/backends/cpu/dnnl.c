@@ -1,0 +1,601 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+** dnnl.c -- conv2d through oneDNN, compiled once per graph (see dnnl.h).
+**
+** At compile, a conv2d whose filter (and bias, if any) are constants becomes
+** one oneDNN convolution: the filter is read in whichever of WebNN's layouts
+** it has, and reordered once into the layout oneDNN picked for this machine.
+** The nodes after it fold in while each is the only reader of the one before
+** and none of them is a graph output:
+**
+**   batchNormalization  with constant parameters on the channel axis: scaled
+**                       into the filter and the bias (computed in double);
+**   add                 of a tensor of the output's shape computed before the
+**                       convolution: oneDNN's sum post-op (the result starts
+**                       as that tensor and the convolution adds into it);
+**   relu, clamp, sigmoid, tanh, leakyRelu, elu: an eltwise post-op.
+**
+** Source and result are reordered between the graph's layout (nchw or nhwc)
+** and the blocked layout oneDNN prefers when they differ. float16 operands are
+** widened to float32 (F16C) and the result narrowed once: oneDNN 2.6 computes
+** float16 convolutions only on processors with AVX512-FP16.
+**
+** Threads: Debian's oneDNN runs on OpenMP (libgomp). A convolution is one
+** call from the thread running the graph, while wnn's own pool is idle, and
+** it asks OpenMP for wnn's thread count (WNN_NUM_THREADS), so the two pools
+** never run at once and never exceed that count. OpenMP's threads spin a
+** little after each call before sleeping (OMP_WAIT_POLICY=passive stops it).
+*/
+#include "backends/cpu/dnnl.h"
+
+/* Built in when Debian's libdnnl-dev headers are found, unless WNN_NO_DNNL
+** is defined (CMake: -DWNN_WITH_DNNL=OFF) or a sanitizer instruments the
+** build: ThreadSanitizer cannot see the ordering inside the uninstrumented
+** OpenMP runtime, and LeakSanitizer's exit-time scan crashes on its idle
+** threads. Sanitizer builds test the portable kernels. */
+#if defined(__has_include) && !defined(WNN_NO_DNNL) && !defined(__SANITIZE_THREAD__) && \
+    !defined(__SANITIZE_ADDRESS__)
+#if __has_include(<oneapi/dnnl/dnnl.h>)
+#define WNN_HAVE_DNNL 1
+#endif
+#endif
+
+#ifdef WNN_HAVE_DNNL
+
+#include <dlfcn.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <oneapi/dnnl/dnnl.h>
+
+#include "backends/cpu/half_simd.h"
+#include "backends/cpu/pool.h"
+#include "core/half.h"
+
+#define DNNL_FUNCS(X)                                                                                              \
+    X(dnnl_engine_create) X(dnnl_stream_create) X(dnnl_stream_wait) X(dnnl_stream_destroy)                         \
+    X(dnnl_memory_desc_init_by_tag) X(dnnl_memory_desc_init_by_strides) X(dnnl_memory_desc_equal)                  \
+    X(dnnl_memory_desc_get_size) X(dnnl_memory_create) X(dnnl_memory_destroy) X(dnnl_memory_set_data_handle)           \
+    X(dnnl_memory_get_data_handle)       \
+    X(dnnl_dilated_convolution_forward_desc_init) X(dnnl_primitive_desc_create) X(dnnl_primitive_desc_query_md)    \
+    X(dnnl_primitive_desc_destroy) X(dnnl_primitive_create) X(dnnl_primitive_destroy) X(dnnl_primitive_execute)    \
+    X(dnnl_reorder_primitive_desc_create) X(dnnl_post_ops_create) X(dnnl_post_ops_destroy)                         \
+    X(dnnl_post_ops_append_eltwise) X(dnnl_post_ops_append_sum) X(dnnl_primitive_attr_create)                      \
+    X(dnnl_primitive_attr_destroy) X(dnnl_primitive_attr_set_post_ops) X(dnnl_primitive_attr_set_scratchpad_mode)
+
+static struct {
+    pthread_once_t once;
+    bool ok;
+    dnnl_engine_t engine;
+    void (*omp_set_num_threads)(int);
+    int (*omp_get_max_threads)(void);
+#define X(f) __typeof__(f) *f;
+    DNNL_FUNCS(X)
+#undef X
+} L = {.once = PTHREAD_ONCE_INIT};
+
+static void load(void)
+{
+    const char *env = getenv("WNN_CPU_DNNL");
+    if (env && strcmp(env, "0") == 0)
+        return;
+    void *h = dlopen("libdnnl.so.2", RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        return;
+#define X(f)                                                                                                       \
+    if (!(L.f = (__typeof__(f) *)dlsym(h, #f)))                                                                    \
+        return;
+    DNNL_FUNCS(X)
+#undef X
+    /* found among libdnnl's dependencies when it runs on OpenMP */
+    L.omp_set_num_threads = (void (*)(int))dlsym(h, "omp_set_num_threads");
+    L.omp_get_max_threads = (int (*)(void))dlsym(h, "omp_get_max_threads");
+    if (!L.omp_set_num_threads || !L.omp_get_max_threads)
+        L.omp_set_num_threads = NULL;
+    /* the handle stays open for the process: primitives live in graphs */
+    L.ok = L.dnnl_engine_create(&L.engine, dnnl_cpu, 0) == dnnl_success;
+}
+
+static bool available(void)
+{
+    pthread_once(&L.once, load);
+    return L.ok;
+}
+
+/* OpenMP's thread count on this thread becomes wnn's; returns the old one,
+** for restore_threads(), so the application's own OpenMP is left as it was. */
+static int use_wnn_threads(void)
+{
+    if (!L.omp_set_num_threads)
+        return 0;
+    int old = L.omp_get_max_threads();
+    L.omp_set_num_threads((int)wnn__pool_size());
+    return old;
+}
+
+static void restore_threads(int old)
+{
+    if (L.omp_set_num_threads)
+        L.omp_set_num_threads(old);
+}
+
+struct wnn__dnnl_node {
+    uint32_t x, res, y;      /* value ids: input, residual (or WNN__NONE), result */
+    bool half;               /* float16 operands, staged through float32 */
+    size_t x_count, y_count; /* elements */
+    dnnl_stream_t stream;
+    dnnl_primitive_t conv;
+    dnnl_primitive_t src_reorder;           /* user -> conv layout, or NULL */
+    dnnl_primitive_t res_reorder, dst_reorder; /* user <-> conv layout, or NULL */
+    dnnl_memory_t user_src, src, weights, bias, user_dst, dst, scratch;
+    void *src_buf, *dst_buf, *weights_buf, *scratch_buf; /* owned */
+    float *x32, *y32;                      /* float16 staging, owned */
+};
+
+/* ------------------------------------------------------------------------ */
+/* Fusion: which nodes after the convolution fold into it                   */
+/* ------------------------------------------------------------------------ */
+
+typedef struct chain {
+    uint32_t bn_node, add_node, act_node; /* UINT32_MAX: none */
+    uint32_t res;                          /* the add's other operand */
+    uint32_t out;                          /* the value the chain ends with */
+    dnnl_alg_kind_t act;
+    float alpha, beta;
+} chain;
+
+/* The only node that reads v, or UINT32_MAX. */
+static uint32_t sole_reader(const wnn__ir *ir, uint32_t after, uint32_t v, const uint32_t *uses,
+                            const bool *is_output)
+{
+    if (uses[v] != 1 || is_output[v])
+        return UINT32_MAX;
+    for (uint32_t n = after + 1; n < ir->n_nodes; n++)
+        for (uint32_t j = 0; j < ir->nodes[n].n_in; j++)
+            if (ir->nodes[n].in[j] == v)
+                return n;
+    return UINT32_MAX;
+}
+
+static bool is_constant(const wnn__ir *ir, uint32_t v)
+{
+    return v == WNN__NONE || ir->values[v].kind == WNN__VALUE_CONSTANT;
+}
+
+static bool activation_of(const wnn__node *node, chain *c)
+{
+    c->alpha = c->beta = 0.0f;
+    switch (node->op) {
+    case WNN__OP_RELU: c->act = dnnl_eltwise_relu; return true;
+    case WNN__OP_SIGMOID: c->act = dnnl_eltwise_logistic; return true;
+    case WNN__OP_TANH: c->act = dnnl_eltwise_tanh; return true;
+    case WNN__OP_LEAKY_RELU:
+        c->act = dnnl_eltwise_relu;
+        c->alpha = (float)node->attrs.activation.alpha;
+        return true;
+    case WNN__OP_ELU:
+        c->act = dnnl_eltwise_elu;
+        c->alpha = (float)node->attrs.activation.alpha;
+        return true;
+    case WNN__OP_CLAMP:
+        if (isnan(node->attrs.clamp.min_value) || isnan(node->attrs.clamp.max_value))
+            return false; /* a NaN bound bounds nothing; clip would disagree */
+        c->act = dnnl_eltwise_clip;
+        c->alpha = (float)node->attrs.clamp.min_value;
+        c->beta = (float)node->attrs.clamp.max_value;
+        return true;
+    default: return false;
+    }
+}
+
+static chain follow(const wnn__ir *ir, uint32_t n, const uint32_t *uses, const bool *is_output)
+{
+    const wnn__node *conv = &ir->nodes[n];
+    chain c = {UINT32_MAX, UINT32_MAX, UINT32_MAX, WNN__NONE, conv->out[0], dnnl_eltwise_relu, 0, 0};
+    uint32_t channel_axis = conv->attrs.conv.input_layout == WNN_INPUT_LAYOUT_NHWC ? 3 : 1;
+    const wnn_operand_desc *yd = &ir->values[conv->out[0]].desc;
+    uint32_t at = n;
+    for (;;) {
+        uint32_t r = sole_reader(ir, at, c.out, uses, is_output);
+        if (r == UINT32_MAX)
+            return c;
+        const wnn__node *node = &ir->nodes[r];
+        if (node->op == WNN__OP_BATCH_NORMALIZATION && node->n_in == 5 && c.bn_node == UINT32_MAX && c.add_node == UINT32_MAX &&
+            c.act_node == UINT32_MAX && node->in[0] == c.out && node->attrs.batch_norm.axis == channel_axis &&
+            is_constant(ir, node->in[1]) && is_constant(ir, node->in[2]) && is_constant(ir, node->in[3]) &&
+            is_constant(ir, node->in[4])) {
+            c.bn_node = r;
+        } else if (node->op == WNN__OP_ADD && c.add_node == UINT32_MAX && c.act_node == UINT32_MAX) {
+            uint32_t other = node->in[0] == c.out ? node->in[1] : node->in[0];
+            const wnn__value *ov = &ir->values[other];
+            bool ready = ov->kind != WNN__VALUE_NODE || ov->index < n;
+            if (other == c.out || !ready || ov->desc.data_type != yd->data_type || ov->desc.rank != yd->rank ||
+                memcmp(ov->desc.shape, yd->shape, yd->rank * sizeof *yd->shape) != 0)
+                return c;
+            c.add_node = r;
+            c.res = other;
+        } else if (c.act_node == UINT32_MAX && activation_of(node, &c)) {
+            c.act_node = r;
+        } else {
+            return c;
+        }
+        c.out = node->out[0];
+        at = r;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Compile                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static double constant_at(const wnn__ir *ir, uint32_t v, size_t i, double absent)
+{
+    if (v == WNN__NONE)
+        return absent;
+    const wnn__value *c = &ir->values[v];
+    return c->desc.data_type == WNN_DATA_TYPE_FLOAT16 ? wnn__half_to_float(((const uint16_t *)c->data)[i])
+                                                      : ((const float *)c->data)[i];
+}
+
+/* Where o, i, h, w sit in a conv2d filter's shape, per WebNN layout. */
+static void filter_axes(uint32_t layout, int ax[4])
+{
+    static const int t[4][4] = {
+        [WNN_CONV2D_FILTER_LAYOUT_OIHW] = {0, 1, 2, 3},
+        [WNN_CONV2D_FILTER_LAYOUT_HWIO] = {3, 2, 0, 1},
+        [WNN_CONV2D_FILTER_LAYOUT_OHWI] = {0, 3, 1, 2},
+        [WNN_CONV2D_FILTER_LAYOUT_IHWO] = {3, 0, 1, 2},
+    };
+    memcpy(ax, t[layout < 4 ? layout : 0], sizeof t[0]);
+}
+
+static dnnl_status_t reorder_prim(const dnnl_memory_desc_t *from, const dnnl_memory_desc_t *to,
+                                  dnnl_primitive_t *out)
+{
+    dnnl_primitive_desc_t pd;
+    dnnl_status_t s = L.dnnl_reorder_primitive_desc_create(&pd, from, L.engine, to, L.engine, NULL);
+    if (s != dnnl_success)
+        return s;
+    s = L.dnnl_primitive_create(out, pd);
+    L.dnnl_primitive_desc_destroy(pd);
+    return s;
+}
+
+static void *alloc_md(const dnnl_memory_desc_t *md)
+{
+    size_t n = L.dnnl_memory_desc_get_size(md);
+    return aligned_alloc(64, (n + 63) / 64 * 64 + 64);
+}
+
+/* Memory and, when the layouts differ, a buffer and a reorder for a tensor
+** the graph holds in user layout and the primitive wants in want. */
+static dnnl_status_t bridge(const dnnl_memory_desc_t *user, const dnnl_memory_desc_t *want, bool to_user,
+                            dnnl_memory_t *user_mem, dnnl_memory_t *mem, void **buf, dnnl_primitive_t *re)
+{
+    dnnl_status_t s = L.dnnl_memory_create(user_mem, user, L.engine, DNNL_MEMORY_NONE);
+    if (s != dnnl_success || L.dnnl_memory_desc_equal(user, want))
+        return s;
+    if (!(*buf = alloc_md(want)))
+        return dnnl_out_of_memory;
+    if ((s = L.dnnl_memory_create(mem, want, L.engine, *buf)) != dnnl_success)
+        return s;
+    return to_user ? reorder_prim(want, user, re) : reorder_prim(user, want, re);
+}
+
+static dnnl_status_t exec2(dnnl_stream_t st, dnnl_primitive_t p, dnnl_memory_t from, dnnl_memory_t to)
+{
+    dnnl_exec_arg_t a[2] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+    return L.dnnl_primitive_execute(p, st, 2, a);
+}
+
+/* The filter as float32 [o][i][kh][kw] with the batchNormalization scale
+** folded in, reordered into wmd; the bias into bias (o floats). */
+static dnnl_status_t load_weights(const wnn__ir *ir, const wnn__node *conv, const chain *c, wnn__dnnl_node *d,
+                                  const dnnl_memory_desc_t *user_w, const dnnl_memory_desc_t *wmd, float *bias)
+{
+    const wnn__value *f = &ir->values[conv->in[1]];
+    const uint32_t *s = f->desc.shape;
+    int ax[4];
+    filter_axes(conv->attrs.conv.filter_layout, ax);
+    size_t st[4] = {(size_t)s[1] * s[2] * s[3], (size_t)s[2] * s[3], s[3], 1};
+    size_t no = s[ax[0]], ni = s[ax[1]], kh = s[ax[2]], kw = s[ax[3]];
+    float *w = malloc(no * ni * kh * kw * sizeof *w);
+    if (!w)
+        return dnnl_out_of_memory;
+    const wnn__node *bn = c->bn_node != UINT32_MAX ? &ir->nodes[c->bn_node] : NULL;
+    float *q = w;
+    for (size_t o = 0; o < no; o++) {
+        double scale = 1.0, b = constant_at(ir, conv->in[2], o, 0.0);
+        if (bn) {
+            scale = constant_at(ir, bn->in[3], o, 1.0) /
+                    sqrt(constant_at(ir, bn->in[2], o, 1.0) + bn->attrs.batch_norm.epsilon);
+            b = (b - constant_at(ir, bn->in[1], o, 0.0)) * scale + constant_at(ir, bn->in[4], o, 0.0);
+        }
+        bias[o] = (float)b;
+        for (size_t i = 0; i < ni; i++)
+            for (size_t y = 0; y < kh; y++)
+                for (size_t x = 0; x < kw; x++)
+                    *q++ = (float)(constant_at(ir, conv->in[1], o * st[ax[0]] + i * st[ax[1]] + y * st[ax[2]] +
+                                                                 x * st[ax[3]], 0.0) * scale);
+    }
+    dnnl_memory_t from = NULL, to = NULL;
+    dnnl_primitive_t re = NULL;
+    dnnl_status_t r = dnnl_out_of_memory;
+    if ((d->weights_buf = alloc_md(wmd)) && (r = L.dnnl_memory_create(&from, user_w, L.engine, w)) == dnnl_success &&
+        (r = L.dnnl_memory_create(&to, wmd, L.engine, d->weights_buf)) == dnnl_success &&
+        (r = reorder_prim(user_w, wmd, &re)) == dnnl_success && (r = exec2(d->stream, re, from, to)) == dnnl_success)
+        r = L.dnnl_stream_wait(d->stream);
+    if (re)
+        L.dnnl_primitive_destroy(re);
+    if (from)
+        L.dnnl_memory_destroy(from);
+    if (to)
+        L.dnnl_memory_destroy(to);
+    free(w);
+    return r;
+}
+
+/* The activation tensors' descriptor in the graph's layout. */
+static void user_md(const wnn_operand_desc *d, bool nhwc, dnnl_memory_desc_t *md)
+{
+    /* oneDNN's dimensions are always n, c, h, w; the tag says the order */
+    dnnl_dims_t dims = {d->shape[0], d->shape[nhwc ? 3 : 1], d->shape[nhwc ? 1 : 2], d->shape[nhwc ? 2 : 3]};
+    L.dnnl_memory_desc_init_by_tag(md, 4, dims, dnnl_f32, nhwc ? dnnl_nhwc : dnnl_nchw);
+}
+
+static dnnl_status_t build(const wnn__ir *ir, const wnn__node *conv, const chain *c, wnn__dnnl_node *d)
+{
+    const wnn_operand_desc *xd = &ir->values[conv->in[0]].desc, *yd = &ir->values[conv->out[0]].desc;
+    const wnn_operand_desc *fd = &ir->values[conv->in[1]].desc;
+    bool nhwc = conv->attrs.conv.input_layout == WNN_INPUT_LAYOUT_NHWC;
+    int ax[4];
+    filter_axes(conv->attrs.conv.filter_layout, ax);
+    int64_t g = conv->attrs.conv.groups, o = fd->shape[ax[0]], i = fd->shape[ax[1]];
+    int64_t kh = fd->shape[ax[2]], kw = fd->shape[ax[3]];
+
+    dnnl_memory_desc_t xu, yu, wu, bmd, xa, ya, wa;
+    user_md(xd, nhwc, &xu);
+    user_md(yd, nhwc, &yu);
+    if (g > 1)
+        L.dnnl_memory_desc_init_by_tag(&wu, 5, (dnnl_dims_t){g, o / g, i, kh, kw}, dnnl_f32, dnnl_goihw);
+    else
+        L.dnnl_memory_desc_init_by_tag(&wu, 4, (dnnl_dims_t){o, i, kh, kw}, dnnl_f32, dnnl_oihw);
+    L.dnnl_memory_desc_init_by_tag(&bmd, 1, (dnnl_dims_t){o}, dnnl_f32, dnnl_x);
+    L.dnnl_memory_desc_init_by_tag(&xa, 4, xu.dims, dnnl_f32, dnnl_format_tag_any);
+    L.dnnl_memory_desc_init_by_tag(&ya, 4, yu.dims, dnnl_f32, dnnl_format_tag_any);
+    L.dnnl_memory_desc_init_by_tag(&wa, wu.ndims, wu.dims, dnnl_f32, dnnl_format_tag_any);
+
+    const uint32_t *p = conv->attrs.conv.padding, *sd = conv->attrs.conv.strides, *dl = conv->attrs.conv.dilations;
+    dnnl_convolution_desc_t cd;
+    dnnl_status_t s = L.dnnl_dilated_convolution_forward_desc_init(
+        &cd, dnnl_forward_inference, dnnl_convolution_direct, &xa, &wa, &bmd, &ya, (dnnl_dims_t){sd[0], sd[1]},
+        (dnnl_dims_t){dl[0] - 1, dl[1] - 1}, (dnnl_dims_t){p[0], p[2]}, (dnnl_dims_t){p[1], p[3]});
+    if (s != dnnl_success)
+        return s;
+
+    dnnl_post_ops_t po;
+    dnnl_primitive_attr_t attr;
+    if ((s = L.dnnl_post_ops_create(&po)) != dnnl_success)
+        return s;
+    if (c->add_node != UINT32_MAX)
+        s = L.dnnl_post_ops_append_sum(po, 1.0f);
+    if (s == dnnl_success && c->act_node != UINT32_MAX)
+        s = L.dnnl_post_ops_append_eltwise(po, 1.0f, c->act, c->alpha, c->beta);
+    if (s == dnnl_success && (s = L.dnnl_primitive_attr_create(&attr)) == dnnl_success) {
+        s = L.dnnl_primitive_attr_set_post_ops(attr, po);
+        /* a scratchpad per node: graphs may run on several threads at once */
+        if (s == dnnl_success)
+            s = L.dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+        dnnl_primitive_desc_t pd = NULL;
+        if (s == dnnl_success)
+            s = L.dnnl_primitive_desc_create(&pd, &cd, attr, L.engine, NULL);
+        L.dnnl_primitive_attr_destroy(attr);
+        if (s == dnnl_success) {
+            const dnnl_memory_desc_t *src = L.dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
+            const dnnl_memory_desc_t *dst = L.dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
+            const dnnl_memory_desc_t *wts = L.dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+            const dnnl_memory_desc_t *pad = L.dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+            float *bias = malloc((size_t)o * sizeof *bias);
+            s = bias ? dnnl_success : dnnl_out_of_memory;
+            if (s == dnnl_success)
+                s = L.dnnl_primitive_create(&d->conv, pd);
+            if (s == dnnl_success)
+                s = bridge(&xu, src, false, &d->user_src, &d->src, &d->src_buf, &d->src_reorder);
+            if (s == dnnl_success)
+                s = bridge(&yu, dst, true, &d->user_dst, &d->dst, &d->dst_buf, &d->dst_reorder);
+            if (s == dnnl_success && d->dst_reorder && c->res != WNN__NONE)
+                s = reorder_prim(&yu, dst, &d->res_reorder);
+            if (s == dnnl_success)
+                s = load_weights(ir, conv, c, d, &wu, wts, bias);
+            if (s == dnnl_success)
+                s = L.dnnl_memory_create(&d->weights, wts, L.engine, d->weights_buf);
+            if (s == dnnl_success)
+                s = L.dnnl_memory_create(&d->bias, &bmd, L.engine, DNNL_MEMORY_ALLOCATE);
+            if (s == dnnl_success && pad && L.dnnl_memory_desc_get_size(pad) > 0)
+                s = (d->scratch_buf = alloc_md(pad)) ? L.dnnl_memory_create(&d->scratch, pad, L.engine, d->scratch_buf)
+                                                     : dnnl_out_of_memory;
+            if (s == dnnl_success) {
+                void *h;
+                L.dnnl_memory_get_data_handle(d->bias, &h);
+                memcpy(h, bias, (size_t)o * sizeof *bias);
+            }
+            free(bias);
+            /* plain layouts run on the graph's own memory */
+            if (s == dnnl_success && !d->src)
+                s = L.dnnl_memory_create(&d->src, &xu, L.engine, DNNL_MEMORY_NONE);
+            if (s == dnnl_success && !d->dst)
+                s = L.dnnl_memory_create(&d->dst, &yu, L.engine, DNNL_MEMORY_NONE);
+            L.dnnl_primitive_desc_destroy(pd);
+        }
+    }
+    L.dnnl_post_ops_destroy(po);
+    return s;
+}
+
+/* Whether some output row or column reads only padding. oneDNN 2.6's
+** brgconv gets those wrong (bias and sum lost) in some shapes, so they stay
+** on the portable kernel; real models rarely have them. */
+static bool window_in_padding(const wnn__ir *ir, const wnn__node *conv)
+{
+    const wnn_operand_desc *xd = &ir->values[conv->in[0]].desc, *yd = &ir->values[conv->out[0]].desc;
+    const wnn_operand_desc *fd = &ir->values[conv->in[1]].desc;
+    bool nhwc = conv->attrs.conv.input_layout == WNN_INPUT_LAYOUT_NHWC;
+    int ax[4];
+    filter_axes(conv->attrs.conv.filter_layout, ax);
+    for (int a = 0; a < 2; a++) {
+        int64_t in = xd->shape[(nhwc ? 1 : 2) + a], out = yd->shape[(nhwc ? 1 : 2) + a];
+        int64_t pad = conv->attrs.conv.padding[2 * a], stride = conv->attrs.conv.strides[a];
+        int64_t extent = ((int64_t)fd->shape[ax[2 + a]] - 1) * conv->attrs.conv.dilations[a] + 1;
+        if (pad >= extent || (out - 1) * stride - pad >= in)
+            return true;
+    }
+    return false;
+}
+
+wnn_status wnn__dnnl_compile(const wnn__ir *ir, uint32_t n, const uint32_t *uses, const bool *is_output,
+                             bool *fused, wnn__dnnl_node **out)
+{
+    *out = NULL;
+    const wnn__node *conv = &ir->nodes[n];
+    if (conv->op != WNN__OP_CONV2D || !available())
+        return WNN_OK;
+    wnn_data_type t = ir->values[conv->in[0]].desc.data_type;
+    if ((t != WNN_DATA_TYPE_FLOAT32 && t != WNN_DATA_TYPE_FLOAT16) || !is_constant(ir, conv->in[1]) ||
+        !is_constant(ir, conv->in[2]))
+        return WNN_OK;
+
+    if (window_in_padding(ir, conv))
+        return WNN_OK;
+    chain c = follow(ir, n, uses, is_output);
+    wnn__dnnl_node *d = calloc(1, sizeof *d);
+    if (!d)
+        return WNN_STATUS_OUT_OF_MEMORY;
+    d->x = conv->in[0];
+    d->res = c.res;
+    d->y = c.out;
+    d->half = t == WNN_DATA_TYPE_FLOAT16;
+    d->x_count = (size_t)wnn_operand_desc_byte_length(&ir->values[d->x].desc) / wnn_data_type_size(t);
+    d->y_count = (size_t)wnn_operand_desc_byte_length(&ir->values[d->y].desc) / wnn_data_type_size(t);
+    /* primitives size their scratchpads for the thread count they are made
+    ** with; they run with the same one */
+    int threads = use_wnn_threads();
+    dnnl_status_t s = L.dnnl_stream_create(&d->stream, L.engine, dnnl_stream_default_flags);
+    if (s == dnnl_success)
+        s = build(ir, conv, &c, d);
+    restore_threads(threads);
+    if (s == dnnl_success && d->half) {
+        d->x32 = malloc(d->x_count * sizeof *d->x32);
+        d->y32 = malloc(d->y_count * sizeof *d->y32);
+        if (!d->x32 || !d->y32)
+            s = dnnl_out_of_memory;
+    }
+    if (s != dnnl_success) {
+        wnn__dnnl_free(d);
+        /* a shape oneDNN refuses runs on the portable kernel */
+        return s == dnnl_out_of_memory ? WNN_STATUS_OUT_OF_MEMORY : WNN_OK;
+    }
+    uint32_t chain_nodes[3] = {c.bn_node, c.add_node, c.act_node};
+    for (int k = 0; k < 3; k++)
+        if (chain_nodes[k] != UINT32_MAX)
+            fused[chain_nodes[k]] = true;
+    *out = d;
+    return WNN_OK;
+}
+
+uint32_t wnn__dnnl_node_output(const wnn__dnnl_node *d) { return d->y; }
+
+/* ------------------------------------------------------------------------ */
+/* Run                                                                       */
+/* ------------------------------------------------------------------------ */
+
+wnn_status wnn__dnnl_run(wnn__dnnl_node *d, const wnn__view *views)
+{
+    int threads = use_wnn_threads();
+    void *x = views[d->x].data, *y = d->half ? (void *)d->y32 : views[d->y].data;
+    if (d->half) {
+        wnn__half_to_float_n(d->x32, x, d->x_count);
+        x = d->x32;
+    }
+    dnnl_status_t s = dnnl_success;
+    if (d->src_reorder) {
+        L.dnnl_memory_set_data_handle(d->user_src, x);
+        s = exec2(d->stream, d->src_reorder, d->user_src, d->src);
+    } else {
+        L.dnnl_memory_set_data_handle(d->src, x);
+    }
+    if (d->res != WNN__NONE && s == dnnl_success) {
+        /* the sum post-op adds into what the result holds */
+        const void *r = views[d->res].data;
+        if (d->half) {
+            wnn__half_to_float_n(d->y32, r, d->y_count);
+            r = d->y32;
+        }
+        if (d->dst_reorder) {
+            L.dnnl_memory_set_data_handle(d->user_dst, (void *)r);
+            s = exec2(d->stream, d->res_reorder, d->user_dst, d->dst);
+        } else if (r != y) {
+            memmove(y, r, d->y_count * sizeof(float));
+        }
+    }
+    if (!d->dst_reorder)
+        L.dnnl_memory_set_data_handle(d->dst, y);
+    if (s == dnnl_success) {
+        dnnl_exec_arg_t a[5] = {{DNNL_ARG_SRC, d->src}, {DNNL_ARG_WEIGHTS, d->weights}, {DNNL_ARG_BIAS, d->bias},
+                                {DNNL_ARG_DST, d->dst}, {DNNL_ARG_SCRATCHPAD, d->scratch}};
+        s = L.dnnl_primitive_execute(d->conv, d->stream, d->scratch ? 5 : 4, a);
+    }
+    if (d->dst_reorder && s == dnnl_success) {
+        L.dnnl_memory_set_data_handle(d->user_dst, y);
+        s = exec2(d->stream, d->dst_reorder, d->dst, d->user_dst);
+    }
+    if (s == dnnl_success)
+        s = L.dnnl_stream_wait(d->stream);
+    restore_threads(threads);
+    if (s != dnnl_success)
+        return s == dnnl_out_of_memory ? WNN_STATUS_OUT_OF_MEMORY : WNN_STATUS_OPERATION_ERROR;
+    if (d->half)
+        wnn__float_to_half_n(views[d->y].data, d->y32, d->y_count);
+    return WNN_OK;
+}
+
+void wnn__dnnl_free(wnn__dnnl_node *d)
+{
+    if (!d)
+        return;
+    dnnl_primitive_t prims[] = {d->conv, d->src_reorder, d->res_reorder, d->dst_reorder};
+    for (size_t k = 0; k < sizeof prims / sizeof *prims; k++)
+        if (prims[k])
+            L.dnnl_primitive_destroy(prims[k]);
+    dnnl_memory_t mems[] = {d->user_src, d->src, d->weights, d->bias, d->user_dst, d->dst, d->scratch};
+    for (size_t k = 0; k < sizeof mems / sizeof *mems; k++)
+        if (mems[k])
+            L.dnnl_memory_destroy(mems[k]);
+    if (d->stream)
+        L.dnnl_stream_destroy(d->stream);
+    free(d->src_buf);
+    free(d->dst_buf);
+    free(d->weights_buf);
+    free(d->scratch_buf);
+    free(d->x32);
+    free(d->y32);
+    free(d);
+}
+
+#else /* no oneDNN headers at build time: every node runs on the portable kernels */
+
+wnn_status wnn__dnnl_compile(const wnn__ir *ir, uint32_t n, const uint32_t *uses, const bool *is_output,
+                             bool *fused, wnn__dnnl_node **out)
+{
+    *out = NULL;
+    return WNN_OK;
+}
+
+uint32_t wnn__dnnl_node_output(const wnn__dnnl_node *d) { return WNN__NONE; }
+
+wnn_status wnn__dnnl_run(wnn__dnnl_node *d, const wnn__view *views) { return WNN_STATUS_NOT_SUPPORTED; }
+
+void wnn__dnnl_free(wnn__dnnl_node *d) {}
+
+#endif

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+** dnnl.h -- the cpu backend's oneDNN path: convolutions compiled once per
+** graph into oneDNN primitives, with the batchNormalization, residual add and
+** activation that follow them folded in.
+**
+** oneDNN is loaded with dlopen (libdnnl.so.2) the first time a graph asks for
+** it, so neither libwnn nor the programs that link it depend on it; where the
+** library or its headers are missing, or WNN_CPU_DNNL=0 is set, every node
+** runs on the portable kernels, which stay the reference the tests compare
+** against.
+*/
+#ifndef WNN_BACKENDS_CPU_DNNL_H
+#define WNN_BACKENDS_CPU_DNNL_H
+
+#include "backends/cpu/kernels.h"
+
+typedef struct wnn__dnnl_node wnn__dnnl_node;
+
+/* Compiles node n of ir, with the nodes after it that fold into it, into a
+** oneDNN primitive. uses[v] counts the node inputs that read value v, and
+** is_output[v] says whether v is a graph output. On success *out is the
+** compiled node and fused[] marks (true) the later nodes it computes; its
+** result is written to the value wnn__dnnl_node_output() names. *out is NULL
+** (and WNN_OK returned) when oneDNN is absent or does not take the node. */
+wnn_status wnn__dnnl_compile(const wnn__ir *ir, uint32_t n, const uint32_t *uses, const bool *is_output,
+                             bool *fused, wnn__dnnl_node **out);
+
+/* The value the compiled node writes (the last of its fused chain). */
+uint32_t wnn__dnnl_node_output(const wnn__dnnl_node *d);
+
+/* Runs the compiled node over views[] (indexed by value id). Not reentrant
+** for one node. */
+wnn_status wnn__dnnl_run(wnn__dnnl_node *d, const wnn__view *views);
+
+void wnn__dnnl_free(wnn__dnnl_node *d);
+
+#endif

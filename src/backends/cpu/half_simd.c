@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+** half_simd.c -- array conversions between float16 and float32.
+**
+** The F16C loops are compiled for that extension alone (a target attribute)
+** and picked once by a processor check, so the library still runs on x86-64
+** processors without it and builds on other architectures.
+*/
+#include "backends/cpu/half_simd.h"
+
+#include "core/half.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+__attribute__((target("avx,f16c"))) static void widen_f16c(float *dst, const uint16_t *src, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(src + i))));
+    for (; i < n; i++)
+        dst[i] = wnn__half_to_float(src[i]);
+}
+
+__attribute__((target("avx,f16c"))) static void narrow_f16c(uint16_t *dst, const float *src, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm_storeu_si128((__m128i *)(dst + i),
+                         _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    for (; i < n; i++)
+        dst[i] = wnn__float_to_half(src[i]);
+}
+
+static int has_f16c(void)
+{
+    static int known; /* 0: not asked yet, 1: no, 2: yes; races store the same value */
+    int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (!k) {
+        __builtin_cpu_init();
+        k = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c") ? 2 : 1;
+        __atomic_store_n(&known, k, __ATOMIC_RELAXED);
+    }
+    return k == 2;
+}
+#else
+static int has_f16c(void) { return 0; }
+#define widen_f16c(d, s, n) ((void)0)
+#define narrow_f16c(d, s, n) ((void)0)
+#endif
+
+void wnn__half_to_float_n(float *dst, const uint16_t *src, size_t n)
+{
+    if (has_f16c()) {
+        widen_f16c(dst, src, n);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        dst[i] = wnn__half_to_float(src[i]);
+}
+
+void wnn__float_to_half_n(uint16_t *dst, const float *src, size_t n)
+{
+    if (has_f16c()) {
+        narrow_f16c(dst, src, n);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        dst[i] = wnn__float_to_half(src[i]);
+}

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+** test-cpu-fusion.c -- conv2d chains the cpu backend may compile into one
+** oneDNN primitive (conv2d, then batchNormalization, a residual add and an
+** activation, each optional), on random problems in every layout and both
+** float types, against a double-precision loop in this file. The same
+** graphs pass whether oneDNN is present or not (WNN_CPU_DNNL=0): the
+** portable kernels compute them node by node.
+*/
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/half.h"
+#include "test.h"
+#include "wnn/wnn.h"
+
+static wnn_context *ctx;
+static uint32_t seed = 14;
+
+static uint32_t rnd(uint32_t n)
+{
+    seed = seed * 1664525u + 1013904223u;
+    return (seed >> 8) % n;
+}
+
+static float frand(void) { return (float)rnd(2001) / 1000.0f - 1.0f; }
+
+enum { ACT_NONE, ACT_RELU, ACT_CLAMP, ACT_SIGMOID, ACT_TANH, ACT_LEAKY, ACT_ELU, ACT_COUNT };
+
+static double activate(int act, double v)
+{
+    switch (act) {
+    case ACT_RELU: return v > 0 ? v : 0;
+    case ACT_CLAMP: return v < -0.5 ? -0.5 : v > 0.5 ? 0.5 : v;
+    case ACT_SIGMOID: return 1 / (1 + exp(-v));
+    case ACT_TANH: return tanh(v);
+    case ACT_LEAKY: return v > 0 ? v : 0.1 * v;
+    case ACT_ELU: return v > 0 ? v : 0.7 * (exp(v) - 1);
+    default: return v;
+    }
+}
+
+static wnn_operand *apply(wnn_graph_builder *b, int act, wnn_operand *x)
+{
+    switch (act) {
+    case ACT_RELU: return wnn_relu(b, x);
+    case ACT_CLAMP: {
+        wnn_clamp_options o = WNN_CLAMP_OPTIONS_INIT;
+        o.has_min_value = o.has_max_value = true;
+        o.min_value = -0.5;
+        o.max_value = 0.5;
+        return wnn_clamp(b, x, &o);
+    }
+    case ACT_SIGMOID: return wnn_sigmoid(b, x);
+    case ACT_TANH: return wnn_tanh(b, x);
+    case ACT_LEAKY: {
+        wnn_leaky_relu_options o = WNN_LEAKY_RELU_OPTIONS_INIT;
+        o.alpha = 0.1;
+        return wnn_leaky_relu(b, x, &o);
+    }
+    case ACT_ELU: {
+        wnn_elu_options o = WNN_ELU_OPTIONS_INIT;
+        o.alpha = 0.7;
+        return wnn_elu(b, x, &o);
+    }
+    default: return x;
+    }
+}
+
+/* Values as the graph sees them: rounded to float16 when it runs in it. */
+static void fill(float *v, size_t n, bool half)
+{
+    for (size_t i = 0; i < n; i++) {
+        v[i] = frand();
+        if (half)
+            v[i] = wnn__half_to_float(wnn__float_to_half(v[i]));
+    }
+}
+
+static wnn_operand *constant(wnn_graph_builder *b, bool half, uint32_t rank, const uint32_t *shape, const float *v)
+{
+    wnn_operand_desc d = {half ? WNN_DATA_TYPE_FLOAT16 : WNN_DATA_TYPE_FLOAT32, rank, {0}};
+    size_t n = 1;
+    for (uint32_t i = 0; i < rank; i++)
+        n *= d.shape[i] = shape[i];
+    if (!half)
+        return wnn_graph_builder_constant(b, &d, v, n * 4);
+    uint16_t *h = malloc(n * 2);
+    for (size_t i = 0; i < n; i++)
+        h[i] = wnn__float_to_half(v[i]);
+    wnn_operand *c = wnn_graph_builder_constant(b, &d, h, n * 2);
+    free(h);
+    return c;
+}
+
+static void one_case(int k)
+{
+    bool half = rnd(3) == 0, nhwc = rnd(2), bn = rnd(2), add = rnd(2);
+    int act = (int)rnd(ACT_COUNT);
+    uint32_t groups = rnd(3) == 0 ? 1 + rnd(3) : 1;
+    uint32_t cg_in = 1 + rnd(5), cg_out = 1 + rnd(5);
+    if (rnd(4) == 0) /* depthwise */
+        cg_in = cg_out = 1, groups = 2 + rnd(7);
+    uint32_t N = 1 + rnd(2), C = groups * cg_in, O = groups * cg_out, H = 3 + rnd(9), W = 3 + rnd(9);
+    uint32_t kh = 1 + rnd(3), kw = 1 + rnd(3), sy = 1 + rnd(2), sx = 1 + rnd(2), dy = 1 + rnd(2), dx = 1 + rnd(2);
+    uint32_t pad[4] = {rnd(2), rnd(2), rnd(2), rnd(2)};
+    uint32_t layout = rnd(4); /* oihw, hwio, ohwi, ihwo */
+    if ((H + pad[0] + pad[1]) < (kh - 1) * dy + 1 || (W + pad[2] + pad[3]) < (kw - 1) * dx + 1)
+        dy = dx = 1, pad[0] = pad[1] = pad[2] = pad[3] = 1;
+    uint32_t OH = (H + pad[0] + pad[1] - ((kh - 1) * dy + 1)) / sy + 1;
+    uint32_t OW = (W + pad[2] + pad[3] - ((kw - 1) * dx + 1)) / sx + 1;
+
+    size_t nx = (size_t)N * C * H * W, nw = (size_t)O * cg_in * kh * kw, ny = (size_t)N * O * OH * OW;
+    float *x = malloc(nx * 4), *w = malloc(nw * 4), *res = malloc(ny * 4), *got = malloc(ny * 4);
+    float bias[64], mean[64], var[64], scale[64], beta[64];
+    fill(x, nx, half);
+    fill(w, nw, half);
+    fill(res, ny, half);
+    fill(bias, O, half);
+    fill(mean, O, half);
+    fill(var, O, half);
+    fill(scale, O, half);
+    fill(beta, O, half);
+    for (uint32_t o = 0; o < O; o++)
+        var[o] = var[o] < 0 ? -var[o] + 0.25f : var[o] + 0.25f; /* exact in float16 too */
+    /* x and res in the graph's layout; w in oihw, written out in `layout` */
+    uint32_t fo[4][4] = {{O, cg_in, kh, kw}, {kh, kw, cg_in, O}, {O, kh, kw, cg_in}, {cg_in, kh, kw, O}};
+    float *wl = malloc(nw * 4);
+    for (uint32_t o = 0; o < O; o++)
+        for (uint32_t i = 0; i < cg_in; i++)
+            for (uint32_t y = 0; y < kh; y++)
+                for (uint32_t z = 0; z < kw; z++) {
+                    size_t at[4] = {((o * cg_in + i) * kh + y) * kw + z, ((y * kw + z) * cg_in + i) * O + o,
+                                    ((o * kh + y) * kw + z) * cg_in + i, ((i * kh + y) * kw + z) * O + o};
+                    wl[at[layout]] = w[((o * cg_in + i) * kh + y) * kw + z];
+                }
+
+    wnn_graph_builder *b;
+    CHECK_OK(wnn_graph_builder_create(ctx, &b));
+    uint32_t xs[4] = {N, nhwc ? H : C, nhwc ? W : H, nhwc ? C : W}, ys[4] = {N, nhwc ? OH : O, nhwc ? OW : OH, nhwc ? O : OW};
+    wnn_operand_desc xd = {half ? WNN_DATA_TYPE_FLOAT16 : WNN_DATA_TYPE_FLOAT32, 4, {xs[0], xs[1], xs[2], xs[3]}};
+    wnn_operand_desc rd = xd;
+    memcpy(rd.shape, ys, sizeof ys);
+    wnn_operand *xo = wnn_graph_builder_input(b, "x", &xd), *ro = wnn_graph_builder_input(b, "r", &rd);
+    wnn_conv2d_options co = WNN_CONV2D_OPTIONS_INIT;
+    memcpy(co.padding, pad, sizeof pad);
+    co.strides[0] = sy, co.strides[1] = sx, co.dilations[0] = dy, co.dilations[1] = dx, co.groups = groups;
+    co.input_layout = nhwc ? WNN_INPUT_LAYOUT_NHWC : WNN_INPUT_LAYOUT_NCHW;
+    co.filter_layout = (wnn_conv2d_filter_layout)layout;
+    co.bias = constant(b, half, 1, &O, bias);
+    wnn_operand *h = wnn_conv2d(b, xo, constant(b, half, 4, fo[layout], wl), &co);
+    if (bn) {
+        wnn_batch_normalization_options bo = WNN_BATCH_NORMALIZATION_OPTIONS_INIT;
+        bo.axis = nhwc ? 3 : 1;
+        bo.scale = constant(b, half, 1, &O, scale);
+        bo.bias = constant(b, half, 1, &O, beta);
+        h = wnn_batch_normalization(b, h, constant(b, half, 1, &O, mean), constant(b, half, 1, &O, var), &bo);
+    }
+    if (add)
+        h = rnd(2) ? wnn_add(b, h, ro) : wnn_add(b, ro, h);
+    h = apply(b, act, h);
+    CHECK(h != NULL);
+    wnn_named_operand named = {"y", h};
+    wnn_graph *g = NULL;
+    CHECK_OK(wnn_graph_builder_build(b, &named, 1, &g));
+    wnn_graph_builder_release(b);
+
+    wnn_tensor *t[3] = {NULL, NULL, NULL};
+    wnn_tensor_desc td = WNN_TENSOR_DESC_INIT;
+    td.data_type = xd.data_type, td.rank = 4, td.writable = true, td.readable = true;
+    const float *src[2] = {x, res};
+    const uint32_t *shapes[3] = {xs, ys, ys};
+    size_t counts[3] = {nx, ny, ny};
+    for (int i = 0; i < 3; i++) {
+        memcpy(td.shape, shapes[i], sizeof xs);
+        CHECK_OK(wnn_context_create_tensor(ctx, &td, &t[i]));
+        if (i == 2)
+            break;
+        /* the graph's layout: nchw data transposed to nhwc where asked */
+        uint32_t c = i ? O : C, hh = i ? OH : H, ww = i ? OW : W;
+        float *l = malloc(counts[i] * 4);
+        uint16_t *lh = malloc(counts[i] * 2);
+        for (size_t q = 0; q < counts[i]; q++) {
+            size_t n = q / ((size_t)c * hh * ww), r = q % ((size_t)c * hh * ww), ch = r / (hh * ww), p = r % (hh * ww);
+            size_t to = nhwc ? (n * hh * ww + p) * c + ch : q;
+            l[to] = src[i][q];
+            lh[to] = wnn__float_to_half(src[i][q]);
+        }
+        CHECK_OK(wnn_context_write_tensor(ctx, t[i], half ? (void *)lh : l, counts[i] * (half ? 2 : 4)));
+        free(l);
+        free(lh);
+    }
+    wnn_named_tensor ins[2] = {{"x", t[0]}, {"r", t[1]}}, outs[1] = {{"y", t[2]}};
+    CHECK_OK(wnn_context_dispatch(ctx, g, ins, add ? 2 : 1, outs, 1));
+    uint16_t *gh = malloc(ny * 2);
+    CHECK_OK(wnn_context_read_tensor_sync(ctx, t[2], half ? (void *)gh : got, ny * (half ? 2 : 4)));
+    if (half)
+        for (size_t q = 0; q < ny; q++)
+            got[q] = wnn__half_to_float(gh[q]);
+
+    int bad = 0;
+    for (uint32_t n = 0; n < N; n++)
+        for (uint32_t o = 0; o < O; o++)
+            for (uint32_t oy = 0; oy < OH; oy++)
+                for (uint32_t ox = 0; ox < OW; ox++) {
+                    uint32_t gi = o / cg_out;
+                    double acc = bias[o], mag = fabs(bias[o]);
+                    for (uint32_t i = 0; i < cg_in; i++)
+                        for (uint32_t y = 0; y < kh; y++)
+                            for (uint32_t z = 0; z < kw; z++) {
+                                long iy = (long)(oy * sy + y * dy) - pad[0], ix = (long)(ox * sx + z * dx) - pad[2];
+                                if (iy < 0 || ix < 0 || iy >= (long)H || ix >= (long)W)
+                                    continue;
+                                double p = (double)x[((size_t)(n * C + gi * cg_in + i) * H + iy) * W + ix] *
+                                           w[((o * cg_in + i) * kh + y) * kw + z];
+                                acc += p;
+                                mag += fabs(p);
+                            }
+                    size_t q = ((size_t)(n * O + o) * OH + oy) * OW + ox;
+                    if (bn) {
+                        double s = scale[o] / sqrt(var[o] + 1e-5);
+                        acc = (acc - mean[o]) * s + beta[o];
+                        mag = mag * fabs(s) + fabs(mean[o] * s) + fabs(beta[o]);
+                    }
+                    if (add)
+                        acc += res[q], mag += fabs(res[q]);
+                    double want = activate(act, acc);
+                    size_t at = nhwc ? ((size_t)(n * OH + oy) * OW + ox) * O + o : q;
+                    double tol = (half ? 1e-2 : 1e-5) * (mag + 1);
+                    if (!(fabs(got[at] - want) <= tol) && bad++ < 3)
+                        fprintf(stderr, "case %d (half %d nhwc %d groups %u layout %u bn %d add %d act %d): "
+                                        "y[%zu] = %.7g, want %.7g\n",
+                                k, half, nhwc, groups, layout, bn, add, act, at, got[at], want);
+                }
+    CHECK(bad == 0);
+    for (int i = 0; i < 3; i++)
+        wnn_tensor_release(t[i]);
+    wnn_graph_release(g);
+    free(x), free(w), free(wl), free(res), free(got), free(gh);
+}
+
+int main(void)
+{
+    wnn_context_options o = WNN_CONTEXT_OPTIONS_INIT;
+    o.device = test_device();
+    if (wnn_context_create(&o, &ctx) != WNN_OK) {
+        fprintf(stderr, "no %s device: %s\n", o.device, wnn_last_error_message());
+        return 77;
+    }
+    for (int k = 0; k < 200; k++)
+        one_case(k);
+    wnn_context_release(ctx);
+    TEST_DONE();
+}
