@@ -30,9 +30,9 @@
 #endif
 #else
 /* Otherwise compile the runner in here. The full operator table cannot come
-** along: wpt_ops.c names adapters in sibling files (wpt_ops_b.c ...) whose
-** private helpers share names, so they cannot share one translation unit.
-** A two-row table below stands in for it; it is enough for add.json. */
+** along: wpt_ops.c names adapters in the topic files (wpt_ops_conv.c ...)
+** whose private helpers share names, so they cannot share one translation
+** unit. A two-row table below stands in for it; it is enough for add.json. */
 #include "../tools/wpt_compare.c"
 #ifdef WNN_HAVE_JANSSON
 #include "../tools/wpt_case.c"

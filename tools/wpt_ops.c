@@ -3,13 +3,14 @@
 ** wpt_ops.c -- the operator table: WebNN builder method name -> adapter that
 ** reads the WPT argument list and calls the wnn_* builder function.
 **
-** Owns: the argument/option helpers declared in wpt_ops.h, one adapter per
-** operator that is not a plain element-wise one, and the table. Adapters do
+** Owns: the argument/option helpers declared in wpt_ops.h and the table,
+** ordered by topic as the adapter files are (wpt_ops_<topic>.c). Adapters do
 ** only argument plumbing: the WebNN rules are the library's to enforce, so an
 ** adapter passes what the case wrote and lets the builder accept or refuse
-** it. The exceptions are arrays whose length the C API cannot see (transpose
-** permutation, slice starts/sizes/strides): their length is checked here,
-** because the library reads exactly rank entries.
+** it. The exceptions are what the C API cannot see, checked as WebNN's IDL
+** layer would: the length of arrays the library reads rank entries of
+** (transpose permutation, slice starts/sizes/strides ...), the length of
+** fixed-size sequences, and enum strings.
 */
 #ifdef WNN_HAVE_JANSSON
 
@@ -22,9 +23,6 @@
 #include <string.h>
 
 #include "wpt_case.h"
-#include "wpt_ops_a.h"
-#include "wpt_ops_b.h"
-#include "wpt_ops_c.h"
 
 /* ------------------------------------------------------------------------ */
 /* Errors and argument helpers                                              */
@@ -392,172 +390,53 @@ bool wpt_call_check_options(wpt_call *call)
     return true;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Adapters                                                                 */
-/* ------------------------------------------------------------------------ */
-
-
-static bool adapt_unary(wpt_call *call)
+bool wpt_opt_fixed(wpt_call *call, const char *key, uint32_t *out, size_t n, bool *present)
 {
-    wnn_operand *x;
-    if (!wpt_args_between(call, 1, 1) || !wpt_arg_operand(call, 0, &x))
+    uint32_t v[WNN_MAX_RANK];
+    size_t count = 0;
+    bool given = false;
+    if (!wpt_opt_u32_list(call, key, &given, v, WNN_MAX_RANK, &count))
         return false;
-    return wpt_call_one(call, call->entry->unary(call->builder, x));
-}
-
-static bool adapt_binary(wpt_call *call)
-{
-    wnn_operand *a, *b;
-    if (!wpt_args_between(call, 2, 2) || !wpt_arg_operand(call, 0, &a) || !wpt_arg_operand(call, 1, &b))
-        return false;
-    return wpt_call_one(call, call->entry->binary(call->builder, a, b));
-}
-
-/* A clamp bound: an integral value (a BigInt such as "9007199254740993n",
-** or an integral Number) goes as an exact integer, so that int64/uint64
-** bounds past 2^53 keep every bit; anything else as a double. */
-static bool clamp_bound(wpt_call *call, const char *key, bool *present, double *value, bool *is_integer,
-                        bool *negative, uint64_t *magnitude)
-{
-    wpt_number n;
-    const json_t *v = wpt_opt_value(call, key);
-    *present = v != NULL;
-    if (v == NULL)
+    if (present)
+        *present = given;
+    if (!given)
         return true;
-    if (!wpt_json_number(v, &n))
-        return wpt_call_fail(call, "options.%s must be a number", key);
-    *value = n.d;
-    *is_integer = n.exact;
-    *negative = n.neg;
-    *magnitude = n.mag;
+    if (count != n)
+        return wpt_call_fail(call, "options.%s has %zu entries, must have %zu", key, count, n);
+    memcpy(out, v, n * sizeof *v);
     return true;
 }
 
-static bool adapt_clamp(wpt_call *call)
+bool wpt_opt_layout(wpt_call *call, const char *key, wnn_input_layout *out)
 {
-    wnn_operand *x;
-    wnn_clamp_options o = WNN_CLAMP_OPTIONS_INIT;
-    if (!wpt_args_between(call, 1, 1) || !wpt_arg_operand(call, 0, &x) ||
-        !clamp_bound(call, "minValue", &o.has_min_value, &o.min_value, &o.min_is_integer, &o.min_negative,
-                     &o.min_magnitude) ||
-        !clamp_bound(call, "maxValue", &o.has_max_value, &o.max_value, &o.max_is_integer, &o.max_negative,
-                     &o.max_magnitude))
+    static const char *const layout_names[2] = {"nchw", "nhwc"};
+    int v = (int)*out;
+    if (!wpt_opt_enum(call, key, layout_names, 2, &v))
         return false;
-    return wpt_call_one(call, wnn_clamp(call->builder, x, &o));
+    *out = (wnn_input_layout)v;
+    return true;
 }
 
-static bool adapt_cast(wpt_call *call)
-{
-    wnn_operand *x;
-    wnn_data_type type;
-    if (!wpt_args_between(call, 2, 2) || !wpt_arg_operand(call, 0, &x) || !wpt_arg_data_type(call, 1, &type))
-        return false;
-    return wpt_call_one(call, wnn_cast(call->builder, x, type));
-}
-
-static bool adapt_reshape(wpt_call *call)
-{
-    wnn_operand *x;
-    uint32_t shape[WNN_MAX_RANK] = {0};
-    size_t rank;
-    if (!wpt_args_between(call, 2, 2) || !wpt_arg_operand(call, 0, &x) ||
-        !wpt_arg_u32_list(call, 1, shape, WNN_MAX_RANK, &rank))
-        return false;
-    return wpt_call_one(call, wnn_reshape(call->builder, x, (uint32_t)rank, shape));
-}
-
-static uint32_t operand_rank(wnn_operand *x)
+bool wpt_rank_length(wpt_call *call, const char *what, size_t length, wnn_operand *x)
 {
     wnn_operand_desc d;
     wnn_operand_get_desc(x, &d);
-    return d.rank;
-}
-
-/* The C API reads exactly rank entries of such arrays, so a wrong length
-** (a TypeError in WebNN) is caught here. */
-static bool rank_length(wpt_call *call, const char *what, size_t length, wnn_operand *x)
-{
-    uint32_t rank = operand_rank(x);
-    if (length != rank)
+    if (length != d.rank)
         return wpt_call_fail(call, "%s has %zu entries, the input's rank is %u (must be equal)", what,
-                             length, rank);
+                             length, d.rank);
     return true;
-}
-
-static bool adapt_transpose(wpt_call *call)
-{
-    wnn_operand *x;
-    uint32_t perm[WNN_MAX_RANK] = {0};
-    size_t n = 0;
-    bool has_perm = false;
-    if (!wpt_args_between(call, 1, 1) || !wpt_arg_operand(call, 0, &x) ||
-        !wpt_opt_u32_list(call, "permutation", &has_perm, perm, WNN_MAX_RANK, &n))
-        return false;
-    if (has_perm && !rank_length(call, "options.permutation", n, x))
-        return false;
-    return wpt_call_one(call, wnn_transpose(call->builder, x, has_perm ? perm : NULL));
-}
-
-static bool adapt_concat(wpt_call *call)
-{
-    wnn_operand **inputs = NULL;
-    size_t count = 0;
-    uint32_t axis;
-    if (!wpt_args_between(call, 2, 2) || !wpt_arg_u32(call, 1, &axis) ||
-        !wpt_arg_operand_list(call, 0, &inputs, &count))
-        return false;
-    wnn_operand *result = wnn_concat(call->builder, inputs, count, axis);
-    free(inputs);
-    return wpt_call_one(call, result);
-}
-
-static bool adapt_slice(wpt_call *call)
-{
-    wnn_operand *x;
-    uint32_t starts[WNN_MAX_RANK] = {0}, sizes[WNN_MAX_RANK] = {0}, strides[WNN_MAX_RANK] = {0};
-    size_t n_starts, n_sizes, n_strides = 0;
-    bool has_strides = false;
-    if (!wpt_args_between(call, 3, 3) || !wpt_arg_operand(call, 0, &x) ||
-        !wpt_arg_u32_list(call, 1, starts, WNN_MAX_RANK, &n_starts) ||
-        !wpt_arg_u32_list(call, 2, sizes, WNN_MAX_RANK, &n_sizes) ||
-        !wpt_opt_u32_list(call, "strides", &has_strides, strides, WNN_MAX_RANK, &n_strides))
-        return false;
-    if (!rank_length(call, "starts", n_starts, x) || !rank_length(call, "sizes", n_sizes, x) ||
-        (has_strides && !rank_length(call, "options.strides", n_strides, x)))
-        return false;
-    return wpt_call_one(call, wnn_slice(call->builder, x, starts, sizes, has_strides ? strides : NULL));
-}
-
-static bool adapt_softmax(wpt_call *call)
-{
-    wnn_operand *x;
-    uint32_t axis;
-    if (!wpt_args_between(call, 2, 2) || !wpt_arg_operand(call, 0, &x) || !wpt_arg_u32(call, 1, &axis))
-        return false;
-    return wpt_call_one(call, wnn_softmax(call->builder, x, axis));
-}
-
-static bool adapt_gemm(wpt_call *call)
-{
-    wnn_operand *a, *b;
-    wnn_gemm_options o = WNN_GEMM_OPTIONS_INIT;
-    if (!wpt_args_between(call, 2, 2) || !wpt_arg_operand(call, 0, &a) || !wpt_arg_operand(call, 1, &b) ||
-        !wpt_opt_operand(call, "c", &o.c) || !wpt_opt_double(call, "alpha", NULL, &o.alpha) ||
-        !wpt_opt_double(call, "beta", NULL, &o.beta) || !wpt_opt_bool(call, "aTranspose", &o.a_transpose) ||
-        !wpt_opt_bool(call, "bTranspose", &o.b_transpose))
-        return false;
-    return wpt_call_one(call, wnn_gemm(call->builder, a, b, &o));
 }
 
 /* ------------------------------------------------------------------------ */
 /* The table                                                                */
 /* ------------------------------------------------------------------------ */
 
-#define WPT_UNARY(name, fn) {name, adapt_unary, fn, NULL}
-#define WPT_BINARY(name, fn) {name, adapt_binary, NULL, fn}
+#define WPT_UNARY(name, fn) {name, wpt_adapt_unary, fn, NULL}
+#define WPT_BINARY(name, fn) {name, wpt_adapt_binary, NULL, fn}
 #define WPT_OP(name, adapter) {name, adapter, NULL, NULL}
 
 static const wpt_op_entry op_table[] = {
+    /* element-wise */
     WPT_BINARY("add", wnn_add),
     WPT_BINARY("sub", wnn_sub),
     WPT_BINARY("mul", wnn_mul),
@@ -565,27 +444,21 @@ static const wpt_op_entry op_table[] = {
     WPT_BINARY("max", wnn_max),
     WPT_BINARY("min", wnn_min),
     WPT_BINARY("pow", wnn_pow),
-    WPT_BINARY("matmul", wnn_matmul),
-
+    WPT_BINARY("equal", wnn_equal),
+    WPT_BINARY("notEqual", wnn_not_equal),
+    WPT_BINARY("greater", wnn_greater),
+    WPT_BINARY("greaterOrEqual", wnn_greater_or_equal),
+    WPT_BINARY("lesser", wnn_lesser),
+    WPT_BINARY("lesserOrEqual", wnn_lesser_or_equal),
+    WPT_BINARY("logicalAnd", wnn_logical_and),
+    WPT_BINARY("logicalOr", wnn_logical_or),
+    WPT_BINARY("logicalXor", wnn_logical_xor),
+    WPT_BINARY("prelu", wnn_prelu),
     WPT_UNARY("abs", wnn_abs),
     WPT_UNARY("neg", wnn_neg),
     WPT_UNARY("exp", wnn_exp),
     WPT_UNARY("log", wnn_log),
     WPT_UNARY("sqrt", wnn_sqrt),
-    WPT_UNARY("relu", wnn_relu),
-    WPT_UNARY("sigmoid", wnn_sigmoid),
-    WPT_UNARY("tanh", wnn_tanh),
-
-    WPT_OP("clamp", adapt_clamp),
-    WPT_OP("cast", adapt_cast),
-    WPT_OP("reshape", adapt_reshape),
-    WPT_OP("transpose", adapt_transpose),
-    WPT_OP("concat", adapt_concat),
-    WPT_OP("slice", adapt_slice),
-    WPT_OP("softmax", adapt_softmax),
-    WPT_OP("gemm", adapt_gemm),
-
-    /* family A */
     WPT_UNARY("ceil", wnn_ceil),
     WPT_UNARY("floor", wnn_floor),
     WPT_UNARY("cos", wnn_cos),
@@ -599,25 +472,22 @@ static const wpt_op_entry op_table[] = {
     WPT_UNARY("isNaN", wnn_is_nan),
     WPT_UNARY("isInfinite", wnn_is_infinite),
     WPT_UNARY("logicalNot", wnn_logical_not),
+    WPT_UNARY("relu", wnn_relu),
+    WPT_UNARY("sigmoid", wnn_sigmoid),
+    WPT_UNARY("tanh", wnn_tanh),
     WPT_UNARY("gelu", wnn_gelu),
     WPT_UNARY("hardSwish", wnn_hard_swish),
     WPT_UNARY("softplus", wnn_softplus),
     WPT_UNARY("softsign", wnn_softsign),
-    WPT_BINARY("logicalAnd", wnn_logical_and),
-    WPT_BINARY("logicalOr", wnn_logical_or),
-    WPT_BINARY("logicalXor", wnn_logical_xor),
-    WPT_BINARY("equal", wnn_equal),
-    WPT_BINARY("notEqual", wnn_not_equal),
-    WPT_BINARY("greater", wnn_greater),
-    WPT_BINARY("greaterOrEqual", wnn_greater_or_equal),
-    WPT_BINARY("lesser", wnn_lesser),
-    WPT_BINARY("lesserOrEqual", wnn_lesser_or_equal),
-    WPT_BINARY("prelu", wnn_prelu),
+    WPT_OP("clamp", wpt_adapt_clamp),
+    WPT_OP("cast", wpt_adapt_cast),
     WPT_OP("where", wpt_adapt_where),
     WPT_OP("elu", wpt_adapt_elu),
     WPT_OP("hardSigmoid", wpt_adapt_hard_sigmoid),
     WPT_OP("leakyRelu", wpt_adapt_leaky_relu),
     WPT_OP("linear", wpt_adapt_linear),
+
+    /* reduction */
     WPT_OP("reduceL1", wpt_adapt_reduce),
     WPT_OP("reduceL2", wpt_adapt_reduce),
     WPT_OP("reduceLogSum", wpt_adapt_reduce),
@@ -631,32 +501,49 @@ static const wpt_op_entry op_table[] = {
     WPT_OP("argMin", wpt_adapt_arg_min),
     WPT_OP("argMax", wpt_adapt_arg_max),
     WPT_OP("cumulativeSum", wpt_adapt_cumulative_sum),
-    WPT_OP("quantizeLinear", wpt_adapt_quantize_linear),
-    WPT_OP("dequantizeLinear", wpt_adapt_dequantize_linear),
+    WPT_OP("softmax", wpt_adapt_softmax),
 
-    /* family B */
-    WPT_OP("conv2d", wpt_adapt_conv2d),
-    WPT_OP("convTranspose2d", wpt_adapt_conv_transpose2d),
-    WPT_OP("averagePool2d", wpt_adapt_average_pool2d),
-    WPT_OP("l2Pool2d", wpt_adapt_l2_pool2d),
-    WPT_OP("maxPool2d", wpt_adapt_max_pool2d),
-    WPT_OP("resample2d", wpt_adapt_resample2d),
-    WPT_OP("batchNormalization", wpt_adapt_batch_normalization),
-    WPT_OP("instanceNormalization", wpt_adapt_instance_normalization),
-    WPT_OP("layerNormalization", wpt_adapt_layer_normalization),
-
-    /* family C */
+    /* data movement */
+    WPT_OP("reshape", wpt_adapt_reshape),
+    WPT_OP("transpose", wpt_adapt_transpose),
+    WPT_OP("concat", wpt_adapt_concat),
+    WPT_OP("slice", wpt_adapt_slice),
     WPT_OP("expand", wpt_adapt_expand),
     WPT_OP("pad", wpt_adapt_pad),
     WPT_OP("split", wpt_adapt_split),
     WPT_OP("tile", wpt_adapt_tile),
     WPT_OP("reverse", wpt_adapt_reverse),
     WPT_OP("triangular", wpt_adapt_triangular),
+
+    /* gather and scatter */
     WPT_OP("gather", wpt_adapt_gather),
     WPT_OP("gatherElements", wpt_adapt_gather_elements),
     WPT_OP("gatherND", wpt_adapt_gather_nd),
     WPT_OP("scatterElements", wpt_adapt_scatter_elements),
     WPT_OP("scatterND", wpt_adapt_scatter_nd),
+
+    /* linear algebra */
+    WPT_BINARY("matmul", wnn_matmul),
+    WPT_OP("gemm", wpt_adapt_gemm),
+
+    /* convolution, pooling and resampling */
+    WPT_OP("conv2d", wpt_adapt_conv2d),
+    WPT_OP("convTranspose2d", wpt_adapt_conv_transpose2d),
+    WPT_OP("averagePool2d", wpt_adapt_average_pool2d),
+    WPT_OP("l2Pool2d", wpt_adapt_l2_pool2d),
+    WPT_OP("maxPool2d", wpt_adapt_max_pool2d),
+    WPT_OP("resample2d", wpt_adapt_resample2d),
+
+    /* normalization */
+    WPT_OP("batchNormalization", wpt_adapt_batch_normalization),
+    WPT_OP("instanceNormalization", wpt_adapt_instance_normalization),
+    WPT_OP("layerNormalization", wpt_adapt_layer_normalization),
+
+    /* quantization */
+    WPT_OP("quantizeLinear", wpt_adapt_quantize_linear),
+    WPT_OP("dequantizeLinear", wpt_adapt_dequantize_linear),
+
+    /* recurrent networks */
     WPT_OP("gru", wpt_adapt_gru),
     WPT_OP("gruCell", wpt_adapt_gru_cell),
     WPT_OP("lstm", wpt_adapt_lstm),

@@ -5,11 +5,14 @@
 ** the matching wnn_* builder call.
 **
 ** Owns: the adapter interface (wpt_call), the helpers adapters use to read
-** positional arguments and options, and the operator table itself.
+** positional arguments and options, the operator table itself (wpt_ops.c)
+** and the adapters, one file per topic (wpt_ops_<topic>.c, declared at the
+** end of this header).
 **
-** Adding an operator: an element-wise one is one row (WPT_UNARY / WPT_BINARY)
-** in the table of wpt_ops.c; any other is a static adapter function reading
-** its arguments with the helpers below, plus one WPT_OP row.
+** Adding an operator: a plain one- or two-operand one is one row
+** (WPT_UNARY / WPT_BINARY) in the table of wpt_ops.c; any other is an
+** adapter in the file of its topic, reading its arguments with the helpers
+** below, declared here, plus one WPT_OP row.
 */
 #ifndef WNN_TOOLS_WPT_OPS_H
 #define WNN_TOOLS_WPT_OPS_H
@@ -143,6 +146,88 @@ const json_t *wpt_opt_value(wpt_call *call, const char *key);
 /* A string option naming one of n enum values (the indices of names); *out
 ** keeps its value when the key is absent. */
 bool wpt_opt_enum(wpt_call *call, const char *key, const char *const *names, size_t n, int *out);
+/* A sequence option of exactly n unsigned integers (WebNN sizes these
+** sequences, the C API fixes them); *present, where given, tells whether it
+** was there. */
+bool wpt_opt_fixed(wpt_call *call, const char *key, uint32_t *out, size_t n, bool *present);
+/* A layout option, "nchw" or "nhwc". */
+bool wpt_opt_layout(wpt_call *call, const char *key, wnn_input_layout *out);
+
+/* Fails the call unless length equals x's rank: the C API reads exactly rank
+** entries of such arrays (transpose's permutation, slice's starts, pad's
+** paddings ...), so a wrong length (a TypeError in WebNN) is caught here. */
+bool wpt_rank_length(wpt_call *call, const char *what, size_t length, wnn_operand *x);
+
+/* ------------------------------------------------------------------------ */
+/* Adapters by topic, each with wpt_adapter's signature and one row in       */
+/* wpt_ops.c's table                                                         */
+/* ------------------------------------------------------------------------ */
+
+/* Element-wise (wpt_ops_elementwise.c): the shared one- and two-operand
+** adapters (they find their wnn_* function through call->entry), clamp,
+** cast, where and the activations with options. */
+bool wpt_adapt_unary(wpt_call *call);
+bool wpt_adapt_binary(wpt_call *call);
+bool wpt_adapt_clamp(wpt_call *call);
+bool wpt_adapt_cast(wpt_call *call);
+bool wpt_adapt_where(wpt_call *call);
+bool wpt_adapt_elu(wpt_call *call);
+bool wpt_adapt_hard_sigmoid(wpt_call *call);
+bool wpt_adapt_leaky_relu(wpt_call *call);
+bool wpt_adapt_linear(wpt_call *call);
+
+/* Reduction (wpt_ops_reduce.c). wpt_adapt_reduce serves every reduceXxx: it
+** picks the wnn_reduce_* function by call->op. */
+bool wpt_adapt_reduce(wpt_call *call);
+bool wpt_adapt_arg_min(wpt_call *call);
+bool wpt_adapt_arg_max(wpt_call *call);
+bool wpt_adapt_cumulative_sum(wpt_call *call);
+bool wpt_adapt_softmax(wpt_call *call);
+
+/* Data movement (wpt_ops_movement.c). */
+bool wpt_adapt_reshape(wpt_call *call);
+bool wpt_adapt_transpose(wpt_call *call);
+bool wpt_adapt_concat(wpt_call *call);
+bool wpt_adapt_slice(wpt_call *call);
+bool wpt_adapt_expand(wpt_call *call);
+bool wpt_adapt_pad(wpt_call *call);
+bool wpt_adapt_split(wpt_call *call);
+bool wpt_adapt_tile(wpt_call *call);
+bool wpt_adapt_reverse(wpt_call *call);
+bool wpt_adapt_triangular(wpt_call *call);
+
+/* Gather and scatter (wpt_ops_gather.c). */
+bool wpt_adapt_gather(wpt_call *call);
+bool wpt_adapt_gather_elements(wpt_call *call);
+bool wpt_adapt_gather_nd(wpt_call *call);
+bool wpt_adapt_scatter_elements(wpt_call *call);
+bool wpt_adapt_scatter_nd(wpt_call *call);
+
+/* Linear algebra (wpt_ops_linalg.c); matmul is a WPT_BINARY row. */
+bool wpt_adapt_gemm(wpt_call *call);
+
+/* Convolution, pooling and resampling (wpt_ops_conv.c). */
+bool wpt_adapt_conv2d(wpt_call *call);
+bool wpt_adapt_conv_transpose2d(wpt_call *call);
+bool wpt_adapt_average_pool2d(wpt_call *call);
+bool wpt_adapt_l2_pool2d(wpt_call *call);
+bool wpt_adapt_max_pool2d(wpt_call *call);
+bool wpt_adapt_resample2d(wpt_call *call);
+
+/* Normalization (wpt_ops_norm.c). */
+bool wpt_adapt_batch_normalization(wpt_call *call);
+bool wpt_adapt_instance_normalization(wpt_call *call);
+bool wpt_adapt_layer_normalization(wpt_call *call);
+
+/* Quantization (wpt_ops_quantize.c). */
+bool wpt_adapt_quantize_linear(wpt_call *call);
+bool wpt_adapt_dequantize_linear(wpt_call *call);
+
+/* Recurrent networks (wpt_ops_recurrent.c). */
+bool wpt_adapt_gru(wpt_call *call);
+bool wpt_adapt_gru_cell(wpt_call *call);
+bool wpt_adapt_lstm(wpt_call *call);
+bool wpt_adapt_lstm_cell(wpt_call *call);
 
 #endif /* WNN_HAVE_JANSSON */
 

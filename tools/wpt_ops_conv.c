@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
-** wpt_ops_b.c -- WPT adapters of family B: conv2d, convTranspose2d,
-** averagePool2d, l2Pool2d, maxPool2d, resample2d, batchNormalization,
-** instanceNormalization and layerNormalization.
+** wpt_ops_conv.c -- WPT adapters of convolution, pooling and resampling:
+** conv2d, convTranspose2d, averagePool2d, l2Pool2d, maxPool2d and
+** resample2d.
 **
 ** Adapters do argument plumbing only and let the library judge the values.
 ** What the C API cannot see is checked here, as WebNN's IDL layer would: the
@@ -12,45 +12,9 @@
 */
 #ifdef WNN_HAVE_JANSSON
 
-#include "wpt_ops_b.h"
-
-#include <string.h>
+#include "wpt_ops.h"
 
 #include "wpt_case.h"
-
-/* ------------------------------------------------------------------------ */
-/* Helpers                                                                   */
-/* ------------------------------------------------------------------------ */
-
-/* A sequence option of exactly n unsigned integers (WebNN sizes these
-** sequences, the C API fixes them); *present tells whether it was given. */
-static bool opt_fixed(wpt_call *call, const char *key, uint32_t *out, size_t n, bool *present)
-{
-    uint32_t v[WNN_MAX_RANK];
-    size_t count = 0;
-    bool given = false;
-    if (!wpt_opt_u32_list(call, key, &given, v, WNN_MAX_RANK, &count))
-        return false;
-    if (present)
-        *present = given;
-    if (!given)
-        return true;
-    if (count != n)
-        return wpt_call_fail(call, "options.%s has %zu entries, must have %zu", key, count, n);
-    memcpy(out, v, n * sizeof *v);
-    return true;
-}
-
-static const char *const layout_names[2] = {"nchw", "nhwc"};
-
-static bool opt_layout(wpt_call *call, const char *key, wnn_input_layout *out)
-{
-    int v = (int)*out;
-    if (!wpt_opt_enum(call, key, layout_names, 2, &v))
-        return false;
-    *out = (wnn_input_layout)v;
-    return true;
-}
 
 /* ------------------------------------------------------------------------ */
 /* Convolution                                                               */
@@ -62,9 +26,9 @@ static bool conv_common(wpt_call *call, wnn_operand **input, wnn_operand **filte
                         wnn_operand **bias)
 {
     return wpt_args_between(call, 2, 2) && wpt_arg_operand(call, 0, input) && wpt_arg_operand(call, 1, filter) &&
-           opt_fixed(call, "padding", padding, 4, NULL) && opt_fixed(call, "strides", strides, 2, NULL) &&
-           opt_fixed(call, "dilations", dilations, 2, NULL) && wpt_opt_u32(call, "groups", NULL, groups) &&
-           opt_layout(call, "inputLayout", layout) && wpt_opt_operand(call, "bias", bias);
+           wpt_opt_fixed(call, "padding", padding, 4, NULL) && wpt_opt_fixed(call, "strides", strides, 2, NULL) &&
+           wpt_opt_fixed(call, "dilations", dilations, 2, NULL) && wpt_opt_u32(call, "groups", NULL, groups) &&
+           wpt_opt_layout(call, "inputLayout", layout) && wpt_opt_operand(call, "bias", bias);
 }
 
 bool wpt_adapt_conv2d(wpt_call *call)
@@ -90,8 +54,8 @@ bool wpt_adapt_conv_transpose2d(wpt_call *call)
     if (!conv_common(call, &input, &filter, o.padding, o.strides, o.dilations, &o.groups, &o.input_layout,
                      &o.bias) ||
         !wpt_opt_enum(call, "filterLayout", filter_layouts, 3, &filter_layout) ||
-        !opt_fixed(call, "outputPadding", o.output_padding, 2, NULL) ||
-        !opt_fixed(call, "outputSizes", o.output_sizes, 2, &o.has_output_sizes))
+        !wpt_opt_fixed(call, "outputPadding", o.output_padding, 2, NULL) ||
+        !wpt_opt_fixed(call, "outputSizes", o.output_sizes, 2, &o.has_output_sizes))
         return false;
     o.filter_layout = (wnn_conv_transpose2d_filter_layout)filter_layout;
     return wpt_call_one(call, wnn_conv_transpose2d(call->builder, input, filter, &o));
@@ -110,12 +74,12 @@ static bool adapt_pool(wpt_call *call, pool_fn fn)
     wnn_pool2d_options o = WNN_POOL2D_OPTIONS_INIT;
     int rounding = (int)o.rounding_type;
     if (!wpt_args_between(call, 1, 1) || !wpt_arg_operand(call, 0, &input) ||
-        !opt_fixed(call, "windowDimensions", o.window_dimensions, 2, &o.has_window_dimensions) ||
-        !opt_fixed(call, "padding", o.padding, 4, NULL) || !opt_fixed(call, "strides", o.strides, 2, NULL) ||
-        !opt_fixed(call, "dilations", o.dilations, 2, NULL) || !opt_layout(call, "layout", &o.layout) ||
+        !wpt_opt_fixed(call, "windowDimensions", o.window_dimensions, 2, &o.has_window_dimensions) ||
+        !wpt_opt_fixed(call, "padding", o.padding, 4, NULL) || !wpt_opt_fixed(call, "strides", o.strides, 2, NULL) ||
+        !wpt_opt_fixed(call, "dilations", o.dilations, 2, NULL) || !wpt_opt_layout(call, "layout", &o.layout) ||
         !wpt_opt_enum(call, "roundingType", roundings, 2, &rounding) ||
         !wpt_opt_enum(call, "outputShapeRounding", roundings, 2, &rounding) ||
-        !opt_fixed(call, "outputSizes", o.output_sizes, 2, &o.has_output_sizes))
+        !wpt_opt_fixed(call, "outputSizes", o.output_sizes, 2, &o.has_output_sizes))
         return false;
     o.rounding_type = (wnn_rounding_type)rounding;
     return wpt_call_one(call, fn(call->builder, input, &o));
@@ -163,54 +127,13 @@ bool wpt_adapt_resample2d(wpt_call *call)
     int mode = (int)o.mode;
     if (!wpt_args_between(call, 1, 1) || !wpt_arg_operand(call, 0, &input) ||
         !wpt_opt_enum(call, "mode", modes, 2, &mode) || !opt_scales(call, o.scales) ||
-        !opt_fixed(call, "sizes", o.sizes, 2, &o.has_sizes) || !opt_fixed(call, "axes", o.axes, 2, NULL))
+        !wpt_opt_fixed(call, "sizes", o.sizes, 2, &o.has_sizes) || !wpt_opt_fixed(call, "axes", o.axes, 2, NULL))
         return false;
     o.mode = (wnn_interpolation_mode)mode;
     return wpt_call_one(call, wnn_resample2d(call->builder, input, &o));
 }
 
-/* ------------------------------------------------------------------------ */
-/* Normalization                                                             */
-/* ------------------------------------------------------------------------ */
-
-bool wpt_adapt_batch_normalization(wpt_call *call)
-{
-    wnn_operand *input, *mean, *variance;
-    wnn_batch_normalization_options o = WNN_BATCH_NORMALIZATION_OPTIONS_INIT;
-    if (!wpt_args_between(call, 3, 3) || !wpt_arg_operand(call, 0, &input) || !wpt_arg_operand(call, 1, &mean) ||
-        !wpt_arg_operand(call, 2, &variance) || !wpt_opt_operand(call, "scale", &o.scale) ||
-        !wpt_opt_operand(call, "bias", &o.bias) || !wpt_opt_u32(call, "axis", NULL, &o.axis) ||
-        !wpt_opt_double(call, "epsilon", NULL, &o.epsilon))
-        return false;
-    return wpt_call_one(call, wnn_batch_normalization(call->builder, input, mean, variance, &o));
-}
-
-bool wpt_adapt_instance_normalization(wpt_call *call)
-{
-    wnn_operand *input;
-    wnn_instance_normalization_options o = WNN_INSTANCE_NORMALIZATION_OPTIONS_INIT;
-    if (!wpt_args_between(call, 1, 1) || !wpt_arg_operand(call, 0, &input) ||
-        !wpt_opt_operand(call, "scale", &o.scale) || !wpt_opt_operand(call, "bias", &o.bias) ||
-        !wpt_opt_double(call, "epsilon", NULL, &o.epsilon) || !opt_layout(call, "layout", &o.layout))
-        return false;
-    return wpt_call_one(call, wnn_instance_normalization(call->builder, input, &o));
-}
-
-bool wpt_adapt_layer_normalization(wpt_call *call)
-{
-    wnn_operand *input;
-    wnn_layer_normalization_options o = WNN_LAYER_NORMALIZATION_OPTIONS_INIT;
-    size_t count = 0;
-    if (!wpt_args_between(call, 1, 1) || !wpt_arg_operand(call, 0, &input) ||
-        !wpt_opt_operand(call, "scale", &o.scale) || !wpt_opt_operand(call, "bias", &o.bias) ||
-        !wpt_opt_u32_list(call, "axes", &o.has_axes, o.axes, WNN_MAX_RANK, &count) ||
-        !wpt_opt_double(call, "epsilon", NULL, &o.epsilon))
-        return false;
-    o.axes_count = (uint32_t)count;
-    return wpt_call_one(call, wnn_layer_normalization(call->builder, input, &o));
-}
-
 #else
 /* Without jansson there are no cases to adapt; keep the unit non-empty. */
-typedef int wpt_ops_b_needs_jansson;
+typedef int wpt_ops_conv_needs_jansson;
 #endif /* WNN_HAVE_JANSSON */
