@@ -54,6 +54,20 @@ test-tsan: deps
 	cmake --build $(BUILD)-tsan -j $(JOBS)
 	TSAN_OPTIONS=halt_on_error=1 ctest --test-dir $(BUILD)-tsan --no-tests=error --output-on-failure -L threads
 
+# The libFuzzer harnesses (tests/fuzz, docs/fuzzing.md): a clang build with
+# ASan and UBSan in $(BUILD)-fuzz, then each fuzzer FUZZ_SECONDS on a copy of
+# its checked-in corpus; a crash fails and its reproducer is kept (the path
+# is printed). tests/fuzz/run-long.sh runs them for hours.
+FUZZ_SECONDS ?= 60
+.PHONY: test-fuzz
+test-fuzz: deps
+	CC=clang CXX=clang++ cmake -S . -B $(BUILD)-fuzz -DCMAKE_BUILD_TYPE=Debug -DWNN_FUZZ=ON \
+	  -DWNN_SANITIZE=address -DWNN_WITH_CUDA=OFF -DWNN_BUILD_TESTS=OFF -DWNN_BUILD_BENCH=OFF \
+	  -DWNN_BUILD_TOOLS=OFF >/dev/null
+	cmake --build $(BUILD)-fuzz -j $(JOBS) --target fuzzers
+	work=$$(mktemp -d) && FUZZ_BUILD_DIR=$(BUILD)-fuzz FUZZ_WORK_DIR=$$work \
+	  sh tests/fuzz/run-long.sh $(FUZZ_SECONDS) 1 && rm -rf $$work
+
 # The prefix is compiled in (where libwnn looks for its cuda module, where
 # `wnn conformance` finds the vectors), so the build is configured for it.
 install: deps
@@ -62,4 +76,4 @@ install: deps
 	DESTDIR=$(DESTDIR) cmake --install $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD)-fuzz

@@ -3,7 +3,7 @@
 # Installs the Debian 12 packages wnn needs to build and test, if missing.
 # Runs apt-get as root, or through sudo when present.
 set -e
-PKGS="build-essential cmake pkg-config libopenblas-dev libdnnl-dev libjansson-dev python3 python3-dev python3-venv python3-numpy python3-pytest python3-setuptools python3-torch libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata"
+PKGS="build-essential cmake pkg-config libopenblas-dev libdnnl-dev libjansson-dev python3 python3-dev python3-venv python3-numpy python3-pytest python3-setuptools python3-torch libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata clang libclang-rt-14-dev"
 missing=""
 for p in $PKGS; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
