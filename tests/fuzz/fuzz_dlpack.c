@@ -115,7 +115,9 @@ static unsigned element_bytes(DLDataType t, bool bool_as_uint8, wnn_data_type *t
     switch (t.code) {
     case kDLInt: *type = ints[k]; break;
     case kDLUInt: *type = uints[k]; break;
-    case kDLFloat: *type = k == 1 ? WNN_DATA_TYPE_FLOAT16 : k == 2 ? WNN_DATA_TYPE_FLOAT32 : WNN_DATA_TYPE_INVALID; break;
+    case kDLFloat:
+        *type = k == 1 ? WNN_DATA_TYPE_FLOAT16 : k == 2 ? WNN_DATA_TYPE_FLOAT32 : WNN_DATA_TYPE_INVALID;
+        break;
     case kDLBool: *type = bool_as_uint8 && k == 0 ? WNN_DATA_TYPE_UINT8 : WNN_DATA_TYPE_INVALID; break;
     default: return 0;
     }

@@ -33,9 +33,9 @@ for name in $fuzzers; do
     bin=$(cd "$build/tests/fuzz" && pwd)/$name
     mkdir -p "$work/$name/corpus" "$work/$name/artifacts"
     cp -R "$here/corpus/$name/." "$work/$name/corpus/"
-    # kernels single-threaded: the workers are the parallelism
-    set -- -max_total_time="$seconds" -timeout=120 -rss_limit_mb=4096 -print_final_stats=1 \
-        -artifact_prefix="$work/$name/artifacts/"
+    # inputs up to 4 KiB from the start: a builder program needs room
+    set -- -max_total_time="$seconds" -timeout=120 -rss_limit_mb=4096 -max_len=4096 -len_control=0 \
+        -print_final_stats=1 -artifact_prefix="$work/$name/artifacts/"
     if [ "$workers" -gt 1 ]; then
         set -- "$@" -fork="$workers" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1
     fi
