@@ -497,7 +497,7 @@ static void unary_cases(void)
             if (!fl && lo < 0 && !sgn)
                 lo = 0;
             add_input(&c, DESC(t, 2, 7, 301), lo, hi);
-            /* family A's math runs in double on both sides; float16's rounding
+            /* the unary math (ceil ... softsign) runs in double on both sides; float16's rounding
             ** of a double differs by at most an ulp */
             check_case(&c);
         }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
-** test-ops-b.c -- the operators of family B through the public API: conv2d,
-** convTranspose2d, averagePool2d, l2Pool2d, maxPool2d, resample2d,
-** batchNormalization, instanceNormalization and layerNormalization.
+** test-ops-spatial.c -- convolution, pooling and resampling through the
+** public API: conv2d, convTranspose2d, averagePool2d, l2Pool2d, maxPool2d
+** and resample2d.
 **
 ** Small cases are checked against values worked out by hand. conv2d and
 ** convTranspose2d are also checked on random problems, in every layout,
@@ -745,167 +745,6 @@ static void test_resample2d_errors(void)
     check_refused(b, wnn_resample2d(b, input(b, "x", F32, SHAPE(1, 2, 2)), NULL), WNN_STATUS_INVALID_RANK);
 }
 
-/* ---- normalization ------------------------------------------------------------------------------ */
-
-static void test_batch_normalization(void)
-{
-    float out[4];
-    wnn_batch_normalization_options o = WNN_BATCH_NORMALIZATION_OPTIONS_INIT;
-    o.epsilon = 0;
-    wnn_graph_builder *b = builder();
-    wnn_operand *x = CF32(b, SHAPE(2, 2), 1, 2, 3, 4);
-    wnn_operand *y = wnn_batch_normalization(b, x, CF32(b, SHAPE(2), 1, 2), CF32(b, SHAPE(2), 4, 1), &o);
-    if (run(b, y, out, sizeof out))
-        check_floats(out, (const float[]){0, 0, 1, 2}, 4, 0);
-
-    /* axis 0 with scale and bias */
-    o.axis = 0;
-    b = builder();
-    o.scale = CF32(b, SHAPE(2), 2, 3);
-    o.bias = CF32(b, SHAPE(2), 1, -1);
-    x = CF32(b, SHAPE(2, 2), 1, 2, 3, 4);
-    y = wnn_batch_normalization(b, x, CF32(b, SHAPE(2), 1.5f, 3), CF32(b, SHAPE(2), 0.25f, 4), &o);
-    if (run(b, y, out, sizeof out))
-        check_floats(out, (const float[]){-1, 3, -1, 0.5f}, 4, 1e-6);
-}
-
-static void test_batch_normalization_errors(void)
-{
-    wnn_batch_normalization_options o = WNN_BATCH_NORMALIZATION_OPTIONS_INIT;
-    o.axis = 2;
-    wnn_graph_builder *b = builder();
-    wnn_operand *x = input(b, "x", F32, SHAPE(2, 3));
-    check_refused(b, wnn_batch_normalization(b, x, input(b, "m", F32, SHAPE(3)), input(b, "v", F32, SHAPE(3)), &o),
-                  WNN_STATUS_INVALID_ARGUMENT);
-    b = builder();
-    x = input(b, "x", F32, SHAPE(2, 3));
-    check_refused(b, wnn_batch_normalization(b, x, input(b, "m", F32, SHAPE(2)), input(b, "v", F32, SHAPE(3)), NULL),
-                  WNN_STATUS_SHAPE_MISMATCH);
-    b = builder();
-    x = input(b, "x", F32, SHAPE(2, 3));
-    check_refused(b,
-                  wnn_batch_normalization(b, x, input(b, "m", F32, SHAPE(1, 3)), input(b, "v", F32, SHAPE(3)), NULL),
-                  WNN_STATUS_INVALID_RANK);
-    b = builder();
-    x = input(b, "x", F32, SHAPE(2, 3));
-    check_refused(b, wnn_batch_normalization(b, x, input(b, "m", F32, SHAPE(3)), input(b, "v", F16, SHAPE(3)), NULL),
-                  WNN_STATUS_UNSUPPORTED_DATA_TYPE);
-    b = builder();
-    x = input(b, "x", F32, 0, NULL);
-    check_refused(b, wnn_batch_normalization(b, x, input(b, "m", F32, SHAPE(1)), input(b, "v", F32, SHAPE(1)), NULL),
-                  WNN_STATUS_INVALID_RANK);
-    b = builder();
-    x = input(b, "x", WNN_DATA_TYPE_INT32, SHAPE(2, 3));
-    check_refused(b,
-                  wnn_batch_normalization(b, x, input(b, "m", WNN_DATA_TYPE_INT32, SHAPE(3)),
-                                          input(b, "v", WNN_DATA_TYPE_INT32, SHAPE(3)), NULL),
-                  WNN_STATUS_UNSUPPORTED_DATA_TYPE);
-}
-
-static void test_instance_normalization(void)
-{
-    /* one plane [1, 2, 3, 4]: mean 2.5, variance 1.25 */
-    float out[8];
-    const double s = 1.0 / sqrt(1.25);
-    wnn_instance_normalization_options o = WNN_INSTANCE_NORMALIZATION_OPTIONS_INIT;
-    o.epsilon = 0;
-    wnn_graph_builder *b = builder();
-    if (run(b, wnn_instance_normalization(b, CF32(b, SHAPE(1, 1, 2, 2), 1, 2, 3, 4), &o), out, 4 * sizeof(float)))
-        check_floats(out, (const float[]){(float)(-1.5 * s), (float)(-0.5 * s), (float)(0.5 * s), (float)(1.5 * s)},
-                     4, 1e-6);
-
-    /* nhwc, two channels interleaved, with scale and bias */
-    o.layout = WNN_INPUT_LAYOUT_NHWC;
-    b = builder();
-    o.scale = CF32(b, SHAPE(2), 1, 2);
-    o.bias = CF32(b, SHAPE(2), 0, 10);
-    wnn_operand *x = CF32(b, SHAPE(1, 2, 2, 2), 1, 10, 2, 20, 3, 30, 4, 40);
-    if (run(b, wnn_instance_normalization(b, x, &o), out, 8 * sizeof(float))) {
-        const double z[4] = {-1.5 * s, -0.5 * s, 0.5 * s, 1.5 * s};
-        for (int i = 0; i < 4; i++) {
-            CHECK_NEAR(out[2 * i], z[i], 1e-6);
-            CHECK_NEAR(out[2 * i + 1], 10 + 2 * z[i], 1e-5);
-        }
-    }
-}
-
-static void test_instance_normalization_errors(void)
-{
-    wnn_graph_builder *b = builder();
-    check_refused(b, wnn_instance_normalization(b, input(b, "x", F32, SHAPE(1, 2, 2)), NULL),
-                  WNN_STATUS_INVALID_RANK);
-    wnn_instance_normalization_options o = WNN_INSTANCE_NORMALIZATION_OPTIONS_INIT;
-    b = builder();
-    o.scale = input(b, "s", F32, SHAPE(2));
-    check_refused(b, wnn_instance_normalization(b, input(b, "x", F32, SHAPE(1, 3, 2, 2)), &o),
-                  WNN_STATUS_SHAPE_MISMATCH);
-    o = (wnn_instance_normalization_options)WNN_INSTANCE_NORMALIZATION_OPTIONS_INIT;
-    o.layout = (wnn_input_layout)5;
-    b = builder();
-    check_refused(b, wnn_instance_normalization(b, input(b, "x", F32, SHAPE(1, 3, 2, 2)), &o),
-                  WNN_STATUS_INVALID_ARGUMENT);
-    b = builder();
-    check_refused(b, wnn_instance_normalization(b, input(b, "x", WNN_DATA_TYPE_INT8, SHAPE(1, 3, 2, 2)), NULL),
-                  WNN_STATUS_UNSUPPORTED_DATA_TYPE);
-}
-
-static void test_layer_normalization(void)
-{
-    float out[6];
-    wnn_layer_normalization_options o = WNN_LAYER_NORMALIZATION_OPTIONS_INIT;
-    o.epsilon = 0;
-    /* default axes [1]: rows [1, 3] and [2, 6] both become [-1, 1] */
-    wnn_graph_builder *b = builder();
-    if (run(b, wnn_layer_normalization(b, CF32(b, SHAPE(2, 2), 1, 3, 2, 6), &o), out, 4 * sizeof(float)))
-        check_floats(out, (const float[]){-1, 1, -1, 1}, 4, 1e-6);
-
-    /* axes [1, 0] over all of [2, 3]: scale has shape [3, 2], axis 1 first */
-    o.has_axes = true;
-    o.axes_count = 2;
-    o.axes[0] = 1;
-    o.axes[1] = 0;
-    b = builder();
-    o.scale = CF32(b, SHAPE(3, 2), 1, 2, 3, 4, 5, 6);
-    wnn_operand *x = CF32(b, SHAPE(2, 3), 0, 0, 0, 6, 6, 6); /* mean 3, variance 9 */
-    if (run(b, wnn_layer_normalization(b, x, &o), out, 6 * sizeof(float))) {
-        /* element (r, c) is -1 or 1 times scale[c][r] */
-        const float want[6] = {-1, -3, -5, 2, 4, 6};
-        check_floats(out, want, 6, 1e-6);
-    }
-
-    /* no axes: every element is its own group, so the result is the bias */
-    o = (wnn_layer_normalization_options)WNN_LAYER_NORMALIZATION_OPTIONS_INIT;
-    o.has_axes = true;
-    b = builder();
-    o.bias = constant(b, F32, 0, NULL, (const float[]){7});
-    if (run(b, wnn_layer_normalization(b, CF32(b, SHAPE(3), 1, 2, 3), &o), out, 3 * sizeof(float)))
-        check_floats(out, (const float[]){7, 7, 7}, 3, 0);
-}
-
-static void test_layer_normalization_errors(void)
-{
-    wnn_layer_normalization_options o = WNN_LAYER_NORMALIZATION_OPTIONS_INIT;
-    o.has_axes = true;
-    o.axes_count = 2;
-    o.axes[0] = o.axes[1] = 1;
-    wnn_graph_builder *b = builder();
-    check_refused(b, wnn_layer_normalization(b, input(b, "x", F32, SHAPE(2, 3)), &o), WNN_STATUS_INVALID_ARGUMENT);
-    o.axes[1] = 2;
-    b = builder();
-    check_refused(b, wnn_layer_normalization(b, input(b, "x", F32, SHAPE(2, 3)), &o), WNN_STATUS_INVALID_ARGUMENT);
-
-    o = (wnn_layer_normalization_options)WNN_LAYER_NORMALIZATION_OPTIONS_INIT;
-    b = builder();
-    o.scale = input(b, "s", F32, SHAPE(2));
-    check_refused(b, wnn_layer_normalization(b, input(b, "x", F32, SHAPE(2, 3)), &o), WNN_STATUS_SHAPE_MISMATCH);
-    b = builder();
-    o.scale = input(b, "s", F32, SHAPE(1, 3));
-    check_refused(b, wnn_layer_normalization(b, input(b, "x", F32, SHAPE(2, 3)), &o), WNN_STATUS_INVALID_RANK);
-    b = builder();
-    check_refused(b, wnn_layer_normalization(b, input(b, "x", WNN_DATA_TYPE_INT64, SHAPE(2, 3)), NULL),
-                  WNN_STATUS_UNSUPPORTED_DATA_TYPE);
-}
-
 int main(void)
 {
     wnn_context_options co = WNN_CONTEXT_OPTIONS_INIT;
@@ -923,12 +762,6 @@ int main(void)
     test_pool2d_errors();
     test_resample2d();
     test_resample2d_errors();
-    test_batch_normalization();
-    test_batch_normalization_errors();
-    test_instance_normalization();
-    test_instance_normalization_errors();
-    test_layer_normalization();
-    test_layer_normalization_errors();
     wnn_context_release(ctx);
     TEST_DONE();
 }

@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+** test-ops-norm.c -- the normalizations through the public API:
+** batchNormalization, instanceNormalization and layerNormalization, on
+** cases worked out by hand, each with its validation errors checked with
+** their exact statuses.
+*/
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+#include "wnn/wnn.h"
+
+#define F32 WNN_DATA_TYPE_FLOAT32
+#define F16 WNN_DATA_TYPE_FLOAT16
+
+static wnn_context *ctx;
+
+/* ---- harness ------------------------------------------------------------------------------ */
+
+static wnn_graph_builder *builder(void)
+{
+    wnn_graph_builder *b = NULL;
+    if (wnn_graph_builder_create(ctx, &b) != WNN_OK) {
+        fprintf(stderr, "builder: %s\n", wnn_last_error_message());
+        exit(1);
+    }
+    return b;
+}
+
+static wnn_operand_desc desc4(wnn_data_type t, uint32_t rank, const uint32_t *shape)
+{
+    wnn_operand_desc d = {t, rank, {0}};
+    for (uint32_t i = 0; i < rank; i++)
+        d.shape[i] = shape[i];
+    return d;
+}
+
+static wnn_operand *constant(wnn_graph_builder *b, wnn_data_type t, uint32_t rank, const uint32_t *shape,
+                             const void *data)
+{
+    wnn_operand_desc d = desc4(t, rank, shape);
+    return wnn_graph_builder_constant(b, &d, data, (size_t)wnn_operand_desc_byte_length(&d));
+}
+
+#define SHAPE(...) (uint32_t)(sizeof((uint32_t[]){__VA_ARGS__}) / sizeof(uint32_t)), ((const uint32_t[]){__VA_ARGS__})
+#define CF32(b, shape, ...) constant(b, F32, shape, ((const float[]){__VA_ARGS__}))
+
+/* A graph input operand with no data yet (for validation checks). */
+static wnn_operand *input(wnn_graph_builder *b, const char *name, wnn_data_type t, uint32_t rank,
+                          const uint32_t *shape)
+{
+    wnn_operand_desc d = desc4(t, rank, shape);
+    return wnn_graph_builder_input(b, name, &d);
+}
+
+/* Builds out (an operand of b) as the graph's only output, dispatches it
+** once and reads it into buf (buf_size bytes, which must be its size).
+** Releases b. False, after a failed check, when any step fails. */
+static bool run(wnn_graph_builder *b, wnn_operand *out, void *buf, size_t buf_size)
+{
+    wnn_graph *g = NULL;
+    wnn_tensor *t = NULL;
+    bool ok = out != NULL;
+    if (!ok)
+        fprintf(stderr, "  builder refused: %s\n", wnn_graph_builder_error_message(b));
+    CHECK(ok);
+    wnn_named_operand named = {"out", out};
+    if (ok) {
+        wnn_status s = wnn_graph_builder_build(b, &named, 1, &g);
+        CHECK_OK(s);
+        ok = s == WNN_OK;
+    }
+    if (ok) {
+        wnn_operand_desc d;
+        wnn_operand_get_desc(out, &d);
+        wnn_tensor_desc td = WNN_TENSOR_DESC_INIT;
+        td.data_type = d.data_type;
+        td.rank = d.rank;
+        memcpy(td.shape, d.shape, sizeof td.shape);
+        td.readable = true;
+        CHECK_OK(wnn_context_create_tensor(ctx, &td, &t));
+        ok = t != NULL && wnn_tensor_byte_length(t) == buf_size;
+        CHECK(ok);
+    }
+    if (ok) {
+        wnn_named_tensor nt = {"out", t};
+        wnn_status s = wnn_context_dispatch(ctx, g, NULL, 0, &nt, 1);
+        if (s == WNN_OK)
+            s = wnn_context_read_tensor_sync(ctx, t, buf, buf_size);
+        CHECK_OK(s);
+        ok = s == WNN_OK;
+    }
+    wnn_tensor_release(t);
+    wnn_graph_release(g);
+    wnn_graph_builder_release(b);
+    return ok;
+}
+
+static void check_floats(const float *got, const float *want, size_t n, double tol)
+{
+    for (size_t i = 0; i < n; i++)
+        CHECK_NEAR(got[i], want[i], tol);
+}
+
+/* Expects the call that made x to have been refused with status want. */
+static void check_refused(wnn_graph_builder *b, wnn_operand *x, wnn_status want)
+{
+    CHECK(x == NULL);
+    CHECK_STATUS(wnn_graph_builder_status(b), want);
+    wnn_graph_builder_release(b);
+}
+
+/* ---- normalization ------------------------------------------------------------------------------ */
+
+static void test_batch_normalization(void)
+{
+    float out[4];
+    wnn_batch_normalization_options o = WNN_BATCH_NORMALIZATION_OPTIONS_INIT;
+    o.epsilon = 0;
+    wnn_graph_builder *b = builder();
+    wnn_operand *x = CF32(b, SHAPE(2, 2), 1, 2, 3, 4);
+    wnn_operand *y = wnn_batch_normalization(b, x, CF32(b, SHAPE(2), 1, 2), CF32(b, SHAPE(2), 4, 1), &o);
+    if (run(b, y, out, sizeof out))
+        check_floats(out, (const float[]){0, 0, 1, 2}, 4, 0);
+
+    /* axis 0 with scale and bias */
+    o.axis = 0;
+    b = builder();
+    o.scale = CF32(b, SHAPE(2), 2, 3);
+    o.bias = CF32(b, SHAPE(2), 1, -1);
+    x = CF32(b, SHAPE(2, 2), 1, 2, 3, 4);
+    y = wnn_batch_normalization(b, x, CF32(b, SHAPE(2), 1.5f, 3), CF32(b, SHAPE(2), 0.25f, 4), &o);
+    if (run(b, y, out, sizeof out))
+        check_floats(out, (const float[]){-1, 3, -1, 0.5f}, 4, 1e-6);
+}
+
+static void test_batch_normalization_errors(void)
+{
+    wnn_batch_normalization_options o = WNN_BATCH_NORMALIZATION_OPTIONS_INIT;
+    o.axis = 2;
+    wnn_graph_builder *b = builder();
+    wnn_operand *x = input(b, "x", F32, SHAPE(2, 3));
+    check_refused(b, wnn_batch_normalization(b, x, input(b, "m", F32, SHAPE(3)), input(b, "v", F32, SHAPE(3)), &o),
+                  WNN_STATUS_INVALID_ARGUMENT);
+    b = builder();
+    x = input(b, "x", F32, SHAPE(2, 3));
+    check_refused(b, wnn_batch_normalization(b, x, input(b, "m", F32, SHAPE(2)), input(b, "v", F32, SHAPE(3)), NULL),
+                  WNN_STATUS_SHAPE_MISMATCH);
+    b = builder();
+    x = input(b, "x", F32, SHAPE(2, 3));
+    check_refused(b,
+                  wnn_batch_normalization(b, x, input(b, "m", F32, SHAPE(1, 3)), input(b, "v", F32, SHAPE(3)), NULL),
+                  WNN_STATUS_INVALID_RANK);
+    b = builder();
+    x = input(b, "x", F32, SHAPE(2, 3));
+    check_refused(b, wnn_batch_normalization(b, x, input(b, "m", F32, SHAPE(3)), input(b, "v", F16, SHAPE(3)), NULL),
+                  WNN_STATUS_UNSUPPORTED_DATA_TYPE);
+    b = builder();
+    x = input(b, "x", F32, 0, NULL);
+    check_refused(b, wnn_batch_normalization(b, x, input(b, "m", F32, SHAPE(1)), input(b, "v", F32, SHAPE(1)), NULL),
+                  WNN_STATUS_INVALID_RANK);
+    b = builder();
+    x = input(b, "x", WNN_DATA_TYPE_INT32, SHAPE(2, 3));
+    check_refused(b,
+                  wnn_batch_normalization(b, x, input(b, "m", WNN_DATA_TYPE_INT32, SHAPE(3)),
+                                          input(b, "v", WNN_DATA_TYPE_INT32, SHAPE(3)), NULL),
+                  WNN_STATUS_UNSUPPORTED_DATA_TYPE);
+}
+
+static void test_instance_normalization(void)
+{
+    /* one plane [1, 2, 3, 4]: mean 2.5, variance 1.25 */
+    float out[8];
+    const double s = 1.0 / sqrt(1.25);
+    wnn_instance_normalization_options o = WNN_INSTANCE_NORMALIZATION_OPTIONS_INIT;
+    o.epsilon = 0;
+    wnn_graph_builder *b = builder();
+    if (run(b, wnn_instance_normalization(b, CF32(b, SHAPE(1, 1, 2, 2), 1, 2, 3, 4), &o), out, 4 * sizeof(float)))
+        check_floats(out, (const float[]){(float)(-1.5 * s), (float)(-0.5 * s), (float)(0.5 * s), (float)(1.5 * s)},
+                     4, 1e-6);
+
+    /* nhwc, two channels interleaved, with scale and bias */
+    o.layout = WNN_INPUT_LAYOUT_NHWC;
+    b = builder();
+    o.scale = CF32(b, SHAPE(2), 1, 2);
+    o.bias = CF32(b, SHAPE(2), 0, 10);
+    wnn_operand *x = CF32(b, SHAPE(1, 2, 2, 2), 1, 10, 2, 20, 3, 30, 4, 40);
+    if (run(b, wnn_instance_normalization(b, x, &o), out, 8 * sizeof(float))) {
+        const double z[4] = {-1.5 * s, -0.5 * s, 0.5 * s, 1.5 * s};
+        for (int i = 0; i < 4; i++) {
+            CHECK_NEAR(out[2 * i], z[i], 1e-6);
+            CHECK_NEAR(out[2 * i + 1], 10 + 2 * z[i], 1e-5);
+        }
+    }
+}
+
+static void test_instance_normalization_errors(void)
+{
+    wnn_graph_builder *b = builder();
+    check_refused(b, wnn_instance_normalization(b, input(b, "x", F32, SHAPE(1, 2, 2)), NULL),
+                  WNN_STATUS_INVALID_RANK);
+    wnn_instance_normalization_options o = WNN_INSTANCE_NORMALIZATION_OPTIONS_INIT;
+    b = builder();
+    o.scale = input(b, "s", F32, SHAPE(2));
+    check_refused(b, wnn_instance_normalization(b, input(b, "x", F32, SHAPE(1, 3, 2, 2)), &o),
+                  WNN_STATUS_SHAPE_MISMATCH);
+    o = (wnn_instance_normalization_options)WNN_INSTANCE_NORMALIZATION_OPTIONS_INIT;
+    o.layout = (wnn_input_layout)5;
+    b = builder();
+    check_refused(b, wnn_instance_normalization(b, input(b, "x", F32, SHAPE(1, 3, 2, 2)), &o),
+                  WNN_STATUS_INVALID_ARGUMENT);
+    b = builder();
+    check_refused(b, wnn_instance_normalization(b, input(b, "x", WNN_DATA_TYPE_INT8, SHAPE(1, 3, 2, 2)), NULL),
+                  WNN_STATUS_UNSUPPORTED_DATA_TYPE);
+}
+
+static void test_layer_normalization(void)
+{
+    float out[6];
+    wnn_layer_normalization_options o = WNN_LAYER_NORMALIZATION_OPTIONS_INIT;
+    o.epsilon = 0;
+    /* default axes [1]: rows [1, 3] and [2, 6] both become [-1, 1] */
+    wnn_graph_builder *b = builder();
+    if (run(b, wnn_layer_normalization(b, CF32(b, SHAPE(2, 2), 1, 3, 2, 6), &o), out, 4 * sizeof(float)))
+        check_floats(out, (const float[]){-1, 1, -1, 1}, 4, 1e-6);
+
+    /* axes [1, 0] over all of [2, 3]: scale has shape [3, 2], axis 1 first */
+    o.has_axes = true;
+    o.axes_count = 2;
+    o.axes[0] = 1;
+    o.axes[1] = 0;
+    b = builder();
+    o.scale = CF32(b, SHAPE(3, 2), 1, 2, 3, 4, 5, 6);
+    wnn_operand *x = CF32(b, SHAPE(2, 3), 0, 0, 0, 6, 6, 6); /* mean 3, variance 9 */
+    if (run(b, wnn_layer_normalization(b, x, &o), out, 6 * sizeof(float))) {
+        /* element (r, c) is -1 or 1 times scale[c][r] */
+        const float want[6] = {-1, -3, -5, 2, 4, 6};
+        check_floats(out, want, 6, 1e-6);
+    }
+
+    /* no axes: every element is its own group, so the result is the bias */
+    o = (wnn_layer_normalization_options)WNN_LAYER_NORMALIZATION_OPTIONS_INIT;
+    o.has_axes = true;
+    b = builder();
+    o.bias = constant(b, F32, 0, NULL, (const float[]){7});
+    if (run(b, wnn_layer_normalization(b, CF32(b, SHAPE(3), 1, 2, 3), &o), out, 3 * sizeof(float)))
+        check_floats(out, (const float[]){7, 7, 7}, 3, 0);
+}
+
+static void test_layer_normalization_errors(void)
+{
+    wnn_layer_normalization_options o = WNN_LAYER_NORMALIZATION_OPTIONS_INIT;
+    o.has_axes = true;
+    o.axes_count = 2;
+    o.axes[0] = o.axes[1] = 1;
+    wnn_graph_builder *b = builder();
+    check_refused(b, wnn_layer_normalization(b, input(b, "x", F32, SHAPE(2, 3)), &o), WNN_STATUS_INVALID_ARGUMENT);
+    o.axes[1] = 2;
+    b = builder();
+    check_refused(b, wnn_layer_normalization(b, input(b, "x", F32, SHAPE(2, 3)), &o), WNN_STATUS_INVALID_ARGUMENT);
+
+    o = (wnn_layer_normalization_options)WNN_LAYER_NORMALIZATION_OPTIONS_INIT;
+    b = builder();
+    o.scale = input(b, "s", F32, SHAPE(2));
+    check_refused(b, wnn_layer_normalization(b, input(b, "x", F32, SHAPE(2, 3)), &o), WNN_STATUS_SHAPE_MISMATCH);
+    b = builder();
+    o.scale = input(b, "s", F32, SHAPE(1, 3));
+    check_refused(b, wnn_layer_normalization(b, input(b, "x", F32, SHAPE(2, 3)), &o), WNN_STATUS_INVALID_RANK);
+    b = builder();
+    check_refused(b, wnn_layer_normalization(b, input(b, "x", WNN_DATA_TYPE_INT64, SHAPE(2, 3)), NULL),
+                  WNN_STATUS_UNSUPPORTED_DATA_TYPE);
+}
+
+int main(void)
+{
+    wnn_context_options co = WNN_CONTEXT_OPTIONS_INIT;
+    co.device = test_device();
+    if (wnn_context_create(&co, &ctx) != WNN_OK) {
+        fprintf(stderr, "context on %s: %s\n", co.device, wnn_last_error_message());
+        return 77;
+    }
+    test_batch_normalization();
+    test_batch_normalization_errors();
+    test_instance_normalization();
+    test_instance_normalization_errors();
+    test_layer_normalization();
+    test_layer_normalization_errors();
+    wnn_context_release(ctx);
+    TEST_DONE();
+}
