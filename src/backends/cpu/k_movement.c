@@ -6,7 +6,12 @@
 ** None of them looks at values, only at element sizes, so one code path
 ** serves every data type. Transpose and slice are both a strided gather: the
 ** output, walked in order, reads the input at base + sum(index[d] * stride[d]).
+**
+** A transpose that moves the input's innermost dimension away from the last
+** place runs by square tiles instead: within a tile both the reads (along
+** the input's rows) and the writes (along the output's) stay in cache.
 */
+#include <stdint.h>
 #include <string.h>
 
 #include "backends/cpu/kernels.h"
@@ -147,10 +152,87 @@ wnn_status wnn__k_reshape(const wnn__node *node, const wnn__view *in, const wnn_
     return WNN_OK;
 }
 
+#define TILE 32
+
+/* Output dimensions k (input stride 1) and last (output stride 1) cut into
+** TILE x TILE tiles, for every index of the other dimensions. */
+typedef struct tile_plan {
+    const char *in;
+    char *out;
+    size_t size;
+    uint32_t rank, k, last;
+    size_t shape[WNN_MAX_RANK], in_stride[WNN_MAX_RANK], out_stride[WNN_MAX_RANK];
+    size_t k_tiles, l_tiles;
+} tile_plan;
+
+static inline void move_tile(const tile_plan *p, size_t ib, size_t ob, size_t kn, size_t ln)
+{
+    size_t ls = p->in_stride[p->last], ks = p->out_stride[p->k];
+#define MOVE(T)                                                                                                        for (size_t a = 0; a < kn; a++) {                                                                                      const T *src = (const T *)p->in + ib + a;                                                                          T *dst = (T *)p->out + ob + a * ks;                                                                                for (size_t b = 0; b < ln; b++)                                                                                        dst[b] = src[b * ls];                                                                                      }
+    switch (p->size) {
+    case 1: MOVE(uint8_t) break;
+    case 2: MOVE(uint16_t) break;
+    case 4: MOVE(uint32_t) break;
+    default: MOVE(uint64_t) break;
+    }
+#undef MOVE
+}
+
+static void tile_range(void *arg, size_t begin, size_t end)
+{
+    const tile_plan *p = arg;
+    for (size_t t = begin; t < end; t++) {
+        size_t lt = t % p->l_tiles, kt = t / p->l_tiles % p->k_tiles, rest = t / p->l_tiles / p->k_tiles;
+        size_t ib = kt * TILE + lt * TILE * p->in_stride[p->last];
+        size_t ob = kt * TILE * p->out_stride[p->k] + lt * TILE;
+        for (uint32_t d = p->rank; d-- > 0;) {
+            if (d == p->k || d == p->last)
+                continue;
+            size_t i = rest % p->shape[d];
+            rest /= p->shape[d];
+            ib += i * p->in_stride[d];
+            ob += i * p->out_stride[d];
+        }
+        size_t kn = p->shape[p->k] - kt * TILE, ln = p->shape[p->last] - lt * TILE;
+        move_tile(p, ib, ob, kn < TILE ? kn : TILE, ln < TILE ? ln : TILE);
+    }
+}
+
+/* Runs the transpose by tiles when it pays; false when it does not apply. */
+static bool transpose_tiled(const wnn__view *in, const wnn__view *out, const size_t *in_stride, const uint32_t *perm)
+{
+    tile_plan p = {.in = in->data, .out = out->data, .size = element_size(out), .rank = out->desc.rank};
+    size_t n = wnn__view_count(out), step = 1;
+    if (p.rank < 2 || n < TILE * TILE || (p.size != 1 && p.size != 2 && p.size != 4 && p.size != 8))
+        return false;
+    p.last = p.rank - 1;
+    p.k = UINT32_MAX;
+    for (uint32_t i = p.rank; i-- > 0;) {
+        p.shape[i] = out->desc.shape[i];
+        p.in_stride[i] = in_stride[perm[i]];
+        p.out_stride[i] = step;
+        step *= p.shape[i];
+        if (p.in_stride[i] == 1 && p.shape[i] > 1)
+            p.k = i;
+    }
+    if (p.k == UINT32_MAX || p.k == p.last || p.shape[p.k] < TILE / 2 || p.shape[p.last] < TILE / 2)
+        return false;
+    p.k_tiles = (p.shape[p.k] + TILE - 1) / TILE;
+    p.l_tiles = (p.shape[p.last] + TILE - 1) / TILE;
+    size_t tiles = n / (p.shape[p.k] * p.shape[p.last]) * p.k_tiles * p.l_tiles;
+    if (n > PARALLEL_MIN)
+        wnn__parallel_for(tiles, PARALLEL_GRAIN / (TILE * TILE) + 1, tile_range, &p);
+    else
+        tile_range(&p, 0, tiles);
+    return true;
+}
+
 wnn_status wnn__k_transpose(const wnn__node *node, const wnn__view *in, const wnn__view *out)
 {
     size_t in_stride[WNN_MAX_RANK];
     row_major_strides(&in[0].desc, in_stride);
+    if (transpose_tiled(&in[0], &out[0], in_stride, node->attrs.transpose.perm))
+        return WNN_OK;
 
     gather_plan p = {.in = in[0].data, .out = out[0].data, .size = element_size(&out[0])};
     for (uint32_t i = 0; i < out[0].desc.rank; i++)

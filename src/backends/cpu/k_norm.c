@@ -14,8 +14,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "backends/cpu/half_simd.h"
 #include "backends/cpu/k_spatial.h"
 #include "backends/cpu/pool.h"
+#include "backends/cpu/vec.h"
 
 #define TASK_ELEMENTS ((size_t)1 << 14)
 
@@ -155,6 +157,77 @@ wnn_status wnn__k_instance_normalization(const wnn__node *node, const wnn__view 
     return WNN_OK;
 }
 
+/* layerNormalization over trailing axes in order: every group is a
+** contiguous row, normalized with vec.h's SIMD primitives in two passes
+** (mean, then the squared deviations from it) and one writing pass. */
+typedef struct row_job {
+    group_job g; /* the scalar path, for float16 rows without memory for a row */
+    size_t len;
+    const float *scale, *bias; /* float32 copies, or NULL when absent */
+    double epsilon;
+} row_job;
+
+static void layer_rows(void *arg, size_t begin, size_t end)
+{
+    const row_job *j = arg;
+    bool half = is_half(j->g.x);
+    float *row = half ? malloc(j->len * sizeof *row) : NULL;
+    for (size_t r = begin; r < end; r++) {
+        const float *x = (const float *)j->g.x->data + r * j->len;
+        float *y = (float *)j->g.y->data + r * j->len;
+        if (half && !row) {
+            normalize_group(&j->g, &(group){r * j->len, j->len, 1, NULL, SIZE_MAX});
+            continue;
+        }
+        if (half) {
+            wnn__half_to_float_n(row, (const uint16_t *)j->g.x->data + r * j->len, j->len);
+            x = y = row;
+        }
+        float mean = (float)(wnn__vec_sum(x, j->len) / (double)j->len);
+        double var = wnn__vec_sq_dev(x, mean, j->len) / (double)j->len;
+        wnn__vec_norm(y, x, j->len, mean, (float)(1.0 / sqrt(var + j->epsilon)), j->scale, j->bias);
+        if (half)
+            wnn__float_to_half_n((uint16_t *)j->g.y->data + r * j->len, row, j->len);
+    }
+    free(row);
+}
+
+/* A float32 copy of an optional parameter of len elements (NULL if absent);
+** *failed on allocation failure. */
+static float *param_copy(const wnn__view *v, size_t len, bool *failed)
+{
+    if (!v->data)
+        return NULL;
+    float *p = malloc(len * sizeof *p);
+    if (!p) {
+        *failed = true;
+        return NULL;
+    }
+    for (size_t i = 0; i < len; i++)
+        p[i] = (float)param(v, i, 0.0);
+    return p;
+}
+
+static wnn_status layer_norm_rows(const wnn__node *node, const wnn__view *in, const wnn__view *out, size_t len)
+{
+    bool failed = false;
+    row_job j = {.g = {&in[0], &out[0], &in[1], &in[2], node->attrs.layer_norm.epsilon, .inner = len},
+                 .len = len, .epsilon = node->attrs.layer_norm.epsilon};
+    float *scale = param_copy(&in[1], len, &failed), *bias = param_copy(&in[2], len, &failed);
+    if (failed) {
+        free(scale);
+        free(bias);
+        return WNN_STATUS_OUT_OF_MEMORY;
+    }
+    j.scale = scale;
+    j.bias = bias;
+    size_t rows = wnn__view_count(&in[0]) / len;
+    wnn__parallel_for(rows, grain_for(len), layer_rows, &j);
+    free(scale);
+    free(bias);
+    return WNN_OK;
+}
+
 static void layer_groups(void *arg, size_t begin, size_t end)
 {
     const group_job *j = arg;
@@ -183,10 +256,14 @@ wnn_status wnn__k_layer_normalization(const wnn__node *node, const wnn__view *in
         step *= d->shape[i];
     }
     group_job j = {&in[0], &out[0], &in[1], &in[2], node->attrs.layer_norm.epsilon, .inner = 1};
+    bool trailing = n_axes > 0;
     for (uint32_t k = 0; k < n_axes; k++) {
         normalized[axes[k]] = true;
         j.inner *= d->shape[axes[k]];
+        trailing = trailing && axes[k] == d->rank - n_axes + k;
     }
+    if (trailing && j.inner > 0)
+        return layer_norm_rows(node, in, out, j.inner);
     size_t groups = 1;
     for (uint32_t i = 0; i < d->rank; i++)
         if (!normalized[i]) {

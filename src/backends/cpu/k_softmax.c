@@ -10,12 +10,20 @@
 **
 ** float16 is computed in float32 and rounded once: the final pass recomputes
 ** exp rather than storing it, since the output cannot hold an unrounded value.
+**
+** Along the last axis (inner 1, the common case) each lane is a contiguous
+** row: max, exp-and-sum and scale run on vec.h's SIMD primitives, float16
+** rows widened into a float32 row first and narrowed once at the end.
 */
 #include <math.h>
 #include <stdint.h>
 
+#include <stdlib.h>
+
+#include "backends/cpu/half_simd.h"
 #include "backends/cpu/kernels.h"
 #include "backends/cpu/pool.h"
+#include "backends/cpu/vec.h"
 #include "core/half.h"
 
 #define TILE 64 /* columns per tile */
@@ -89,6 +97,35 @@ static void softmax_range(void *arg, size_t begin, size_t end)
     }
 }
 
+/* Rows [begin, end) of a softmax along the last axis (len elements each). */
+static void softmax_rows(void *arg, size_t begin, size_t end)
+{
+    const softmax_job *j = arg;
+    bool half = j->type == WNN_DATA_TYPE_FLOAT16;
+    float *row = half ? malloc(j->len * sizeof *row) : NULL;
+    for (size_t r = begin; r < end; r++) {
+        const float *x;
+        float *y;
+        if (half) {
+            if (!row) { /* out of memory for the row: the tiled path needs none */
+                softmax_tile_f16((const uint16_t *)j->in + r * j->len, (uint16_t *)j->out + r * j->len, j->len, 1, 1);
+                continue;
+            }
+            wnn__half_to_float_n(row, (const uint16_t *)j->in + r * j->len, j->len);
+            x = y = row;
+        } else {
+            x = (const float *)j->in + r * j->len;
+            y = (float *)j->out + r * j->len;
+        }
+        float m = wnn__vec_max(x, j->len);
+        float sum = wnn__vec_exp_sum(y, x, m, j->len);
+        wnn__vec_scale(y, 1.0f / sum, j->len);
+        if (half)
+            wnn__float_to_half_n((uint16_t *)j->out + r * j->len, row, j->len);
+    }
+    free(row);
+}
+
 wnn_status wnn__k_softmax(const wnn__node *node, const wnn__view *in, const wnn__view *out)
 {
     const wnn_operand_desc *d = &in[0].desc;
@@ -104,6 +141,14 @@ wnn_status wnn__k_softmax(const wnn__node *node, const wnn__view *in, const wnn_
 
     softmax_job job = {d->data_type, in[0].data, out[0].data, d->shape[axis], inner,
                        (inner + TILE - 1) / TILE};
+    if (inner == 1 && job.len > 0) {
+        size_t n = outer * job.len;
+        if (n > PARALLEL_MIN)
+            wnn__parallel_for(outer, PARALLEL_MIN / job.len + 1, softmax_rows, &job);
+        else
+            softmax_rows(&job, 0, outer);
+        return WNN_OK;
+    }
     size_t tiles = outer * job.tiles_per_outer;
     size_t per_tile = job.len * (inner < TILE ? inner : TILE);
     size_t n = wnn__view_count(&in[0]);

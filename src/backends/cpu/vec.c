@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+** vec.c -- float32 row primitives for the cpu kernels (see vec.h): AVX2 with
+** FMA where the processor has it, chosen once at run time, and portable
+** loops otherwise.
+**
+** exp is Cephes' expf: the argument is reduced by n * ln 2 (ln 2 split in two
+** so the reduction is exact), a degree-6 polynomial gives exp of the rest,
+** and 2^n is applied as two powers of two built in the exponent bits, so
+** results fall gradually into the subnormal range; about 1 ulp. Below
+** ln(2^-150) the result is 0, above ln(FLT_MAX) infinity; NaN stays NaN.
+*/
+#include "backends/cpu/vec.h"
+
+#include <math.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define VEC_X86 1
+#endif
+
+#define EXP_LO -103.972077f
+#define EXP_HI 88.7228391f
+
+/* ------------------------------------------------------------------------ */
+/* Portable                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static float max_c(const float *x, size_t n)
+{
+    float m = x[0];
+    for (size_t i = 1; i < n; i++)
+        m = x[i] > m || x[i] != x[i] ? x[i] : m;
+    return m;
+}
+
+static float exp_sum_c(float *y, const float *x, float sub, size_t n)
+{
+    float s = 0.0f;
+    for (size_t i = 0; i < n; i++)
+        s += y[i] = expf(x[i] - sub);
+    return s;
+}
+
+static void scale_c(float *y, float s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] *= s;
+}
+
+static double sum_c(const float *x, size_t n)
+{
+    double s = 0.0;
+    for (size_t i = 0; i < n; i++)
+        s += x[i];
+    return s;
+}
+
+static double sq_dev_c(const float *x, float mean, size_t n)
+{
+    double s = 0.0;
+    for (size_t i = 0; i < n; i++)
+        s += (double)(x[i] - mean) * (x[i] - mean);
+    return s;
+}
+
+static void norm_c(float *y, const float *x, size_t n, float mean, float inv, const float *scale, const float *bias)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = (x[i] - mean) * inv * (scale ? scale[i] : 1.0f) + (bias ? bias[i] : 0.0f);
+}
+
+/* ------------------------------------------------------------------------ */
+/* AVX2 + FMA                                                                */
+/* ------------------------------------------------------------------------ */
+
+#ifdef VEC_X86
+#define AVX2 __attribute__((target("avx2,fma")))
+
+AVX2 static inline float hsum8(__m256 v)
+{
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+AVX2 static inline double hsum8d(__m256 v)
+{
+    float f[8];
+    _mm256_storeu_ps(f, v);
+    double s = 0.0;
+    for (int i = 0; i < 8; i++)
+        s += f[i];
+    return s;
+}
+
+AVX2 static inline __m256 exp8(__m256 x)
+{
+    __m256 under = _mm256_cmp_ps(x, _mm256_set1_ps(EXP_LO), _CMP_LT_OQ);
+    __m256 over = _mm256_cmp_ps(x, _mm256_set1_ps(EXP_HI), _CMP_GT_OQ);
+    /* max(lo, x) and min(hi, x) return x itself when it is NaN */
+    x = _mm256_min_ps(_mm256_set1_ps(EXP_HI), _mm256_max_ps(_mm256_set1_ps(EXP_LO), x));
+    __m256 fx = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                                _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fnmadd_ps(fx, _mm256_set1_ps(0.693359375f), x);
+    r = _mm256_fnmadd_ps(fx, _mm256_set1_ps(-2.12194440e-4f), r);
+    __m256 p = _mm256_set1_ps(1.9875691500E-4f);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507E-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073E-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894E-2f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459E-1f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201E-1f));
+    __m256 y = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+    /* 2^n as 2^(n/2) * 2^(n - n/2): fx is in [-150, 128], each half is normal */
+    __m256i n = _mm256_cvtps_epi32(fx), n1 = _mm256_srai_epi32(n, 1), n2 = _mm256_sub_epi32(n, n1);
+    __m256i bias = _mm256_set1_epi32(127);
+    y = _mm256_mul_ps(y, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, bias), 23)));
+    y = _mm256_mul_ps(y, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, bias), 23)));
+    return _mm256_blendv_ps(_mm256_andnot_ps(under, y), _mm256_set1_ps(INFINITY), over);
+}
+
+AVX2 static float max_avx2(const float *x, size_t n)
+{
+    if (n < 8)
+        return max_c(x, n);
+    __m256 m = _mm256_loadu_ps(x), nan = _mm256_setzero_ps();
+    size_t i = 8;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_loadu_ps(x + i);
+        nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+        m = _mm256_max_ps(m, v);
+    }
+    float f[8];
+    _mm256_storeu_ps(f, m);
+    float r = max_c(f, 8);
+    if (_mm256_movemask_ps(nan))
+        return NAN;
+    for (; i < n; i++)
+        r = x[i] > r || x[i] != x[i] ? x[i] : r;
+    return r;
+}
+
+AVX2 static float exp_sum_avx2(float *y, const float *x, float sub, size_t n)
+{
+    __m256 s = _mm256_setzero_ps(), b = _mm256_set1_ps(sub);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(x + i), b));
+        _mm256_storeu_ps(y + i, e);
+        s = _mm256_add_ps(s, e);
+    }
+    if (i < n) {
+        float in[8] = {0}, out[8];
+        for (size_t k = 0; k < n - i; k++)
+            in[k] = x[i + k] - sub;
+        _mm256_storeu_ps(out, exp8(_mm256_loadu_ps(in)));
+        for (size_t k = 0; k < n - i; k++) {
+            y[i + k] = out[k];
+            s = _mm256_add_ps(s, _mm256_setr_ps(out[k], 0, 0, 0, 0, 0, 0, 0));
+        }
+    }
+    return hsum8(s);
+}
+
+AVX2 static void scale_avx2(float *y, float s, size_t n)
+{
+    __m256 v = _mm256_set1_ps(s);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_loadu_ps(y + i), v));
+    for (; i < n; i++)
+        y[i] *= s;
+}
+
+/* Float lanes, summed in double every 256 elements so long rows keep their
+** precision. */
+AVX2 static double sum_avx2(const float *x, size_t n)
+{
+    double total = 0.0;
+    size_t i = 0;
+    while (i + 8 <= n) {
+        __m256 s = _mm256_setzero_ps();
+        for (size_t stop = i + 256 < n ? i + 256 : n; i + 8 <= stop; i += 8)
+            s = _mm256_add_ps(s, _mm256_loadu_ps(x + i));
+        total += hsum8d(s);
+    }
+    for (; i < n; i++)
+        total += x[i];
+    return total;
+}
+
+AVX2 static double sq_dev_avx2(const float *x, float mean, size_t n)
+{
+    __m256 m = _mm256_set1_ps(mean);
+    double total = 0.0;
+    size_t i = 0;
+    while (i + 8 <= n) {
+        __m256 s = _mm256_setzero_ps();
+        for (size_t stop = i + 256 < n ? i + 256 : n; i + 8 <= stop; i += 8) {
+            __m256 d = _mm256_sub_ps(_mm256_loadu_ps(x + i), m);
+            s = _mm256_fmadd_ps(d, d, s);
+        }
+        total += hsum8d(s);
+    }
+    for (; i < n; i++)
+        total += (double)(x[i] - mean) * (x[i] - mean);
+    return total;
+}
+
+AVX2 static void norm_avx2(float *y, const float *x, size_t n, float mean, float inv, const float *scale,
+                           const float *bias)
+{
+    __m256 m = _mm256_set1_ps(mean), v = _mm256_set1_ps(inv), one = _mm256_set1_ps(1.0f), zero = _mm256_setzero_ps();
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 t = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), m), v);
+        __m256 s = scale ? _mm256_loadu_ps(scale + i) : one, b = bias ? _mm256_loadu_ps(bias + i) : zero;
+        _mm256_storeu_ps(y + i, _mm256_fmadd_ps(t, s, b));
+    }
+    norm_c(y + i, x + i, n - i, mean, inv, scale ? scale + i : NULL, bias ? bias + i : NULL);
+}
+
+static int has_avx2(void)
+{
+    static int known; /* 0: not asked yet, 1: no, 2: yes; races store the same value */
+    int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (!k) {
+        __builtin_cpu_init();
+        k = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 2 : 1;
+        __atomic_store_n(&known, k, __ATOMIC_RELAXED);
+    }
+    return k == 2;
+}
+#define PICK(name, ...) (has_avx2() ? name##_avx2(__VA_ARGS__) : name##_c(__VA_ARGS__))
+#else
+#define PICK(name, ...) name##_c(__VA_ARGS__)
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Entry points                                                              */
+/* ------------------------------------------------------------------------ */
+
+float wnn__vec_max(const float *x, size_t n) { return PICK(max, x, n); }
+
+float wnn__vec_exp_sum(float *y, const float *x, float sub, size_t n) { return PICK(exp_sum, y, x, sub, n); }
+
+void wnn__vec_scale(float *y, float s, size_t n) { PICK(scale, y, s, n); }
+
+double wnn__vec_sum(const float *x, size_t n) { return PICK(sum, x, n); }
+
+double wnn__vec_sq_dev(const float *x, float mean, size_t n) { return PICK(sq_dev, x, mean, n); }
+
+void wnn__vec_norm(float *y, const float *x, size_t n, float mean, float inv, const float *scale, const float *bias)
+{
+    PICK(norm, y, x, n, mean, inv, scale, bias);
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+** vec.h -- vectorized float32 row primitives shared by the cpu kernels
+** (softmax, layerNormalization): SIMD where the processor has it, chosen at
+** run time (vec.c).
+*/
+#ifndef WNN_BACKENDS_CPU_VEC_H
+#define WNN_BACKENDS_CPU_VEC_H
+
+#include <stddef.h>
+
+/* The largest of x[0..n) (n >= 1); NaN if any is NaN. */
+float wnn__vec_max(const float *x, size_t n);
+
+/* y[i] = exp(x[i] - sub) (about 1 ulp); returns the sum of the y[i]. y may
+** be x. */
+float wnn__vec_exp_sum(float *y, const float *x, float sub, size_t n);
+
+/* y[i] *= s. */
+void wnn__vec_scale(float *y, float s, size_t n);
+
+/* The sum of x[i], and of (x[i] - mean)^2. */
+double wnn__vec_sum(const float *x, size_t n);
+double wnn__vec_sq_dev(const float *x, float mean, size_t n);
+
+/* y[i] = (x[i] - mean) * inv * scale[i] + bias[i]; scale or bias NULL: 1 or
+** 0. y may be x. */
+void wnn__vec_norm(float *y, const float *x, size_t n, float mean, float inv, const float *scale,
+                   const float *bias);
+
+#endif

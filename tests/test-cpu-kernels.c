@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+** test-cpu-kernels.c -- the cpu backend's fast paths on shapes the WPT
+** vectors are too small to reach, against references in this file:
+** transposes by tiles (every element size, random permutations), softmax
+** along the last axis and layerNormalization over trailing axes (float32
+** and float16 rows, SIMD exp, extreme and subnormal results).
+*/
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/half.h"
+#include "test.h"
+#include "wnn/wnn.h"
+
+static wnn_context *ctx;
+static uint32_t seed = 7;
+
+static uint32_t rnd(uint32_t n)
+{
+    seed = seed * 1664525u + 1013904223u;
+    return (seed >> 8) % n;
+}
+
+/* Builds out from one input "x" of desc xd, runs it on bytes x and reads the
+** result into y (y_bytes). */
+static bool run1(wnn_graph_builder *b, wnn_operand *out, const wnn_operand_desc *xd, const void *x, void *y,
+                 size_t y_bytes)
+{
+    wnn_named_operand named = {"y", out};
+    wnn_graph *g = NULL;
+    wnn_tensor *tx = NULL, *ty = NULL;
+    wnn_operand_desc od = {0};
+    if (out)
+        wnn_operand_get_desc(out, &od); /* operands die with their builder */
+    bool ok = out && wnn_graph_builder_build(b, &named, 1, &g) == WNN_OK;
+    wnn_graph_builder_release(b);
+    wnn_tensor_desc td = WNN_TENSOR_DESC_INIT;
+    td.data_type = xd->data_type, td.rank = xd->rank, td.writable = true;
+    memcpy(td.shape, xd->shape, sizeof td.shape);
+    ok = ok && wnn_context_create_tensor(ctx, &td, &tx) == WNN_OK &&
+         wnn_context_write_tensor(ctx, tx, x, (size_t)wnn_operand_desc_byte_length(xd)) == WNN_OK;
+    td.data_type = od.data_type, td.rank = od.rank, td.writable = false, td.readable = true;
+    memcpy(td.shape, od.shape, sizeof td.shape);
+    ok = ok && wnn_context_create_tensor(ctx, &td, &ty) == WNN_OK;
+    wnn_named_tensor ins = {"x", tx}, outs = {"y", ty};
+    ok = ok && wnn_context_dispatch(ctx, g, &ins, 1, &outs, 1) == WNN_OK &&
+         wnn_context_read_tensor_sync(ctx, ty, y, y_bytes) == WNN_OK;
+    CHECK(ok);
+    wnn_tensor_release(tx);
+    wnn_tensor_release(ty);
+    wnn_graph_release(g);
+    return ok;
+}
+
+static void transposes(void)
+{
+    static const wnn_data_type types[4] = {WNN_DATA_TYPE_UINT8, WNN_DATA_TYPE_FLOAT16, WNN_DATA_TYPE_FLOAT32,
+                                           WNN_DATA_TYPE_INT64};
+    for (int k = 0; k < 40; k++) {
+        wnn_operand_desc d = {types[k % 4], 2 + rnd(3), {0}};
+        size_t n = 1, size = wnn_data_type_size(d.data_type);
+        uint32_t perm[4] = {0, 1, 2, 3};
+        for (uint32_t i = 0; i < d.rank; i++)
+            n *= d.shape[i] = i + 2 < d.rank ? 1 + rnd(4) : 16 + rnd(60);
+        for (uint32_t i = d.rank; i-- > 1;) {
+            uint32_t j = rnd(i + 1), t = perm[i];
+            perm[i] = perm[j], perm[j] = t;
+        }
+        unsigned char *x = malloc(n * size), *y = malloc(n * size);
+        for (size_t i = 0; i < n * size; i++)
+            x[i] = (unsigned char)rnd(251); /* bytes: no float16 NaN is ever made */
+        if (d.data_type == WNN_DATA_TYPE_FLOAT16)
+            for (size_t i = 0; i < n; i++)
+                x[2 * i + 1] &= 0x3f;
+        wnn_graph_builder *b;
+        CHECK_OK(wnn_graph_builder_create(ctx, &b));
+        wnn_operand *in = wnn_graph_builder_input(b, "x", &d);
+        if (run1(b, wnn_transpose(b, in, perm), &d, x, y, n * size)) {
+            size_t in_stride[4], step = 1, bad = 0;
+            for (uint32_t i = d.rank; i-- > 0;)
+                in_stride[i] = step, step *= d.shape[i];
+            for (size_t o = 0; o < n; o++) {
+                size_t rest = o, at = 0;
+                for (uint32_t i = d.rank; i-- > 0;) {
+                    at += rest % d.shape[perm[i]] * in_stride[perm[i]];
+                    rest /= d.shape[perm[i]];
+                }
+                bad += memcmp(y + o * size, x + at * size, size) != 0;
+            }
+            if (bad)
+                fprintf(stderr, "transpose case %d: %zu elements wrong\n", k, bad);
+            CHECK(bad == 0);
+        }
+        free(x);
+        free(y);
+    }
+}
+
+/* float32 values, or float16 ones (rounded) when half. */
+static void *values(float *f, size_t n, bool half, float spread)
+{
+    uint16_t *h = malloc(n * 2);
+    for (size_t i = 0; i < n; i++) {
+        f[i] = ((float)rnd(20001) / 10000.0f - 1.0f) * spread;
+        h[i] = wnn__float_to_half(f[i]);
+        if (half)
+            f[i] = wnn__half_to_float(h[i]);
+    }
+    return h;
+}
+
+static double got_at(const void *y, size_t i, bool half)
+{
+    return half ? wnn__half_to_float(((const uint16_t *)y)[i]) : ((const float *)y)[i];
+}
+
+static void softmaxes(void)
+{
+    for (int k = 0; k < 24; k++) {
+        bool half = k % 3 == 2;
+        size_t rows = 1 + rnd(40), len = 1 + rnd(k < 12 ? 40 : 3000);
+        float spread = k % 4 == 0 ? 120.0f : 8.0f; /* wide: results down to 0 through subnormals */
+        float *f = malloc(rows * len * 4);
+        void *h = values(f, rows * len, half, spread), *y = malloc(rows * len * 4);
+        wnn_operand_desc d = {half ? WNN_DATA_TYPE_FLOAT16 : WNN_DATA_TYPE_FLOAT32, 2, {(uint32_t)rows, (uint32_t)len}};
+        wnn_graph_builder *b;
+        CHECK_OK(wnn_graph_builder_create(ctx, &b));
+        if (run1(b, wnn_softmax(b, wnn_graph_builder_input(b, "x", &d), 1), &d, half ? h : (void *)f, y,
+                 rows * len * (half ? 2 : 4))) {
+            size_t bad = 0;
+            for (size_t r = 0; r < rows; r++) {
+                const float *x = f + r * len;
+                double m = x[0], s = 0;
+                for (size_t i = 1; i < len; i++)
+                    m = x[i] > m ? x[i] : m;
+                for (size_t i = 0; i < len; i++)
+                    s += exp((double)x[i] - m);
+                for (size_t i = 0; i < len; i++) {
+                    double want = exp((double)x[i] - m) / s, got = got_at(y, r * len + i, half);
+                    /* a few ulp of the type, the rounding of x - max in float32
+                    ** (exp turns its absolute error into a relative one), and
+                    ** the smallest subnormal */
+                    double arg = fabs((double)x[i] - m) * 0x1p-24;
+                    double tol = want * ((half ? 4e-3 : 2e-6) + arg) + (half ? 6e-8 : 1.5e-45);
+                    if (!(fabs(got - want) <= tol) && bad++ < 3)
+                        fprintf(stderr, "softmax case %d row %zu [%zu]: %.9g, want %.9g\n", k, r, i, got, want);
+                }
+            }
+            CHECK(bad == 0);
+        }
+        free(f);
+        free(h);
+        free(y);
+    }
+}
+
+static void layer_norms(void)
+{
+    for (int k = 0; k < 16; k++) {
+        bool half = k % 2, affine = k % 4 < 2;
+        uint32_t a = 2 + rnd(5), b1 = 1 + rnd(30), c = 1 + rnd(300);
+        wnn_operand_desc d = {half ? WNN_DATA_TYPE_FLOAT16 : WNN_DATA_TYPE_FLOAT32, 3, {a, b1, c}};
+        size_t n = (size_t)a * b1 * c, len = (size_t)b1 * c, rows = a;
+        bool two = k % 3 == 0; /* normalize over the last two axes, else the last one */
+        if (!two)
+            len = c, rows = (size_t)a * b1;
+        float *f = malloc(n * 4), *sf = malloc(len * 4), *bf = malloc(len * 4);
+        void *h = values(f, n, half, 3.0f), *sh = values(sf, len, half, 2.0f), *bh = values(bf, len, half, 1.0f);
+        void *y = malloc(n * 4);
+        wnn_graph_builder *b;
+        CHECK_OK(wnn_graph_builder_create(ctx, &b));
+        wnn_layer_normalization_options o = WNN_LAYER_NORMALIZATION_OPTIONS_INIT;
+        o.has_axes = true;
+        o.axes_count = two ? 2 : 1;
+        o.axes[0] = two ? 1 : 2;
+        o.axes[1] = 2;
+        wnn_operand_desc pd = {d.data_type, two ? 2 : 1, {two ? b1 : c, c}};
+        if (affine) {
+            o.scale = wnn_graph_builder_constant(b, &pd, half ? sh : (void *)sf, len * (half ? 2 : 4));
+            o.bias = wnn_graph_builder_constant(b, &pd, half ? bh : (void *)bf, len * (half ? 2 : 4));
+        }
+        if (run1(b, wnn_layer_normalization(b, wnn_graph_builder_input(b, "x", &d), &o), &d, half ? h : (void *)f,
+                 y, n * (half ? 2 : 4))) {
+            size_t bad = 0;
+            for (size_t r = 0; r < rows; r++) {
+                double mean = 0, var = 0;
+                for (size_t i = 0; i < len; i++)
+                    mean += f[r * len + i];
+                mean /= (double)len;
+                for (size_t i = 0; i < len; i++)
+                    var += (f[r * len + i] - mean) * (f[r * len + i] - mean);
+                var /= (double)len;
+                for (size_t i = 0; i < len; i++) {
+                    double want = (f[r * len + i] - mean) / sqrt(var + 1e-5);
+                    if (affine)
+                        want = want * sf[i] + bf[i];
+                    double got = got_at(y, r * len + i, half);
+                    if (!(fabs(got - want) <= (half ? 1e-2 : 1e-5) * (fabs(want) + 1)) && bad++ < 3)
+                        fprintf(stderr, "layerNorm case %d row %zu [%zu]: %.9g, want %.9g\n", k, r, i, got, want);
+                }
+            }
+            CHECK(bad == 0);
+        }
+        free(f), free(sf), free(bf), free(h), free(sh), free(bh), free(y);
+    }
+}
+
+int main(void)
+{
+    wnn_context_options o = WNN_CONTEXT_OPTIONS_INIT;
+    o.device = test_device();
+    if (wnn_context_create(&o, &ctx) != WNN_OK) {
+        fprintf(stderr, "no %s device: %s\n", o.device, wnn_last_error_message());
+        return 77;
+    }
+    transposes();
+    softmaxes();
+    layer_norms();
+    wnn_context_release(ctx);
+    TEST_DONE();
+}
