@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** cuda_common.cuh -- device-side helpers shared by the kernels_*.cu files:
-** the element types, float16 conversions, wide loads and stores, the
-** conversions of cast, and launch geometry.
+** the element types, float16 conversions, loads and stores through float,
+** the comparison key of each type, the conversions of cast, wide loads and
+** stores, broadcast offsets, and launch geometry.
 */
 #ifndef WNN_BACKENDS_CUDA_CUDA_COMMON_CUH
 #define WNN_BACKENDS_CUDA_CUDA_COMMON_CUH
@@ -10,6 +11,8 @@
 #include <cuda_fp16.h>
 #include <stdint.h>
 #include <string.h>
+
+#include <type_traits>
 
 #include "backends/cuda/cuda_kernels.h"
 
@@ -51,6 +54,38 @@ template <typename T> __device__ __forceinline__ T wrap(uint64_t v)
 {
     return (T)(typename unsigned_of<T>::type)v;
 }
+
+/* ---- element i as float, and back (float16 widened, rounded once) ---------- */
+
+template <typename T> __device__ __forceinline__ float load_f(const T *p, uint64_t i)
+{
+    if constexpr (is_h16<T>::value)
+        return h2f(p[i]);
+    else
+        return (float)p[i];
+}
+
+template <typename T> __device__ __forceinline__ void store_f(T *p, uint64_t i, float v)
+{
+    if constexpr (is_h16<T>::value)
+        p[i] = f2h(v);
+    else
+        p[i] = v;
+}
+
+/* What comparisons (argMin/argMax, maxPool2d) see: float for the float types
+** (NaN kept), the value widened to 64 bits for integers. */
+template <typename T> struct order_key {
+    typedef typename std::conditional<is_float_type<T>::value, float,
+                                      typename std::conditional<std::is_signed<T>::value, int64_t, uint64_t>::type>::type K;
+    __device__ static K of(T x)
+    {
+        if constexpr (is_h16<T>::value)
+            return h2f(x);
+        else
+            return (K)x;
+    }
+};
 
 /* ---- conversions of cast (through double, saturating, NaN to 0) --------- */
 

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
-** cuda_internal.h -- what cuda.c (devices, memory, graphs) and cuda_ops.c
-** (one plan per operator) share.
+** cuda_internal.h -- what the files of the cuda backend share: the opened
+** device (cuda.c), its memory and copies (cuda_memory.c), compiled graphs
+** (cuda_graph.c) and the operators' plans (cuda_ops.h: ops_*.c, fusion.c,
+** ops_table.c).
 **
-** graph_compile asks cuda_ops.c to prepare every node: pick a launcher,
+** graph_compile asks ops_table.c to prepare every node: pick a launcher,
 ** precompute its plan, say how much scratch memory it needs in the arena
 ** and which small table (if any) must be uploaded once. graph_execute then
 ** resolves a device pointer for every value and calls each node's run.
@@ -11,13 +13,78 @@
 #ifndef WNN_BACKENDS_CUDA_CUDA_INTERNAL_H
 #define WNN_BACKENDS_CUDA_CUDA_INTERNAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
+#include "backends/backend.h"
 #include "core/ir.h"
+
+/* ---- the opened device (cuda.c) --------------------------------------------- */
+
+#define CU_STAGES 4 /* pinned staging chunks */
+
+struct wnn__device {
+    int ordinal;
+    pthread_mutex_t lock; /* recursive: serializes everything queued on the stream */
+    cudaStream_t stream;
+    cublasHandle_t blas;
+    void *blas_workspace;
+    char *staging; /* CU_STAGES chunks of pinned memory, made on first use */
+    cudaEvent_t staged[CU_STAGES];
+    bool staged_used[CU_STAGES];
+    unsigned next_stage;
+    wnn_status error; /* first failure of queued work since the last synchronize */
+    bool use_graphs;  /* WNN_CUDA_GRAPHS=0 turns capture off */
+    bool use_fusion;  /* WNN_CUDA_FUSION=0 turns element-wise fusion off */
+};
+
+/* A cudaError_t as a wnn status (OUT_OF_MEMORY or OPERATION_ERROR). */
+static inline wnn_status wnn__cu_status(cudaError_t e)
+{
+    if (e == cudaSuccess)
+        return WNN_OK;
+    return e == cudaErrorMemoryAllocation ? WNN_STATUS_OUT_OF_MEMORY : WNN_STATUS_OPERATION_ERROR;
+}
+
+/* Element count of a descriptor (1 for a scalar). */
+static inline uint64_t wnn__cu_count(const wnn_operand_desc *d)
+{
+    uint64_t n = 1;
+    for (uint32_t i = 0; i < d->rank; i++)
+        n *= d->shape[i];
+    return n;
+}
+
+/* Takes the device's lock and makes it the calling thread's device. */
+static inline void wnn__cu_lock(wnn__device *d)
+{
+    pthread_mutex_lock(&d->lock);
+    cudaSetDevice(d->ordinal);
+}
+
+static inline void wnn__cu_unlock(wnn__device *d) { pthread_mutex_unlock(&d->lock); }
+
+/* ---- memory and copies (cuda_memory.c): the backend table's entries --------- */
+
+wnn_status wnn__cu_mem_alloc(wnn__device *d, size_t bytes, void **ptr);
+void wnn__cu_mem_free(wnn__device *d, void *ptr);
+wnn_status wnn__cu_copy_to_device(wnn__device *d, void *dst, const void *src, size_t n);
+wnn_status wnn__cu_copy_to_host(wnn__device *d, void *dst, const void *src, size_t n);
+wnn_status wnn__cu_copy_on_device(wnn__device *d, void *dst, const void *src, size_t n);
+wnn_status wnn__cu_fill_zero(wnn__device *d, void *dst, size_t n);
+wnn_status wnn__cu_synchronize(wnn__device *d);
+
+/* ---- graphs (cuda_graph.c): the backend table's entries ----------------------- */
+
+wnn_status wnn__cu_graph_compile(wnn__device *d, struct wnn__allocator *alloc, const wnn__ir *ir, void **compiled);
+void wnn__cu_graph_release(wnn__device *d, void *compiled);
+wnn_status wnn__cu_graph_execute(wnn__device *d, void *compiled, void *const *inputs, void *const *outputs);
+
+/* ---- compiled nodes (cuda_graph.c, ops_*.c) ----------------------------------- */
 
 typedef struct wnn__cu_node wnn__cu_node;
 
@@ -41,28 +108,23 @@ struct wnn__cu_node {
     void *aux_host;      /* a table to upload once (malloc'd; freed after upload) */
     size_t aux_bytes;
     bool alias;          /* output 0 may share input 0's memory (reshape, identity) */
-    /* set by cuda.c */
+    /* set by cuda_graph.c */
     size_t scratch_offset;
     void *aux;
     size_t aux_block;
 };
 
-/* Prepares n (n->node set, the rest zero) for ir. NOT_SUPPORTED when the
-** operator or its data types have no CUDA kernel; OUT_OF_MEMORY. */
+/* (ops_table.c) Prepares n (n->node set, the rest zero) for ir.
+** NOT_SUPPORTED when the operator or its data types have no CUDA kernel;
+** OUT_OF_MEMORY. */
 wnn_status wnn__cu_prepare(const wnn__ir *ir, wnn__cu_node *n);
 
-/* Fuses runs of consecutive element-wise float nodes into one kernel each:
-** the last node of a run gets the fused program, the others no run. Values
-** that then live only in registers get internal[v] = true; pos[n] becomes
-** the index of the node whose run does node n's work (n itself when not
-** fused), so that the memory planner keeps the run's inputs alive until it.
-** internal and pos come in as false and identity. */
+/* (fusion.c) Fuses runs of consecutive element-wise float nodes into one
+** kernel each: the last node of a run gets the fused program, the others no
+** run. Values that then live only in registers get internal[v] = true;
+** pos[n] becomes the index of the node whose run does node n's work (n
+** itself when not fused), so that the memory planner keeps the run's inputs
+** alive until it. internal and pos come in as false and identity. */
 wnn_status wnn__cu_fuse(const wnn__ir *ir, wnn__cu_node *nodes, bool *internal, uint32_t *pos);
-
-/* A cudaError_t as a wnn status (OUT_OF_MEMORY or OPERATION_ERROR). */
-wnn_status wnn__cu_status(cudaError_t e);
-
-/* Element count of a descriptor (1 for a scalar). */
-uint64_t wnn__cu_count(const wnn_operand_desc *d);
 
 #endif

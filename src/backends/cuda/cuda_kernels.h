@@ -3,10 +3,10 @@
 ** cuda_kernels.h -- the CUDA kernels of the cuda backend, as launchers
 ** callable from C.
 **
-** The host side (cuda.c, cuda_ops.c) plans each node once at compile time
-** into one of the plain structs below; a launcher takes the plan by value,
-** the device pointers and the stream, queues its kernel(s) and returns the
-** launch status. Nothing here allocates, synchronizes or reads device memory
+** The host side (ops_*.c) plans each node once at compile time into one of
+** the plain structs below; a launcher takes the plan by value, the device
+** pointers and the stream, queues its kernel(s) and returns the launch
+** status. Nothing here allocates, synchronizes or reads device memory
 ** on the host, so every launcher may be recorded into a CUDA graph.
 **
 ** Element types are wnn_data_type values. float16 is stored as binary16 bits
@@ -57,7 +57,7 @@ cudaError_t wnn__cu_where(cudaStream_t s, uint32_t elem_size, const wnn__cu_bcas
                           const void *t, const void *f, void *out);
 
 /* One input, same shape out: abs neg exp log sqrt relu sigmoid tanh, the
-** family A math (ceil ... softsign, with alpha and beta where they apply),
+** math of ceil ... softsign (with alpha and beta where they apply),
 ** isNaN and isInfinite (out: uint8), logicalNot. t is the input's type. */
 bool wnn__cu_unary_supported(wnn__op op, wnn_data_type t);
 cudaError_t wnn__cu_unary(cudaStream_t s, wnn__op op, wnn_data_type t, uint64_t n, double alpha, double beta,

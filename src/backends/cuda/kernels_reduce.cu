@@ -19,22 +19,6 @@ using namespace wnncu;
 
 namespace {
 
-template <typename T> __device__ __forceinline__ float load_f(const T *p, uint64_t i)
-{
-    if constexpr (is_h16<T>::value)
-        return h2f(p[i]);
-    else
-        return (float)p[i];
-}
-
-template <typename T> __device__ __forceinline__ void store_f(T *p, uint64_t i, float v)
-{
-    if constexpr (is_h16<T>::value)
-        p[i] = f2h(v);
-    else
-        p[i] = v;
-}
-
 /* ------------------------------------------------------------------------ */
 /* Group-wide combination                                                    */
 /* ------------------------------------------------------------------------ */
@@ -407,20 +391,6 @@ cudaError_t reduce_all(cudaStream_t s, wnn_data_type t, const wnn__cu_reduce *p,
 /* argMin / argMax                                                           */
 /* ------------------------------------------------------------------------ */
 
-/* What arg compares: float for the float types (NaN kept), the value
-** widened to 64 bits for integers. */
-template <typename T> struct arg_key {
-    typedef typename std::conditional<is_float_type<T>::value, float,
-                                      typename std::conditional<is_signed_int<T>::value, int64_t, uint64_t>::type>::type K;
-    __device__ static K of(T x)
-    {
-        if constexpr (is_h16<T>::value)
-            return h2f(x);
-        else
-            return (K)x;
-    }
-};
-
 /* Whether (v, i) beats (b, bi): a NaN beats every number; ties and NaN
 ** against NaN go to the smaller index. */
 template <bool IS_MAX, typename K> __device__ __forceinline__ bool arg_better(K v, int64_t i, K b, int64_t bi)
@@ -438,7 +408,7 @@ template <bool IS_MAX, typename K> __device__ __forceinline__ bool arg_better(K 
 template <typename T, bool IS_MAX, int GROUP, typename O>
 __global__ void arg_kernel(const T *__restrict__ in, O *__restrict__ out, uint64_t outer, uint32_t len, uint64_t inner)
 {
-    typedef typename arg_key<T>::K K;
+    typedef typename order_key<T>::K K;
     const uint32_t lane = threadIdx.x % GROUP;
     const uint64_t per_block = blockDim.x / GROUP, columns = outer * inner;
     for (uint64_t c = blockIdx.x * per_block + threadIdx.x / GROUP; c < columns; c += (uint64_t)gridDim.x * per_block) {
@@ -446,7 +416,7 @@ __global__ void arg_kernel(const T *__restrict__ in, O *__restrict__ out, uint64
         K best = K();
         int64_t best_i = -1;
         for (uint32_t l = lane; l < len; l += GROUP) {
-            K v = arg_key<T>::of(x[(uint64_t)l * inner]);
+            K v = order_key<T>::of(x[(uint64_t)l * inner]);
             if (best_i < 0 || arg_better<IS_MAX>(v, (int64_t)l, best, best_i)) {
                 best = v;
                 best_i = l;

@@ -17,14 +17,6 @@ using namespace wnncu;
 
 namespace {
 
-template <typename T> __device__ __forceinline__ float load_f(const T *p, uint64_t i)
-{
-    if constexpr (is_h16<T>::value)
-        return h2f(p[i]);
-    else
-        return (float)p[i];
-}
-
 /* Element offset of (n, c, y, x) in a rank-4 tensor of the layout. */
 __device__ __forceinline__ uint64_t at4(bool nhwc, uint32_t c_n, uint32_t h, uint32_t w, uint32_t n, uint32_t c,
                                         uint32_t y, uint32_t x)
@@ -159,19 +151,6 @@ __device__ __forceinline__ void window_span(int64_t start, uint32_t taps, uint32
     *k1 = hi;
 }
 
-template <typename T> struct pool_key {
-    typedef typename std::conditional<
-        is_float_type<T>::value, float,
-        typename std::conditional<std::is_signed<T>::value, int64_t, uint64_t>::type>::type K;
-    __device__ static K of(T x)
-    {
-        if constexpr (is_h16<T>::value)
-            return h2f(x);
-        else
-            return (K)x;
-    }
-};
-
 template <int OP, typename T>
 __global__ void pool2d(const T *__restrict__ in, T *__restrict__ out, const wnn__cu_pool p, uint64_t count)
 {
@@ -184,7 +163,7 @@ __global__ void pool2d(const T *__restrict__ in, T *__restrict__ out, const wnn_
         window_span(y0, p.window[0], p.dilation[0], p.h_in, &ky0, &ky1);
         window_span(x0, p.window[1], p.dilation[1], p.w_in, &kx0, &kx1);
         if constexpr (OP == WNN__OP_MAX_POOL2D) {
-            typedef typename pool_key<T>::K K;
+            typedef typename order_key<T>::K K;
             T best = T();
             K bk = K();
             bool any = false;
@@ -192,7 +171,7 @@ __global__ void pool2d(const T *__restrict__ in, T *__restrict__ out, const wnn_
                 for (uint32_t kx = kx0; kx < kx1; kx++) {
                     T v = in[at4(nhwc, p.c, p.h_in, p.w_in, n, c, (uint32_t)(y0 + (int64_t)ky * p.dilation[0]),
                                  (uint32_t)(x0 + (int64_t)kx * p.dilation[1]))];
-                    K vk = pool_key<T>::of(v);
+                    K vk = order_key<T>::of(v);
                     if (!any || (bk == bk && (vk > bk || vk != vk))) {
                         best = v;
                         bk = vk;

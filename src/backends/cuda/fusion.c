@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+** fusion.c -- runs of consecutive element-wise float nodes (flat binary
+** and unary operators of the fusible set, one data type) become one kernel
+** each: a small program over a few register temporaries, read and stored
+** through pointer slots (kernels_elementwise.cu runs it). See
+** wnn__cu_fuse in cuda_internal.h.
+*/
+#include <string.h>
+
+#include "backends/cuda/cuda_ops.h"
+
+/* ---- fusion of element-wise runs ---------------------------------------------------------------- */
+
+#define FUSE_MAX_NODES 16
+
+typedef struct fused_plan {
+    wnn__cu_fused f;
+    uint32_t n_slots;
+    uint32_t slot_value[WNN__CU_FUSED_MAX_PTRS];
+} fused_plan;
+
+
+static wnn_status run_fused(const wnn__cu_exec *x, const wnn__cu_node *n)
+{
+    const fused_plan *p = n->plan;
+    wnn__cu_fused f = p->f;
+    for (uint32_t s = 0; s < p->n_slots; s++)
+        f.ptr[s] = x->ptr[p->slot_value[s]];
+    return wnn__cu_status(wnn__cu_fused_run(x->stream, &f));
+}
+
+/* A prepared node that may join a run: a flat binary or a unary float
+** operator of the fusible set; *t and *count describe its output. */
+static bool fusible_node(const wnn__ir *ir, const wnn__cu_node *cn, wnn_data_type *t, uint64_t *count)
+{
+    const wnn__node *node = cn->node;
+    if (!cn->run || node->n_out != 1 || !wnn__cu_fusible(node->op))
+        return false;
+    const wnn_operand_desc *od = out_desc(ir, node, 0);
+    if (!is_float(od->data_type))
+        return false;
+    if (cn->run == wnn__cu_run_binary) {
+        const wnn__cu_binary_plan *p = cn->plan;
+        if (!p->b.flat || p->t != od->data_type)
+            return false;
+    } else if (cn->run == wnn__cu_run_unary) {
+        if (((const wnn__cu_unary_plan *)cn->plan)->t != od->data_type)
+            return false;
+    } else {
+        return false;
+    }
+    *t = od->data_type;
+    *count = wnn__cu_count(od);
+    return true;
+}
+
+typedef struct fuse_state {
+    fused_plan *p;
+    uint32_t temp_value[WNN__CU_FUSED_TEMPS]; /* UINT32_MAX: free */
+} fuse_state;
+
+static int temp_of(const fuse_state *st, uint32_t v)
+{
+    for (int t = 0; t < WNN__CU_FUSED_TEMPS; t++)
+        if (st->temp_value[t] == v)
+            return t;
+    return -1;
+}
+
+/* The pointer slot of value v (made on first use). */
+static uint32_t slot_of(fuse_state *st, const wnn__ir *ir, uint32_t v)
+{
+    for (uint32_t s = 0; s < st->p->n_slots; s++)
+        if (st->p->slot_value[s] == v)
+            return s;
+    uint32_t s = st->p->n_slots++;
+    st->p->slot_value[s] = v;
+    if (wnn__cu_count(&ir->values[v].desc) == 1)
+        st->p->f.scalar_slots |= (uint64_t)1 << s;
+    return s;
+}
+
+static void emit(fuse_state *st, uint8_t kind, uint8_t op, uint32_t dst, uint32_t a, uint32_t b)
+{
+    st->p->f.ops[st->p->f.n_ops++] = (wnn__cu_fused_op){kind, op, (uint8_t)dst, (uint8_t)a, (uint8_t)b};
+}
+
+/* The last node in (k, end] that reads v, or 0 when none does. */
+static uint32_t last_use_in(const wnn__ir *ir, uint32_t v, uint32_t k, uint32_t end)
+{
+    uint32_t last = 0;
+    for (uint32_t m = k + 1; m <= end; m++)
+        for (uint32_t j = 0; j < ir->nodes[m].n_in; j++)
+            if (ir->nodes[m].in[j] == v)
+                last = m;
+    return last;
+}
+
+/* Builds the program of nodes [start, end] into *out. Returns the first node
+** that found no free temporary (the run must end before it), or end + 1. */
+static uint32_t build_program(const wnn__ir *ir, uint32_t start, uint32_t end, uint64_t count, bool half,
+                              const uint32_t *max_use, const bool *is_output, fused_plan *out)
+{
+    memset(out, 0, sizeof *out);
+    fuse_state st = {.p = out};
+    for (int t = 0; t < WNN__CU_FUSED_TEMPS; t++)
+        st.temp_value[t] = UINT32_MAX;
+    out->f.count = count;
+    out->f.half = half;
+    for (uint32_t k = start; k <= end; k++) {
+        const wnn__node *node = &ir->nodes[k];
+        uint32_t operand[2] = {0, 0};
+        for (uint32_t j = 0; j < node->n_in && j < 2; j++) {
+            int t = temp_of(&st, node->in[j]);
+            operand[j] = t >= 0 ? (uint32_t)t : WNN__CU_FUSED_TEMPS + slot_of(&st, ir, node->in[j]);
+        }
+        if (node->n_in < 2)
+            operand[1] = operand[0];
+        /* temporaries whose value this node reads for the last time are free
+        ** for its result (the operands are read before it is written) */
+        for (int t = 0; t < WNN__CU_FUSED_TEMPS; t++)
+            if (st.temp_value[t] != UINT32_MAX && last_use_in(ir, st.temp_value[t], k, end) == 0)
+                st.temp_value[t] = UINT32_MAX;
+        uint32_t out_v = node->out[0];
+        int dst = temp_of(&st, UINT32_MAX);
+        if (dst < 0)
+            return k;
+        emit(&st, WNN__CU_FUSED_COMPUTE, (uint8_t)node->op, (uint32_t)dst, operand[0], operand[1]);
+        st.temp_value[dst] = out_v;
+        if (is_output[out_v] || max_use[out_v] > end)
+            emit(&st, WNN__CU_FUSED_STORE, 0, (uint32_t)dst, slot_of(&st, ir, out_v),
+                 wnn__cu_count(&ir->values[out_v].desc) == 1);
+        if (last_use_in(ir, out_v, k, end) == 0)
+            st.temp_value[dst] = UINT32_MAX;
+    }
+    return end + 1;
+}
+
+/* Fuses nodes [start, end] (shortened while temporaries run out) and hands
+** the program to the run's last node. Returns the run's last node. */
+static uint32_t fuse_run(const wnn__ir *ir, wnn__cu_node *nodes, uint32_t start, uint32_t end, uint64_t count,
+                         bool half, const uint32_t *max_use, const bool *is_output, bool *internal, uint32_t *pos,
+                         wnn_status *status)
+{
+    fused_plan *p = calloc(1, sizeof *p);
+    if (!p) {
+        *status = WNN_STATUS_OUT_OF_MEMORY;
+        return end;
+    }
+    uint32_t stop;
+    while ((stop = build_program(ir, start, end, count, half, max_use, is_output, p)) <= end)
+        end = stop - 1; /* end before the node that found no temporary */
+    if (end <= start) {
+        free(p);
+        return start;
+    }
+    for (uint32_t k = start; k <= end; k++) {
+        pos[k] = end;
+        uint32_t out = ir->nodes[k].out[0];
+        if (!is_output[out] && max_use[out] <= end)
+            internal[out] = true;
+        if (k < end)
+            nodes[k].run = NULL;
+    }
+    free(nodes[end].plan);
+    nodes[end].plan = p;
+    nodes[end].run = run_fused;
+    return end;
+}
+
+wnn_status wnn__cu_fuse(const wnn__ir *ir, wnn__cu_node *nodes, bool *internal, uint32_t *pos)
+{
+    uint32_t nv = ir->n_values, nn = ir->n_nodes;
+    uint32_t *max_use = calloc(nv ? nv : 1, sizeof *max_use);
+    bool *is_output = calloc(nv ? nv : 1, sizeof *is_output);
+    if (!max_use || !is_output) {
+        free(max_use);
+        free(is_output);
+        return WNN_STATUS_OUT_OF_MEMORY;
+    }
+    for (uint32_t n = 0; n < nn; n++)
+        for (uint32_t j = 0; j < ir->nodes[n].n_in; j++)
+            if (ir->nodes[n].in[j] != WNN__NONE && max_use[ir->nodes[n].in[j]] < n)
+                max_use[ir->nodes[n].in[j]] = n;
+    for (uint32_t i = 0; i < ir->n_outputs; i++)
+        is_output[ir->output_values[i]] = true;
+    wnn_status s = WNN_OK;
+    for (uint32_t n = 0; n < nn && s == WNN_OK;) {
+        wnn_data_type t, tm;
+        uint64_t count, cm;
+        if (!fusible_node(ir, &nodes[n], &t, &count)) {
+            n++;
+            continue;
+        }
+        /* extend while the next node is fusible, of the same type, and its
+        ** elements are the run's or a single one */
+        uint32_t end = n;
+        while (end + 1 < nn && end + 1 - n < FUSE_MAX_NODES && fusible_node(ir, &nodes[end + 1], &tm, &cm) &&
+               tm == t && (cm == count || cm == 1 || count == 1)) {
+            if (cm > count)
+                count = cm;
+            end++;
+        }
+        if (end > n)
+            end = fuse_run(ir, nodes, n, end, count, t == WNN_DATA_TYPE_FLOAT16, max_use, is_output, internal, pos,
+                           &s);
+        n = end + 1;
+    }
+    free(max_use);
+    free(is_output);
+    return s;
+}

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+** ops_elementwise.c -- the host side of the element-wise operators: the
+** binary arithmetic, comparison and logical operators and prelu (inputs
+** broadcast against the output), where, the one-input math and
+** activations, clamp and cast (kernels_elementwise.cu). Plans of binary and
+** unary nodes are also what fusion.c joins into one kernel.
+*/
+#include <math.h>
+#include <string.h>
+
+#include "backends/cuda/cuda_ops.h"
+
+/* ---- broadcasting element-wise --------------------------------------------------- */
+
+/* The output shape with every input's strides (0 where broadcast), size-1
+** dimensions dropped and neighbours merged where every input walks them
+** contiguously. */
+void wnn__cu_make_bcast(wnn__cu_bcast *p, const wnn_operand_desc *out, const wnn_operand_desc *const *in,
+                        uint32_t n_in)
+{
+    uint32_t rank = out->rank;
+    uint64_t stride[WNN__CU_MAX_IN][WNN_MAX_RANK];
+    memset(p, 0, sizeof *p);
+    p->n_in = n_in;
+    p->count = wnn__cu_count(out);
+    p->flat = 1;
+    for (uint32_t k = 0; k < n_in; k++) {
+        const wnn_operand_desc *d = in[k];
+        uint64_t step = 1;
+        for (uint32_t i = rank; i-- > 0;) {
+            uint64_t dim = i + d->rank >= rank ? d->shape[i + d->rank - rank] : 1;
+            stride[k][i] = dim == 1 ? 0 : step;
+            step *= dim;
+        }
+        uint64_t c = wnn__cu_count(d);
+        if (c == 1 && p->count != 1)
+            p->scalar_mask |= 1u << k;
+        else if (c != p->count)
+            p->flat = 0;
+    }
+    for (uint32_t i = 0; i < rank; i++) {
+        uint64_t dim = out->shape[i];
+        if (dim == 1)
+            continue;
+        uint32_t r = p->rank;
+        bool merge = r > 0;
+        for (uint32_t k = 0; k < n_in && merge; k++)
+            merge = p->stride[k][r - 1] == stride[k][i] * dim;
+        if (merge) {
+            p->shape[r - 1] *= (uint32_t)dim;
+            for (uint32_t k = 0; k < n_in; k++)
+                p->stride[k][r - 1] = (uint32_t)stride[k][i];
+            continue;
+        }
+        p->shape[r] = (uint32_t)dim;
+        for (uint32_t k = 0; k < n_in; k++)
+            p->stride[k][r] = (uint32_t)stride[k][i];
+        p->rank++;
+    }
+    if (p->rank == 0) {
+        p->rank = 1;
+        p->shape[0] = 1;
+    }
+}
+
+wnn_status wnn__cu_run_binary(const wnn__cu_exec *x, const wnn__cu_node *n)
+{
+    const wnn__cu_binary_plan *p = n->plan;
+    return wnn__cu_status(wnn__cu_binary(x->stream, p->op, p->t, &p->b, in_ptr(x, n, 0), in_ptr(x, n, 1),
+                                         out_ptr(x, n, 0)));
+}
+
+wnn_status wnn__cu_prep_binary(const wnn__ir *ir, wnn__cu_node *n)
+{
+    const wnn__node *node = n->node;
+    wnn_data_type t = in_desc(ir, node, 0)->data_type;
+    if (node->n_in != 2 || !has_in(node, 1) || !wnn__cu_binary_supported(node->op, t))
+        return WNN_STATUS_NOT_SUPPORTED;
+    wnn__cu_binary_plan *p = new_plan(n, sizeof *p);
+    if (!p)
+        return WNN_STATUS_OUT_OF_MEMORY;
+    const wnn_operand_desc *in[2] = {in_desc(ir, node, 0), in_desc(ir, node, 1)};
+    p->op = node->op;
+    p->t = t;
+    wnn__cu_make_bcast(&p->b, out_desc(ir, node, 0), in, 2);
+    n->run = wnn__cu_run_binary;
+    return WNN_OK;
+}
+
+typedef struct where_plan {
+    uint32_t size;
+    wnn__cu_bcast b;
+} where_plan;
+
+static wnn_status run_where(const wnn__cu_exec *x, const wnn__cu_node *n)
+{
+    const where_plan *p = n->plan;
+    return wnn__cu_status(wnn__cu_where(x->stream, p->size, &p->b, in_ptr(x, n, 0), in_ptr(x, n, 1),
+                                        in_ptr(x, n, 2), out_ptr(x, n, 0)));
+}
+
+wnn_status wnn__cu_prep_where(const wnn__ir *ir, wnn__cu_node *n)
+{
+    const wnn__node *node = n->node;
+    wnn_data_type t = out_desc(ir, node, 0)->data_type;
+    if (node->n_in != 3 || !has_in(node, 1) || !has_in(node, 2) || !is_element_type(t) ||
+        in_desc(ir, node, 0)->data_type != WNN_DATA_TYPE_UINT8)
+        return WNN_STATUS_NOT_SUPPORTED;
+    where_plan *p = new_plan(n, sizeof *p);
+    if (!p)
+        return WNN_STATUS_OUT_OF_MEMORY;
+    const wnn_operand_desc *in[3] = {in_desc(ir, node, 0), in_desc(ir, node, 1), in_desc(ir, node, 2)};
+    p->size = elem_size(t);
+    wnn__cu_make_bcast(&p->b, out_desc(ir, node, 0), in, 3);
+    n->run = run_where;
+    return WNN_OK;
+}
+
+/* ---- unary, clamp, cast --------------------------------------------------------------- */
+
+wnn_status wnn__cu_run_unary(const wnn__cu_exec *x, const wnn__cu_node *n)
+{
+    const wnn__cu_unary_plan *p = n->plan;
+    return wnn__cu_status(
+        wnn__cu_unary(x->stream, p->op, p->t, p->count, p->alpha, p->beta, in_ptr(x, n, 0), out_ptr(x, n, 0)));
+}
+
+wnn_status wnn__cu_prep_unary(const wnn__ir *ir, wnn__cu_node *n)
+{
+    const wnn__node *node = n->node;
+    wnn_data_type t = in_desc(ir, node, 0)->data_type;
+    if (!wnn__cu_unary_supported(node->op, t))
+        return WNN_STATUS_NOT_SUPPORTED;
+    wnn__cu_unary_plan *p = new_plan(n, sizeof *p);
+    if (!p)
+        return WNN_STATUS_OUT_OF_MEMORY;
+    p->op = node->op;
+    p->t = t;
+    p->count = wnn__cu_count(out_desc(ir, node, 0));
+    if (node->op == WNN__OP_ELU || node->op == WNN__OP_HARD_SIGMOID || node->op == WNN__OP_LEAKY_RELU ||
+        node->op == WNN__OP_LINEAR) {
+        p->alpha = node->attrs.activation.alpha;
+        p->beta = node->attrs.activation.beta;
+    }
+    n->run = wnn__cu_run_unary;
+    return WNN_OK;
+}
+
+typedef struct clamp_plan {
+    wnn_data_type t;
+    uint64_t count;
+    wnn__cu_clamp c;
+} clamp_plan;
+
+static wnn_status run_clamp(const wnn__cu_exec *x, const wnn__cu_node *n)
+{
+    const clamp_plan *p = n->plan;
+    return wnn__cu_status(wnn__cu_clamp_run(x->stream, p->t, p->count, p->c, in_ptr(x, n, 0), out_ptr(x, n, 0)));
+}
+
+wnn_status wnn__cu_prep_clamp(const wnn__ir *ir, wnn__cu_node *n)
+{
+    const wnn__node *node = n->node;
+    wnn_data_type t = in_desc(ir, node, 0)->data_type;
+    if (!wnn__cu_clamp_supported(t))
+        return WNN_STATUS_NOT_SUPPORTED;
+    clamp_plan *p = new_plan(n, sizeof *p);
+    if (!p)
+        return WNN_STATUS_OUT_OF_MEMORY;
+    p->t = t;
+    p->count = wnn__cu_count(out_desc(ir, node, 0));
+    /* a NaN bound clamps nothing */
+    p->c.lo = isnan(node->attrs.clamp.min_value) ? -INFINITY : node->attrs.clamp.min_value;
+    p->c.hi = isnan(node->attrs.clamp.max_value) ? INFINITY : node->attrs.clamp.max_value;
+    p->c.lo_bits = node->attrs.clamp.lo;
+    p->c.hi_bits = node->attrs.clamp.hi;
+    n->run = run_clamp;
+    return WNN_OK;
+}
+
+typedef struct cast_plan {
+    wnn_data_type from, to;
+    uint64_t count;
+} cast_plan;
+
+static wnn_status run_cast(const wnn__cu_exec *x, const wnn__cu_node *n)
+{
+    const cast_plan *p = n->plan;
+    return wnn__cu_status(wnn__cu_cast(x->stream, p->from, p->to, p->count, in_ptr(x, n, 0), out_ptr(x, n, 0)));
+}
+
+wnn_status wnn__cu_prep_cast(const wnn__ir *ir, wnn__cu_node *n)
+{
+    const wnn__node *node = n->node;
+    wnn_data_type from = in_desc(ir, node, 0)->data_type, to = out_desc(ir, node, 0)->data_type;
+    if (!wnn__cu_cast_supported(from, to))
+        return WNN_STATUS_NOT_SUPPORTED;
+    if (from == to) /* bit-exact, NaN payloads included */
+        return wnn__cu_prep_copy(ir, n);
+    cast_plan *p = new_plan(n, sizeof *p);
+    if (!p)
+        return WNN_STATUS_OUT_OF_MEMORY;
+    p->from = from;
+    p->to = to;
+    p->count = wnn__cu_count(out_desc(ir, node, 0));
+    n->run = run_cast;
+    return WNN_OK;
+}

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+** ops_matmul.c -- matmul and gemm through cuBLAS: float32 in true float32,
+** float16 with float32 accumulation. Batch dimensions are merged where a
+** and b walk them alike; gemm's c is broadcast into the output first.
+*/
+#include "backends/cuda/cuda_ops.h"
+
+/* ---- matmul and gemm through cuBLAS ---------------------------------------------------------- */
+
+typedef struct matmul_plan {
+    wnn_data_type t;
+    int m, n, k;
+    uint32_t batch_rank;              /* after merging; the last one goes to cuBLAS as its batch */
+    uint32_t batch_shape[WNN_MAX_RANK];
+    uint64_t a_stride[WNN_MAX_RANK], b_stride[WNN_MAX_RANK]; /* in matrices, 0 where broadcast */
+    uint64_t batches;
+} matmul_plan;
+
+/* C[m x n] = A[m x k] * B[k x n], row-major, batch matrices of each apart:
+** in column-major terms C^T = B^T * A^T, which is what cuBLAS computes. */
+static cublasStatus_t gemm_batched(const wnn__cu_exec *x, wnn_data_type t, bool ta, bool tb, int m, int n, int k,
+                                   float alpha, const void *a, int lda, long long sa, const void *b, int ldb,
+                                   long long sb, float beta, void *c, long long sc, int batch)
+{
+    cublasOperation_t opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+    if (t == WNN_DATA_TYPE_FLOAT32) {
+        if (batch == 1)
+            return cublasSgemm(x->blas, opb, opa, n, m, k, &alpha, b, ldb, a, lda, &beta, c, n);
+        return cublasSgemmStridedBatched(x->blas, opb, opa, n, m, k, &alpha, b, ldb, sb, a, lda, sa, &beta, c, n,
+                                         sc, batch);
+    }
+    if (batch == 1)
+        return cublasGemmEx(x->blas, opb, opa, n, m, k, &alpha, b, CUDA_R_16F, ldb, a, CUDA_R_16F, lda, &beta, c,
+                            CUDA_R_16F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    return cublasGemmStridedBatchedEx(x->blas, opb, opa, n, m, k, &alpha, b, CUDA_R_16F, ldb, sb, a, CUDA_R_16F,
+                                      lda, sa, &beta, c, CUDA_R_16F, n, sc, batch, CUBLAS_COMPUTE_32F,
+                                      CUBLAS_GEMM_DEFAULT);
+}
+
+static wnn_status run_matmul(const wnn__cu_exec *x, const wnn__cu_node *n)
+{
+    const matmul_plan *p = n->plan;
+    size_t esize = wnn_data_type_size(p->t);
+    const char *a = in_ptr(x, n, 0), *b = in_ptr(x, n, 1);
+    char *c = out_ptr(x, n, 0);
+    uint64_t a_size = (uint64_t)p->m * p->k, b_size = (uint64_t)p->k * p->n, c_size = (uint64_t)p->m * p->n;
+    if (p->batch_rank == 0)
+        return blas_status(gemm_batched(x, p->t, false, false, p->m, p->n, p->k, 1.0f, a, p->k, 0, b, p->n, 0, 0.0f,
+                                        c, 0, 1));
+    /* the innermost batch dimension is cuBLAS's batch; the outer ones loop */
+    uint32_t last = p->batch_rank - 1, inner = p->batch_shape[last];
+    uint64_t outer = p->batches / inner;
+    for (uint64_t o = 0; o < outer; o++) {
+        uint64_t rest = o, ai = 0, bi = 0;
+        for (uint32_t d = last; d-- > 0;) {
+            uint64_t idx = rest % p->batch_shape[d];
+            rest /= p->batch_shape[d];
+            ai += idx * p->a_stride[d];
+            bi += idx * p->b_stride[d];
+        }
+        cublasStatus_t s = gemm_batched(
+            x, p->t, false, false, p->m, p->n, p->k, 1.0f, a + ai * a_size * esize, p->k,
+            (long long)(p->a_stride[last] * a_size), b + bi * b_size * esize, p->n,
+            (long long)(p->b_stride[last] * b_size), 0.0f, c + o * inner * c_size * esize, (long long)c_size, (int)inner);
+        if (s != CUBLAS_STATUS_SUCCESS)
+            return blas_status(s);
+    }
+    return WNN_OK;
+}
+
+wnn_status wnn__cu_prep_matmul(const wnn__ir *ir, wnn__cu_node *n)
+{
+    const wnn_operand_desc *ad = in_desc(ir, n->node, 0), *bd = in_desc(ir, n->node, 1), *od = out_desc(ir, n->node, 0);
+    if (!is_float(od->data_type) || ad->data_type != od->data_type || bd->data_type != od->data_type ||
+        ad->rank < 2 || bd->rank < 2)
+        return WNN_STATUS_NOT_SUPPORTED;
+    matmul_plan *p = new_plan(n, sizeof *p);
+    if (!p)
+        return WNN_STATUS_OUT_OF_MEMORY;
+    p->t = od->data_type;
+    p->m = (int)ad->shape[ad->rank - 2];
+    p->k = (int)ad->shape[ad->rank - 1];
+    p->n = (int)bd->shape[bd->rank - 1];
+    /* batch strides of a and b in matrices, aligned right, 0 where broadcast */
+    uint32_t rank = od->rank - 2;
+    uint64_t sa[WNN_MAX_RANK], sb[WNN_MAX_RANK], step_a = 1, step_b = 1;
+    for (uint32_t i = rank; i-- > 0;) {
+        uint32_t own_a = ad->rank - 2, own_b = bd->rank - 2;
+        uint64_t da = i + own_a >= rank ? ad->shape[i + own_a - rank] : 1;
+        uint64_t db = i + own_b >= rank ? bd->shape[i + own_b - rank] : 1;
+        sa[i] = da == 1 ? 0 : step_a;
+        sb[i] = db == 1 ? 0 : step_b;
+        step_a *= da;
+        step_b *= db;
+    }
+    p->batches = product(od->shape, 0, rank);
+    if (step_b == 1 && step_a == p->batches && p->batches > 1) {
+        /* one shared b: the stacked a matrices are one tall [batches * m, k] */
+        p->m *= (int)p->batches;
+        p->batches = 1;
+        n->run = run_matmul;
+        return WNN_OK;
+    }
+    for (uint32_t i = 0; i < rank; i++) {
+        uint32_t dim = od->shape[i];
+        if (dim == 1)
+            continue;
+        uint32_t r = p->batch_rank;
+        if (r > 0 && p->a_stride[r - 1] == sa[i] * dim && p->b_stride[r - 1] == sb[i] * dim) {
+            p->batch_shape[r - 1] *= dim;
+            p->a_stride[r - 1] = sa[i];
+            p->b_stride[r - 1] = sb[i];
+            continue;
+        }
+        p->batch_shape[r] = dim;
+        p->a_stride[r] = sa[i];
+        p->b_stride[r] = sb[i];
+        p->batch_rank++;
+    }
+    n->run = run_matmul;
+    return WNN_OK;
+}
+
+typedef struct gemm_plan {
+    wnn_data_type t;
+    int m, n, k, lda, ldb;
+    bool ta, tb, has_c;
+    float alpha;
+    double beta;
+    wnn__cu_bcast c; /* c broadcast to [m, n] */
+} gemm_plan;
+
+static wnn_status run_gemm(const wnn__cu_exec *x, const wnn__cu_node *n)
+{
+    const gemm_plan *p = n->plan;
+    void *out = out_ptr(x, n, 0);
+    if (p->has_c) {
+        /* out = beta * c first, then out += alpha * a * b: beta 0 with an
+        ** infinite c still gives NaN, as the formula says */
+        cudaError_t e = wnn__cu_scaled_broadcast(x->stream, p->t, &p->c, p->beta, in_ptr(x, n, 2), out);
+        if (e != cudaSuccess)
+            return wnn__cu_status(e);
+    }
+    return blas_status(gemm_batched(x, p->t, p->ta, p->tb, p->m, p->n, p->k, p->alpha, in_ptr(x, n, 0), p->lda, 0,
+                                    in_ptr(x, n, 1), p->ldb, 0, p->has_c ? 1.0f : 0.0f, out, 0, 1));
+}
+
+wnn_status wnn__cu_prep_gemm(const wnn__ir *ir, wnn__cu_node *n)
+{
+    const wnn__node *node = n->node;
+    const wnn_operand_desc *ad = in_desc(ir, node, 0), *bd = in_desc(ir, node, 1), *od = out_desc(ir, node, 0);
+    if (!is_float(od->data_type) || ad->data_type != od->data_type || bd->data_type != od->data_type ||
+        ad->rank != 2 || bd->rank != 2)
+        return WNN_STATUS_NOT_SUPPORTED;
+    gemm_plan *p = new_plan(n, sizeof *p);
+    if (!p)
+        return WNN_STATUS_OUT_OF_MEMORY;
+    p->t = od->data_type;
+    p->ta = node->attrs.gemm.a_transpose;
+    p->tb = node->attrs.gemm.b_transpose;
+    p->m = (int)(p->ta ? ad->shape[1] : ad->shape[0]);
+    p->k = (int)(p->ta ? ad->shape[0] : ad->shape[1]);
+    p->n = (int)(p->tb ? bd->shape[0] : bd->shape[1]);
+    p->lda = (int)ad->shape[1];
+    p->ldb = (int)bd->shape[1];
+    p->alpha = (float)node->attrs.gemm.alpha;
+    p->beta = node->attrs.gemm.beta;
+    p->has_c = has_in(node, 2);
+    if (p->has_c) {
+        const wnn_operand_desc *cd = in_desc(ir, node, 2);
+        if (cd->data_type != od->data_type)
+            return WNN_STATUS_NOT_SUPPORTED;
+        wnn__cu_make_bcast(&p->c, od, &cd, 1);
+    }
+    n->run = run_gemm;
+    return WNN_OK;
+}
