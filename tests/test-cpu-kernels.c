@@ -4,7 +4,8 @@
 ** vectors are too small to reach, against references in this file:
 ** transposes by tiles (every element size, random permutations), softmax
 ** along the last axis and layerNormalization over trailing axes (float32
-** and float16 rows, SIMD exp, extreme and subnormal results).
+** and float16 rows, SIMD exp, extreme and subnormal results), and gelu
+** against WebNN's 18 ulp.
 */
 #include <math.h>
 #include <stdint.h>
@@ -208,6 +209,47 @@ static void layer_norms(void)
     }
 }
 
+/* The distance in float32 steps between a and the float nearest to w. */
+static double ulps(float a, double w)
+{
+    float b = (float)w;
+    if (a == b)
+        return 0;
+    int32_t ia, ib;
+    memcpy(&ia, &a, 4);
+    memcpy(&ib, &b, 4);
+    ia = ia < 0 ? INT32_MIN - ia : ia; /* sign-magnitude to a monotonic line */
+    ib = ib < 0 ? INT32_MIN - ib : ib;
+    return fabs((double)ia - (double)ib);
+}
+
+/* gelu over [-16, 16] densely, against double: WebNN allows 18 ulp. */
+static void gelus(void)
+{
+    size_t n = 1 << 18;
+    float *x = malloc(n * 4), *y = malloc(n * 4);
+    for (size_t i = 0; i < n; i++)
+        x[i] = -16.0f + 32.0f * (float)i / (float)n;
+    x[0] = 0.0f, x[1] = -0.0f, x[2] = INFINITY, x[3] = 1e-30f, x[4] = -1e-30f;
+    wnn_operand_desc d = {WNN_DATA_TYPE_FLOAT32, 1, {(uint32_t)n}};
+    wnn_graph_builder *b;
+    CHECK_OK(wnn_graph_builder_create(ctx, &b));
+    if (run1(b, wnn_gelu(b, wnn_graph_builder_input(b, "x", &d)), &d, x, y, n * 4)) {
+        double worst = 0;
+        size_t at = 0;
+        for (size_t i = 0; i < n; i++) {
+            double u = ulps(y[i], 0.5 * x[i] * erfc(-x[i] * 0.70710678118654752440));
+            if (u > worst)
+                worst = u, at = i;
+        }
+        if (worst > 18)
+            fprintf(stderr, "gelu(%.9g) = %.9g: %.0f ulp\n", x[at], y[at], worst);
+        CHECK(worst <= 18);
+    }
+    free(x);
+    free(y);
+}
+
 int main(void)
 {
     wnn_context_options o = WNN_CONTEXT_OPTIONS_INIT;
@@ -219,6 +261,7 @@ int main(void)
     transposes();
     softmaxes();
     layer_norms();
+    gelus();
     wnn_context_release(ctx);
     TEST_DONE();
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** vec.h -- vectorized float32 row primitives shared by the cpu kernels
-** (softmax, layerNormalization): SIMD where the processor has it, chosen at
+** (softmax, layerNormalization, gelu): SIMD where the processor has it, chosen at
 ** run time (vec.c).
 */
 #ifndef WNN_BACKENDS_CPU_VEC_H
@@ -15,6 +15,10 @@ float wnn__vec_max(const float *x, size_t n);
 /* y[i] = exp(x[i] - sub) (about 1 ulp); returns the sum of the y[i]. y may
 ** be x. */
 float wnn__vec_exp_sum(float *y, const float *x, float sub, size_t n);
+
+/* y[i] = gelu(x[i]) = x[i] * Phi(x[i]), a few ulp (the portable path in
+** double). y may be x. */
+void wnn__vec_gelu(float *y, const float *x, size_t n);
 
 /* y[i] *= s. */
 void wnn__vec_scale(float *y, float s, size_t n);
