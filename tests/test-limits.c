@@ -16,20 +16,6 @@
 #include "test.h"
 #include "test-op-graphs.h"
 
-/* Disagreements the builder has today, printed rather than failed until
-** src/core fixes them (issue 11 item 7): the limits list float32 and
-** float16 only, as WebNN does, and the builder takes integers too. A listed
-** type refused still fails for these rows. */
-static const char *const known_extra[][2] = {{"isNaN", "a"}, {"isInfinite", "a"}};
-
-static bool known_to_accept_more(const char *op, const char *operand)
-{
-    for (size_t i = 0; i < sizeof known_extra / sizeof known_extra[0]; i++)
-        if (strcmp(known_extra[i][0], op) == 0 && strcmp(known_extra[i][1], operand) == 0)
-            return true;
-    return false;
-}
-
 /* Every data type in a small valid call of each row, against the row's
 ** limits on ctx. */
 static void check_builder_types(wnn_context *ctx)
@@ -52,12 +38,6 @@ static void check_builder_types(wnn_context *ctx)
             for (uint32_t i = 0; i < n; i++)
                 accepted = accepted && y[i] != NULL;
             bool listed = (l.data_types & WNN_DATA_TYPE_BIT(t)) != 0;
-            if (accepted && !listed && known_to_accept_more(rw->op, rw->operand)) {
-                printf("known: %s %s %s is accepted, the limits leave it out\n", rw->op, rw->operand,
-                       wnn_data_type_name((wnn_data_type)t));
-                wnn_graph_builder_release(c.b);
-                continue;
-            }
             CHECK_EQ_INT(accepted, listed);
             if (accepted != listed)
                 fprintf(stderr, "  %s %s %s: the limits %s, the builder %s it (%s)\n", rw->op, rw->operand,

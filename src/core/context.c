@@ -1,13 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
-** context.c -- contexts and their timeline.
-**
-** Each context owns one worker thread that runs the context's tasks (writes,
-** reads, dispatches, storage releases) strictly in the order they were
-** recorded. That single order gives WebNN's per-tensor ordering for free: a
-** dispatch's outputs are complete before any later task that reads them, so
-** chained dispatches need no wait. Public calls validate, record a task and
-** return; the worker runs it later.
+** context.c -- MLContext: creation on a device, lifetime, the list of its
+** tensors and graphs (killed together when the context is lost), finish()
+** and memory statistics. The ordered work queue is timeline.c's.
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,118 +25,6 @@ void wnn__context_unref(wnn_context *ctx)
     pthread_cond_destroy(&ctx->work_cv);
     pthread_cond_destroy(&ctx->done_cv);
     free(ctx);
-}
-
-/* With ctx->lock held: runs the task at the head of the timeline unless
-** another thread is running one. A thread waiting for the timeline (finish,
-** a blocking read) helps this way instead of sleeping while the worker wakes
-** up; it only takes tasks whose completion calls no user callback, because
-** callbacks are documented to run on the worker. Returns whether it ran one. */
-static bool run_one_locked(wnn_context *ctx, bool helper)
-{
-    wnn__task *task = ctx->head;
-    if (!task || ctx->busy || (helper && task->callback && !task->internal_callback))
-        return false;
-    ctx->head = task->next;
-    if (!ctx->head)
-        ctx->tail = NULL;
-    ctx->busy = true;
-    pthread_mutex_unlock(&ctx->lock);
-
-    wnn__task_run(ctx, task);
-    wnn__task_free(task);
-
-    pthread_mutex_lock(&ctx->lock);
-    ctx->busy = false;
-    ctx->completed++;
-    pthread_cond_broadcast(&ctx->done_cv);
-    pthread_cond_signal(&ctx->work_cv);
-    return true;
-}
-
-static void *worker_main(void *arg)
-{
-    wnn_context *ctx = arg;
-    pthread_mutex_lock(&ctx->lock);
-    for (;;) {
-        if (run_one_locked(ctx, false))
-            continue;
-        if (!ctx->head && ctx->stopping && !ctx->busy)
-            break; /* stopping and drained */
-        pthread_cond_wait(&ctx->work_cv, &ctx->lock);
-    }
-    pthread_mutex_unlock(&ctx->lock);
-    return NULL;
-}
-
-bool wnn__timeline_try_enter(wnn_context *ctx)
-{
-    pthread_mutex_lock(&ctx->lock);
-    bool idle = !ctx->head && !ctx->busy && !ctx->stopping;
-    if (idle)
-        ctx->busy = true;
-    pthread_mutex_unlock(&ctx->lock);
-    return idle;
-}
-
-void wnn__timeline_leave(wnn_context *ctx)
-{
-    pthread_mutex_lock(&ctx->lock);
-    ctx->busy = false;
-    /* wake others only if they can have been waiting for this thread: work
-    ** was queued meanwhile (worker, helpers) */
-    if (ctx->head) {
-        pthread_cond_broadcast(&ctx->done_cv);
-        pthread_cond_signal(&ctx->work_cv);
-    }
-    pthread_mutex_unlock(&ctx->lock);
-}
-
-void wnn__timeline_wait(wnn_context *ctx, uint64_t seq)
-{
-    pthread_mutex_lock(&ctx->lock);
-    while (ctx->completed < seq)
-        if (!run_one_locked(ctx, true))
-            pthread_cond_wait(&ctx->done_cv, &ctx->lock);
-    pthread_mutex_unlock(&ctx->lock);
-}
-
-wnn_status wnn__timeline_submit(wnn_context *ctx, wnn__task *task)
-{
-    return wnn__timeline_submit_seq(ctx, task, NULL);
-}
-
-wnn_status wnn__timeline_submit_seq(wnn_context *ctx, wnn__task *task, uint64_t *seq)
-{
-    pthread_mutex_lock(&ctx->lock);
-    if (ctx->stopping) {
-        pthread_mutex_unlock(&ctx->lock);
-        return wnn__fail(WNN_STATUS_CONTEXT_LOST, "context is lost");
-    }
-    task->next = NULL;
-    if (ctx->tail)
-        ctx->tail->next = task;
-    else
-        ctx->head = task;
-    ctx->tail = task;
-    ctx->submitted++;
-    if (seq)
-        *seq = ctx->submitted;
-    pthread_cond_signal(&ctx->work_cv);
-    pthread_mutex_unlock(&ctx->lock);
-    return WNN_OK;
-}
-
-void wnn__timeline_error(wnn_context *ctx, wnn_status s, const char *message)
-{
-    pthread_mutex_lock(&ctx->lock);
-    if (ctx->first_error == WNN_OK) {
-        ctx->first_error = s;
-        snprintf(ctx->first_error_message, sizeof ctx->first_error_message, "%s", message);
-    }
-    pthread_mutex_unlock(&ctx->lock);
-    if (ctx->on_error)
-        ctx->on_error(s, message, ctx->on_error_user_data);
 }
 
 /* The device options ask for: one by name (loading only the module that
@@ -213,11 +96,10 @@ wnn_status wnn_context_create(const wnn_context_options *options, wnn_context **
     pthread_mutex_init(&ctx->lock, NULL);
     pthread_cond_init(&ctx->work_cv, NULL);
     pthread_cond_init(&ctx->done_cv, NULL);
-    if (pthread_create(&ctx->worker, NULL, worker_main, ctx) != 0) {
+    if ((s = wnn__timeline_start(ctx)) != WNN_OK) {
         wnn__context_unref(ctx);
-        return wnn__fail(WNN_STATUS_OUT_OF_MEMORY, "wnn_context_create: cannot start the timeline thread");
+        return wnn__fail(s, "wnn_context_create: cannot start the timeline thread");
     }
-    ctx->worker_started = true;
     *out = ctx;
     return WNN_OK;
 }
@@ -232,35 +114,48 @@ wnn_status wnn_context_get_device_info(const wnn_context *ctx, wnn_device_info *
     return WNN_OK;
 }
 
+void wnn__track(wnn_context *ctx, wnn__tracked *x, const wnn__tracked_ops *ops)
+{
+    x->ops = ops;
+    x->prev = NULL;
+    pthread_mutex_lock(&ctx->lock);
+    x->next = ctx->objects;
+    if (x->next)
+        x->next->prev = x;
+    ctx->objects = x;
+    pthread_mutex_unlock(&ctx->lock);
+}
+
+void wnn__untrack(wnn_context *ctx, wnn__tracked *x)
+{
+    pthread_mutex_lock(&ctx->lock);
+    if (x->prev)
+        x->prev->next = x->next;
+    else if (ctx->objects == x)
+        ctx->objects = x->next;
+    if (x->next)
+        x->next->prev = x->prev;
+    pthread_mutex_unlock(&ctx->lock);
+}
+
 void wnn_context_destroy(wnn_context *ctx)
 {
     if (!ctx || atomic_exchange(&ctx->lost, true))
         return;
-    /* Take every tensor and graph out under the lock, kill them outside it:
-    ** killing queues tasks, which takes the lock again. */
+    /* Take each live object out under the lock, kill it outside it: killing
+    ** may queue work, which takes the lock again. */
     for (;;) {
         pthread_mutex_lock(&ctx->lock);
-        wnn_tensor *t = ctx->tensors;
-        while (t && atomic_load(&t->destroyed))
-            t = t->next;
-        wnn_graph *g = ctx->graphs;
-        while (g && atomic_load(&g->destroyed))
-            g = g->next;
-        if (t)
-            wnn__tensor_retain(t);
-        if (g)
-            wnn__graph_retain(g);
+        wnn__tracked *x = ctx->objects;
+        while (x && x->ops->killed(x))
+            x = x->next;
+        if (x)
+            x->ops->retain(x);
         pthread_mutex_unlock(&ctx->lock);
-        if (!t && !g)
+        if (!x)
             break;
-        if (t) {
-            wnn__tensor_kill(t);
-            wnn__tensor_unref(t);
-        }
-        if (g) {
-            wnn__graph_kill(g);
-            wnn__graph_unref(g);
-        }
+        x->ops->kill(x);
+        x->ops->unref(x);
     }
 }
 
@@ -269,12 +164,7 @@ void wnn_context_release(wnn_context *ctx)
     if (!ctx)
         return;
     wnn_context_destroy(ctx);
-    pthread_mutex_lock(&ctx->lock);
-    ctx->stopping = true;
-    pthread_cond_signal(&ctx->work_cv);
-    pthread_mutex_unlock(&ctx->lock);
-    if (ctx->worker_started)
-        pthread_join(ctx->worker, NULL);
+    wnn__timeline_stop(ctx);
     wnn__context_unref(ctx);
 }
 

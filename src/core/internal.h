@@ -27,26 +27,48 @@ wnn_status wnn__check_desc(const char *fn, const wnn_operand_desc *desc);
 
 /* ---- the timeline ------------------------------------------------------ */
 
-typedef enum wnn__task_kind {
-    WNN__TASK_WRITE,
-    WNN__TASK_READ,
-    WNN__TASK_DISPATCH
-} wnn__task_kind;
-
-typedef struct wnn__task {
-    struct wnn__task *next;
-    wnn__task_kind kind;
-    wnn_tensor *tensor;  /* WRITE, READ: holds a reference and a use */
-    void *bytes;         /* WRITE: staged copy; READ: destination */
-    size_t size;         /* WRITE: bytes; READ: tensor byte length */
-    bool own_bytes;      /* READ into a buffer wnn allocated */
+/* A unit of work on a context's timeline (timeline.c). Each task says what
+** it does and how it gives back what it holds, so the timeline runs any kind
+** without knowing it: tensor.c makes writes, reads and calls, dispatch.c
+** makes dispatches. */
+typedef struct wnn__task wnn__task;
+struct wnn__task {
+    wnn__task *next;
+    void (*run)(wnn_context *ctx, wnn__task *task); /* on the timeline, in order */
+    void (*free)(wnn__task *task);                  /* after run, or when never queued */
+    wnn_tensor *tensor;  /* write, read: holds a reference and a use */
+    void *bytes;         /* write: staged copy; read: destination */
+    size_t size;         /* write: bytes; read: tensor byte length */
+    bool own_bytes;      /* read into a buffer wnn allocated */
     wnn_read_callback callback;
     void *user_data;
-    bool internal_callback;     /* callback is wnn's own (a blocking read) */
-    struct wnn__waiter *waiter; /* READ: a blocking caller to wake */
-    wnn_graph *graph;           /* DISPATCH: holds a reference */
-    wnn_tensor **tensors;       /* DISPATCH: inputs then outputs, referenced */
-} wnn__task;
+    bool internal_callback;     /* callback is wnn's own (a blocking read, a call) */
+    wnn_graph *graph;           /* dispatch: holds a reference */
+    wnn_tensor **tensors;       /* dispatch: inputs then outputs, referenced and used */
+};
+
+/* Gives back a task that was made but not run (NULL is a no-op). */
+void wnn__task_free(wnn__task *task);
+
+/* ---- tracked objects ----------------------------------------------------- */
+
+/* Tensors and graphs are on their context's list, so that the context's
+** destroy can kill every one of them without knowing their kinds. */
+typedef struct wnn__tracked wnn__tracked;
+typedef struct wnn__tracked_ops {
+    void (*retain)(wnn__tracked *x);
+    void (*unref)(wnn__tracked *x);
+    void (*kill)(wnn__tracked *x); /* WebNN's destroy(); idempotent */
+    bool (*killed)(const wnn__tracked *x);
+} wnn__tracked_ops;
+struct wnn__tracked {
+    const wnn__tracked_ops *ops;
+    wnn__tracked *prev, *next; /* under ctx->lock */
+};
+
+/* Puts x on ctx's list / takes it off. */
+void wnn__track(wnn_context *ctx, wnn__tracked *x, const wnn__tracked_ops *ops);
+void wnn__untrack(wnn_context *ctx, wnn__tracked *x);
 
 /* ---- objects ----------------------------------------------------------- */
 
@@ -74,8 +96,7 @@ struct wnn_context {
     pthread_t worker;
     wnn_status first_error;
     char first_error_message[256];
-    wnn_tensor *tensors; /* every live tensor, for destroy-on-loss */
-    wnn_graph *graphs;
+    wnn__tracked *objects; /* every live tensor and graph, for destroy-on-loss */
 };
 
 struct wnn_tensor {
@@ -93,7 +114,7 @@ struct wnn_tensor {
     atomic_bool storage_gone; /* st has been finalized (exactly once) */
     wnn__storage st;
     void *constant_bytes;  /* constant tensors keep a host copy for builders */
-    wnn_tensor *prev, *next; /* in ctx->tensors, under ctx->lock */
+    wnn__tracked link; /* in ctx->objects */
 };
 
 struct wnn_operand {
@@ -123,7 +144,7 @@ struct wnn_graph {
     atomic_bool destroyed;
     wnn__ir ir;
     void *compiled;
-    wnn_graph *prev, *next; /* in ctx->graphs */
+    wnn__tracked link; /* in ctx->objects */
 };
 
 /* ---- shared helpers ----------------------------------------------------- */
@@ -150,11 +171,21 @@ bool wnn__timeline_try_enter(wnn_context *ctx);
 void wnn__timeline_leave(wnn_context *ctx);
 /* Records a timeline error for finish() and the error callback. */
 void wnn__timeline_error(wnn_context *ctx, wnn_status s, const char *message);
-/* Runs one task on the worker; defined in tensor.c and graph.c. */
-void wnn__task_run(wnn_context *ctx, wnn__task *task);
-/* Fails a task without running it (context lost); runs callbacks. */
-void wnn__task_cancel(wnn_context *ctx, wnn__task *task, wnn_status s, const char *message);
-void wnn__task_free(wnn__task *task);
+/* Starts ctx's worker thread; stops it after the queue drains. */
+wnn_status wnn__timeline_start(wnn_context *ctx);
+void wnn__timeline_stop(wnn_context *ctx);
+/* Queues a call of fn on ctx's timeline, after everything recorded before:
+** fn(status, "", NULL, 0, user) runs exactly once, on the worker or on a
+** thread waiting for the timeline, with WNN_OK or WNN_STATUS_CONTEXT_LOST.
+** *seq (may be NULL) receives its number for wnn__timeline_wait(). fn must
+** not block on work recorded after it. */
+wnn_status wnn__timeline_call(wnn_context *ctx, wnn_read_callback fn, void *user, uint64_t *seq);
+
+/* Creates a tensor of ctx whose storage is foreign memory (see
+** wnn__storage_init_foreign; DLPack import). On failure nothing took
+** ownership of the memory. */
+wnn_status wnn__tensor_create_foreign(const char *fn, wnn_context *ctx, const wnn_tensor_desc *desc, void *device,
+                                      void (*release)(void *), void *release_ctx, wnn_tensor **out);
 
 /* Status to return for a destroyed tensor under ctx's policy. */
 wnn_status wnn__destroyed_status(const wnn_context *ctx);
@@ -180,7 +211,8 @@ void wnn__tensor_use_end(wnn_tensor *t);
 void wnn__tensor_kill(wnn_tensor *t);
 void wnn__graph_kill(wnn_graph *g);
 
-/* Builds the reachable IR of builder for outputs (validated by the caller). */
+/* Builds the reachable IR of builder for outputs (validated by the caller);
+** ir.c. */
 wnn_status wnn__ir_extract(const wnn_graph_builder *b, const wnn_named_operand *outputs, size_t n,
                            wnn__ir *ir);
 

@@ -36,7 +36,7 @@ static const row table[] = {
 #undef BIN
     {"matmul", "a", F, 2, N}, {"matmul", "b", F, 2, N}, {"matmul", "output", F, 2, N},
 #define LNOT(op, t) {op, "a", t, 0, N}, {op, "output", B(UINT8), 0, N}
-    LNOT("logicalNot", B(UINT8)), LNOT("isNaN", F), LNOT("isInfinite", F),
+    LNOT("logicalNot", B(UINT8)), LNOT("isNaN", ANY), LNOT("isInfinite", ANY),
 #undef LNOT
 #define UN(op, t, lo) {op, "input", t, lo, N}, {op, "output", t, lo, N}
     UN("abs", SIGNED, 0), UN("neg", SIGNED, 0), UN("sign", SIGNED, 0), UN("relu", SIGNED, 0),

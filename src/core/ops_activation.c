@@ -41,12 +41,12 @@ static wnn_operand *unary_to_uint8(wnn_graph_builder *b, wnn__op op, wnn_operand
 
 wnn_operand *wnn_is_nan(wnn_graph_builder *b, wnn_operand *x)
 {
-    return unary_to_uint8(b, WNN__OP_IS_NAN, x, WNN__TYPES_ALL, "input");
+    return unary_to_uint8(b, WNN__OP_IS_NAN, x, WNN__TYPES_ALL, "a");
 }
 
 wnn_operand *wnn_is_infinite(wnn_graph_builder *b, wnn_operand *x)
 {
-    return unary_to_uint8(b, WNN__OP_IS_INFINITE, x, WNN__TYPES_ALL, "input");
+    return unary_to_uint8(b, WNN__OP_IS_INFINITE, x, WNN__TYPES_ALL, "a");
 }
 
 wnn_operand *wnn_logical_not(wnn_graph_builder *b, wnn_operand *a)

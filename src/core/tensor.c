@@ -3,12 +3,12 @@
 ** tensor.c -- MLTensor: creation, write, read, destroy, attributes, and the
 ** timeline tasks that move bytes.
 */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/internal.h"
-#include "interop/dlpack_internal.h"
 
 void wnn__tensor_retain(wnn_tensor *t) { atomic_fetch_add(&t->refs, 1); }
 
@@ -31,14 +31,7 @@ void wnn__tensor_unref(wnn_tensor *t)
     if (!t || atomic_fetch_sub(&t->refs, 1) != 1)
         return;
     wnn_context *ctx = t->ctx;
-    pthread_mutex_lock(&ctx->lock);
-    if (t->prev)
-        t->prev->next = t->next;
-    else if (ctx->tensors == t)
-        ctx->tensors = t->next;
-    if (t->next)
-        t->next->prev = t->prev;
-    pthread_mutex_unlock(&ctx->lock);
+    wnn__untrack(ctx, &t->link);
     drop_storage(t); /* a no-op unless a use was never given back */
     free(t->constant_bytes);
     free(t);
@@ -76,6 +69,14 @@ wnn_status wnn__tensor_use_begin(const char *fn, wnn_context *ctx, wnn_tensor *t
     }
     return WNN_OK;
 }
+
+/* How the context's destroy reaches a tensor (wnn__tracked). */
+#define TENSOR_OF(x) ((wnn_tensor *)((char *)(x) - offsetof(wnn_tensor, link)))
+static void tracked_retain(wnn__tracked *x) { wnn__tensor_retain(TENSOR_OF(x)); }
+static void tracked_unref(wnn__tracked *x) { wnn__tensor_unref(TENSOR_OF(x)); }
+static void tracked_kill(wnn__tracked *x) { wnn__tensor_kill(TENSOR_OF(x)); }
+static bool tracked_killed(const wnn__tracked *x) { return atomic_load(&TENSOR_OF(x)->destroyed); }
+static const wnn__tracked_ops tracked_tensor = {tracked_retain, tracked_unref, tracked_kill, tracked_killed};
 
 static void to_operand_desc(const wnn_tensor_desc *td, wnn_operand_desc *od)
 {
@@ -142,12 +143,7 @@ static wnn_status create(const char *fn, wnn_context *ctx, const wnn_tensor_desc
         t->desc.readable = t->desc.writable = false;
     wnn__context_retain(ctx);
     t->ctx = ctx;
-    pthread_mutex_lock(&ctx->lock);
-    t->next = ctx->tensors;
-    if (t->next)
-        t->next->prev = t;
-    ctx->tensors = t;
-    pthread_mutex_unlock(&ctx->lock);
+    wnn__track(ctx, &t->link, &tracked_tensor);
     *out = t;
     return WNN_OK;
 }
@@ -202,17 +198,22 @@ wnn_status wnn_context_create_constant_tensor(wnn_context *ctx, const wnn_operan
     return WNN_OK;
 }
 
-static wnn__task *new_task(wnn__task_kind kind, wnn_tensor *t)
+static void run_write(wnn_context *ctx, wnn__task *task);
+static void run_read(wnn_context *ctx, wnn__task *task);
+static void free_task(wnn__task *task);
+
+/* A write or read task on t; the caller holds a use of t, the task takes
+** its own (and a reference). */
+static wnn__task *new_task(void (*run)(wnn_context *, wnn__task *), wnn_tensor *t)
 {
     wnn__task *task = calloc(1, sizeof *task);
     if (!task)
         return NULL;
-    task->kind = kind;
-    if (t) { /* the caller holds a use of t: the task takes its own */
-        wnn__tensor_retain(t);
-        wnn__tensor_use_more(t);
-        task->tensor = t;
-    }
+    task->run = run;
+    task->free = free_task;
+    wnn__tensor_retain(t);
+    wnn__tensor_use_more(t);
+    task->tensor = t;
     return task;
 }
 
@@ -229,7 +230,7 @@ static wnn_status submit_write(wnn_context *ctx, wnn_tensor *t, const void *data
                              wnn_status_string(s));
         return WNN_OK;
     }
-    wnn__task *task = new_task(WNN__TASK_WRITE, t);
+    wnn__task *task = new_task(run_write, t);
     if (!task || !(task->bytes = malloc(n ? n : 1))) {
         wnn__task_free(task);
         return wnn__fail(WNN_STATUS_OUT_OF_MEMORY, "wnn_context_write_tensor: out of memory");
@@ -288,7 +289,7 @@ static wnn_status queue_read(const char *fn, wnn_context *ctx, wnn_tensor *t, vo
             return wnn__fail(WNN_STATUS_BYTE_LENGTH_MISMATCH, "%s: buffer is %zu bytes, the tensor has %llu",
                              fn, size, (unsigned long long)t->byte_length);
     }
-    wnn__task *task = new_task(WNN__TASK_READ, t);
+    wnn__task *task = new_task(run_read, t);
     if (!task)
         return wnn__fail(WNN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
     task->size = (size_t)t->byte_length;
@@ -378,27 +379,20 @@ void wnn_tensor_release(wnn_tensor *t)
 
 /* ---- timeline tasks ------------------------------------------------------ */
 
-void wnn__task_free(wnn__task *task)
+static void free_task(wnn__task *task)
 {
-    if (!task)
-        return;
-    if (task->kind == WNN__TASK_WRITE || task->own_bytes)
+    if (task->run == run_write || task->own_bytes)
         free(task->bytes);
-    if (task->tensors) {
-        uint32_t n = wnn_graph_input_count(task->graph) + wnn_graph_output_count(task->graph);
-        for (uint32_t i = 0; i < n; i++) {
-            wnn__tensor_use_end(task->tensors[i]);
-            wnn__tensor_unref(task->tensors[i]);
-        }
-        free(task->tensors);
-    }
-    if (task->graph)
-        wnn__graph_unref(task->graph);
-    if (task->tensor) {
-        wnn__tensor_use_end(task->tensor);
-        wnn__tensor_unref(task->tensor);
-    }
+    wnn__tensor_use_end(task->tensor);
+    wnn__tensor_unref(task->tensor);
     free(task);
+}
+
+static void run_write(wnn_context *ctx, wnn__task *task)
+{
+    wnn_status s = wnn__storage_write(&task->tensor->st, task->bytes, task->size);
+    if (s != WNN_OK)
+        wnn__timeline_error(ctx, s, "write to the device failed");
 }
 
 static void run_read(wnn_context *ctx, wnn__task *task)
@@ -423,47 +417,6 @@ static void run_read(wnn_context *ctx, wnn__task *task)
                        task->user_data);
     else if (s != WNN_OK)
         wnn__timeline_error(ctx, s, message);
-}
-
-void wnn__graph_task_run(wnn_context *ctx, wnn__task *task); /* graph.c */
-
-void wnn__task_run(wnn_context *ctx, wnn__task *task)
-{
-    wnn_tensor *t = task->tensor;
-    wnn_status s;
-    switch (task->kind) {
-    case WNN__TASK_WRITE:
-        s = wnn__storage_write(&t->st, task->bytes, task->size);
-        if (s != WNN_OK)
-            wnn__timeline_error(ctx, s, "write to the device failed");
-        break;
-    case WNN__TASK_READ:
-        if (!t) { /* a call queued by wnn__timeline_call */
-            task->callback(atomic_load(&ctx->lost) ? WNN_STATUS_CONTEXT_LOST : WNN_OK, "", NULL, 0,
-                           task->user_data);
-            break;
-        }
-        run_read(ctx, task);
-        break;
-    case WNN__TASK_DISPATCH:
-        wnn__graph_task_run(ctx, task);
-        break;
-    }
-}
-
-/* A READ task without a tensor is a call: it needs no kind of its own. */
-wnn_status wnn__timeline_call(wnn_context *ctx, wnn_read_callback fn, void *user, uint64_t *seq)
-{
-    wnn__task *task = new_task(WNN__TASK_READ, NULL);
-    if (!task)
-        return wnn__fail(WNN_STATUS_OUT_OF_MEMORY, "out of memory");
-    task->callback = fn;
-    task->user_data = user;
-    task->internal_callback = true;
-    wnn_status s = wnn__timeline_submit_seq(ctx, task, seq);
-    if (s != WNN_OK)
-        wnn__task_free(task);
-    return s;
 }
 
 /* ---- attributes ---------------------------------------------------------- */

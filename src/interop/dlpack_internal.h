@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
-** dlpack_internal.h -- what DLPack export and import share, and the two
-** services core provides them (defined in core/tensor.c).
+** dlpack_internal.h -- what DLPack export and import share. The core
+** services they use (wnn__timeline_call, wnn__tensor_create_foreign) are
+** core's, declared in core/internal.h.
 **
 ** An export is one allocation (wnn__dl_export): the managed tensor handed to
 ** the consumer, its shape and strides, and for a copy to host the copied
@@ -13,22 +14,6 @@
 
 #include "core/internal.h"
 #include "wnn/dlpack.h"
-
-/* ---- services of core/tensor.c ------------------------------------------- */
-
-/* Queues a call of fn on ctx's timeline, after everything recorded before:
-** fn(status, "", NULL, 0, user) runs exactly once, on the worker or on a
-** thread waiting for the timeline, with WNN_OK or WNN_STATUS_CONTEXT_LOST.
-** *seq (may be NULL) receives its number for wnn__timeline_wait(). fn must
-** not block on work recorded after it. */
-wnn_status wnn__timeline_call(wnn_context *ctx, wnn_read_callback fn, void *user, uint64_t *seq);
-
-/* Creates a tensor of ctx whose storage is foreign memory (see
-** wnn__storage_init_foreign). On failure nothing took ownership of the
-** memory. */
-wnn_status wnn__tensor_create_foreign(const char *fn, wnn_context *ctx, const wnn_tensor_desc *desc,
-                                      void *device, void (*release)(void *), void *release_ctx,
-                                      wnn_tensor **out);
 
 /* ---- exports --------------------------------------------------------------- */
 
