@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "backends/cpu/half_simd.h"
 #include "backends/cpu/kernels.h"
 #include "backends/cpu/pool.h"
 #include "core/half.h"
@@ -306,6 +307,39 @@ static const binary_row binary_rows[WNN__OP_COUNT][TYPE_SLOTS] = {
     [WNN__OP_POW] = {ELEMENT_TYPES(BINARY_ROW_ENTRY, pow)},
 };
 
+/* float16 rows of the arithmetic operators a block at a time: widened
+** (F16C where the processor has it), computed by the float32 row, rounded
+** once; the same values as the per-element float16 rows, faster. */
+#define F16_BLOCK 256
+#define DEFINE_F16_BLOCK_ROW(OP)                                               \
+    static void row16_##OP(const void *va, size_t sa, const void *vb, size_t sb, void *vo, size_t n) \
+    {                                                                          \
+        float a[F16_BLOCK], b[F16_BLOCK], o[F16_BLOCK];                        \
+        const uint16_t *ha = va, *hb = vb;                                     \
+        a[0] = wnn__half_to_float(ha[0]);                                      \
+        b[0] = wnn__half_to_float(hb[0]);                                      \
+        for (size_t i = 0; i < n; i += F16_BLOCK) {                            \
+            size_t m = n - i < F16_BLOCK ? n - i : F16_BLOCK;                  \
+            if (sa)                                                            \
+                wnn__half_to_float_n(a, ha + i, m);                            \
+            if (sb)                                                            \
+                wnn__half_to_float_n(b, hb + i, m);                            \
+            row_##OP##_f32(a, sa, b, sb, o, m);                                \
+            wnn__float_to_half_n((uint16_t *)vo + i, o, m);                    \
+        }                                                                      \
+    }
+DEFINE_F16_BLOCK_ROW(add)
+DEFINE_F16_BLOCK_ROW(sub)
+DEFINE_F16_BLOCK_ROW(mul)
+DEFINE_F16_BLOCK_ROW(div)
+DEFINE_F16_BLOCK_ROW(max)
+DEFINE_F16_BLOCK_ROW(min)
+
+static const binary_row f16_block_rows[WNN__OP_COUNT] = {
+    [WNN__OP_ADD] = row16_add, [WNN__OP_SUB] = row16_sub, [WNN__OP_MUL] = row16_mul,
+    [WNN__OP_DIV] = row16_div, [WNN__OP_MAX] = row16_max, [WNN__OP_MIN] = row16_min,
+};
+
 /* The output shape with both inputs' strides (in elements, 0 where the input
 ** is broadcast), after dropping size-1 dimensions and merging neighbours that
 ** both inputs walk contiguously. Same-shape inputs collapse to one dimension,
@@ -412,6 +446,8 @@ wnn_status wnn__k_binary(const wnn__node *node, const wnn__view *in, const wnn__
 
     binary_job job = {.row = binary_rows[node->op][t], .a = in[0].data, .b = in[1].data,
                       .out = out[0].data, .size = wnn_data_type_size(t)};
+    if (t == WNN_DATA_TYPE_FLOAT16 && f16_block_rows[node->op])
+        job.row = f16_block_rows[node->op];
     plan_broadcast(&job.plan, &out[0].desc, in);
     run_elementwise(wnn__view_count(&out[0]), binary_range, &job);
     return WNN_OK;

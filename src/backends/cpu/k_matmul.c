@@ -15,9 +15,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "backends/cpu/half_simd.h"
 #include "backends/cpu/kernels.h"
 #include "backends/cpu/pool.h"
-#include "core/half.h"
 
 /* Below this many multiply-adds (M*N*K) the reference loop wins. */
 #define SMALL_PRODUCT 4096
@@ -82,18 +82,13 @@ static float *widen(const wnn__view *v)
     float *f = malloc(n * sizeof *f);
     if (!f)
         return NULL;
-    const uint16_t *h = v->data;
-    for (size_t i = 0; i < n; i++)
-        f[i] = wnn__half_to_float(h[i]);
+    wnn__half_to_float_n(f, v->data, n);
     return f;
 }
 
 static void narrow(const float *f, const wnn__view *v)
 {
-    size_t n = wnn__view_count(v);
-    uint16_t *h = v->data;
-    for (size_t i = 0; i < n; i++)
-        h[i] = wnn__float_to_half(f[i]);
+    wnn__float_to_half_n(v->data, f, wnn__view_count(v));
 }
 
 /* float32 pointers to every operand: the views' own data for float32, staged
