@@ -26,7 +26,7 @@ run: build
 	./$(BUILD)/wnn devices
 	./$(BUILD)/wnn run examples/mlp.json --device cpu --repeat 100
 
-test: test-unit test-asan test-tsan test-python
+test: test-unit test-asan test-tsan test-python test-fuzz
 
 # The Python module (python/, docs/python.md): built in place against
 # $(BUILD)'s static libwnn, then its tests with Debian's Python; the sanitizer
