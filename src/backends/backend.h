@@ -37,8 +37,16 @@ typedef struct wnn__backend {
     /* True when device memory is host memory: tensors keep one copy and
     ** core reads and writes it directly. */
     bool unified_memory;
+    /* True when nothing but wnn can address the device's memory (the null
+    ** device): a DLPack consumer of it is always wnn, which waits for the
+    ** export's event itself, so exports need not wait. */
+    bool private_memory;
     /* Whether tensors of data type t can be created on the device. */
     bool (*supports_data_type)(const wnn__device *dev, wnn_data_type t);
+    /* Whether the device has a kernel for op; NULL means every operator.
+    ** opSupportLimits and the builder refuse what it denies, so a graph
+    ** never fails to compile for want of a kernel. */
+    bool (*supports_op)(const wnn__device *dev, wnn__op op);
 
     /* Raw device memory of bytes (> 0) bytes; the caching allocator is its
     ** only caller. Thread-safe. mem_free may be called while queued work

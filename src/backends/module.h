@@ -18,7 +18,7 @@
 #include "backends/cpu/pool.h"
 #include "memory/arena.h"
 
-#define WNN__MODULE_VERSION 1
+#define WNN__MODULE_VERSION 2
 #define WNN__MODULE_ENTRY "wnn_backend_module_entry"
 
 struct wnn__allocator;
@@ -27,8 +27,7 @@ typedef struct wnn__host {
     uint32_t version; /* WNN__MODULE_VERSION */
     wnn_status (*allocator_alloc)(struct wnn__allocator *a, size_t bytes, void **ptr, size_t *block_size);
     void (*allocator_free)(struct wnn__allocator *a, void *ptr, size_t block_size);
-    void (*allocator_count_copy)(struct wnn__allocator *a, int direction, size_t bytes);
-    bool (*fault_copy_now)(void);
+    wnn_status (*memory_upload)(struct wnn__allocator *a, const void *src, size_t n, void **ptr, size_t *block_size);
     void (*parallel_for)(size_t n, size_t grain, wnn__range_fn fn, void *arg);
     size_t (*arena_place)(wnn__arena_block *live, uint32_t *n, size_t size, uint32_t id);
     void (*arena_unplace)(wnn__arena_block *live, uint32_t *n, uint32_t id);

@@ -19,7 +19,6 @@
 #include <string.h>
 
 #include "backends/module.h"
-#include "core/internal.h"
 #include "memory/allocator.h"
 
 static const wnn__backend *const builtin[] = {
@@ -42,6 +41,9 @@ static module modules[] = {
 #ifdef WNN_CUDA_MODULE_FILE
     {"cuda", WNN_CUDA_MODULE_FILE, "WNN_CUDA_MODULE", PTHREAD_ONCE_INIT, NULL, ""},
 #endif
+#ifdef WNN_WEBGPU_MODULE_FILE
+    {"webgpu", WNN_WEBGPU_MODULE_FILE, "WNN_WEBGPU_MODULE", PTHREAD_ONCE_INIT, NULL, ""},
+#endif
     {NULL, NULL, NULL, PTHREAD_ONCE_INIT, NULL, ""},
 };
 
@@ -51,8 +53,7 @@ static const wnn__host host = {
     .version = WNN__MODULE_VERSION,
     .allocator_alloc = wnn__allocator_alloc,
     .allocator_free = wnn__allocator_free,
-    .allocator_count_copy = wnn__allocator_count_copy,
-    .fault_copy_now = wnn__fault_copy_now,
+    .memory_upload = wnn__memory_upload,
     .parallel_for = wnn__parallel_for,
     .arena_place = wnn__arena_place,
     .arena_unplace = wnn__arena_unplace,
@@ -133,8 +134,8 @@ static const wnn__backend *module_backend(module *m)
 /* Backend i of the flat order: built-ins, then modules (loaded now). */
 static const wnn__backend *backend_at(size_t i)
 {
-    if (i < BUILTIN_COUNT)
-        return builtin[i];
+    if (i < BUILTIN_COUNT) /* linked in, so built for this table: checked all the same */
+        return builtin[i]->version == WNN__BACKEND_VERSION ? builtin[i] : NULL;
     return i < BUILTIN_COUNT + MODULE_COUNT ? module_backend(&modules[i - BUILTIN_COUNT]) : NULL;
 }
 
@@ -190,18 +191,4 @@ const char *wnn__registry_absent_reason(const char *name)
         if (strcmp(modules[i].name, name) == 0)
             return modules[i].backend ? NULL : modules[i].why;
     return NULL;
-}
-
-uint32_t wnn_device_count(void) { return wnn__registry_device_count(); }
-
-wnn_status wnn_device_get_info(uint32_t index, wnn_device_info *info)
-{
-    const wnn__backend *be;
-    uint32_t local;
-    if (!info)
-        return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "wnn_device_get_info: info is NULL");
-    if (wnn__registry_lookup(index, &be, &local) != WNN_OK)
-        return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "wnn_device_get_info: no device %u (there are %u)",
-                         index, wnn__registry_device_count());
-    return be->device_info(local, info);
 }

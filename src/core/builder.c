@@ -122,6 +122,10 @@ static bool check_limits(wnn_graph_builder *b, const char *op, const char *name,
     wnn_tensor_limits lim;
     if (!wnn__operand_limits(b->ctx, op, name, &lim))
         return true;
+    if (!lim.data_types) {
+        wnn__op_error(b, WNN_STATUS_NOT_SUPPORTED, "%s: device \"%s\" has no %s", op, b->ctx->info.name, op);
+        return false;
+    }
     if (!(lim.data_types & (1u << desc->data_type))) {
         char list[160];
         type_list(lim.data_types, list, sizeof list);

@@ -27,37 +27,6 @@ void wnn__context_unref(wnn_context *ctx)
     free(ctx);
 }
 
-/* The device options ask for: one by name (loading only the module that
-** could serve it), else the first accelerated device for high performance
-** (which enumerates every device), else the cpu. */
-static wnn_status pick_device(const wnn_context_options *o, const wnn__backend **be, uint32_t *local)
-{
-    if (o->device) {
-        if (wnn__registry_find(o->device, be, local) == WNN_OK)
-            return WNN_OK;
-        uint32_t n = wnn__registry_device_count();
-        char names[256] = "";
-        size_t len = 0;
-        for (uint32_t i = 0; i < n && len < sizeof names; i++) {
-            wnn_device_info info;
-            if (wnn_device_get_info(i, &info) == WNN_OK)
-                len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "", info.name);
-        }
-        const char *why = strncmp(o->device, "cuda", 4) == 0 ? wnn__registry_absent_reason("cuda") : NULL;
-        return wnn__fail(WNN_STATUS_NO_SUCH_DEVICE, "wnn_context_create: no usable device named \"%s\" (devices: %s)%s%s",
-                         o->device, names, why && why[0] ? "; the cuda module: " : "", why ? why : "");
-    }
-    if (o->power_preference == WNN_POWER_PREFERENCE_HIGH_PERFORMANCE) {
-        uint32_t n = wnn__registry_device_count();
-        for (uint32_t i = 0; i < n; i++) {
-            wnn_device_info info;
-            if (wnn_device_get_info(i, &info) == WNN_OK && info.accelerated)
-                return wnn__registry_lookup(i, be, local);
-        }
-    }
-    return wnn__registry_lookup(0, be, local); /* "cpu" */
-}
-
 wnn_status wnn_context_create(const wnn_context_options *options, wnn_context **out)
 {
     static const wnn_context_options defaults = WNN_CONTEXT_OPTIONS_INIT;
@@ -74,7 +43,7 @@ wnn_status wnn_context_create(const wnn_context_options *options, wnn_context **
 
     uint32_t local = 0;
     const wnn__backend *be = NULL;
-    wnn_status s = pick_device(o, &be, &local);
+    wnn_status s = wnn__pick_device(o, &be, &local);
     if (s != WNN_OK)
         return s;
 

@@ -187,6 +187,9 @@ wnn_status wnn__timeline_call(wnn_context *ctx, wnn_read_callback fn, void *user
 wnn_status wnn__tensor_create_foreign(const char *fn, wnn_context *ctx, const wnn_tensor_desc *desc, void *device,
                                       void (*release)(void *), void *release_ctx, wnn_tensor **out);
 
+/* The backend and device a context with options o gets (device.c). */
+wnn_status wnn__pick_device(const wnn_context_options *o, const wnn__backend **be, uint32_t *local);
+
 /* Status to return for a destroyed tensor under ctx's policy. */
 wnn_status wnn__destroyed_status(const wnn_context *ctx);
 

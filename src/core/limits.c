@@ -112,12 +112,22 @@ const char *wnn_operator_name(uint32_t index)
     return index < WNN__OP_COUNT ? wnn__op_name((wnn__op)index) : NULL;
 }
 
-static bool implemented(const char *op)
+/* The operator named op, or WNN__OP_COUNT when wnn has none. */
+static wnn__op op_of(const char *op)
 {
-    for (uint32_t i = 0; i < WNN__OP_COUNT; i++)
-        if (strcmp(wnn__op_name((wnn__op)i), op) == 0)
-            return true;
-    return false;
+    uint32_t i = 0;
+    while (i < WNN__OP_COUNT && strcmp(wnn__op_name((wnn__op)i), op) != 0)
+        i++;
+    return (wnn__op)i;
+}
+
+static bool implemented(const char *op) { return op_of(op) != WNN__OP_COUNT; }
+
+/* Whether ctx's device has a kernel for op (the backend's supports_op). */
+static bool device_has(const wnn_context *ctx, const char *op)
+{
+    wnn__op o = op_of(op);
+    return o != WNN__OP_COUNT && (!ctx->backend->supports_op || ctx->backend->supports_op(ctx->device, o));
 }
 
 const char *wnn_operator_operand_name(const char *op, uint32_t index)
@@ -148,7 +158,8 @@ bool wnn__operand_limits(const wnn_context *ctx, const char *op, const char *ope
     for (size_t i = 0; i < ROWS; i++) {
         if (strcmp(table[i].op, op) != 0 || strcmp(table[i].operand, operand) != 0)
             continue;
-        *out = (wnn_tensor_limits){table[i].types & wnn__device_types(ctx), table[i].min_rank, table[i].max_rank};
+        uint32_t types = device_has(ctx, op) ? table[i].types & wnn__device_types(ctx) : 0;
+        *out = (wnn_tensor_limits){types, table[i].min_rank, table[i].max_rank};
         return true;
     }
     return false;
@@ -169,7 +180,7 @@ wnn_status wnn_context_get_operand_limits(wnn_context *ctx, const char *op, cons
     static const char fn[] = "wnn_context_get_operand_limits";
     if (!ctx || !op || !operand || !out)
         return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "%s: NULL argument", fn);
-    if (!implemented(op))
+    if (!implemented(op) || !device_has(ctx, op))
         return wnn__fail(WNN_STATUS_NOT_SUPPORTED, "%s: no operator \"%s\" on \"%s\"", fn, op, ctx->info.name);
     if (strncmp(operand, "options.", 8) != 0 && wnn__operand_limits(ctx, op, operand, out))
         return WNN_OK;

@@ -111,11 +111,9 @@ static wnn_status clone_value(wnn_context *ctx, wnn__storage *src, wnn__storage 
         return wnn__storage_prepare_device(dst, &to);
     wnn_status s = wnn__storage_prepare_device(src, &from);
     if (s == WNN_OK)
-        s = ctx->backend->copy_on_device(ctx->device, dst->device, from, src->bytes);
-    if (s == WNN_OK) {
+        s = wnn__memory_copy(&ctx->alloc, WNN__COPY_ON_DEVICE, dst->device, from, src->bytes);
+    if (s == WNN_OK)
         wnn__storage_device_written(dst);
-        wnn__allocator_count_copy(&ctx->alloc, 2, src->bytes);
-    }
     return s;
 }
 
@@ -297,13 +295,13 @@ static wnn_status export_used(const char *fn, wnn_tensor *t, wnn_context *ctx, c
     sync_mode mode;
     if ((s = pick_sync(fn, o, host_target, ctx->info.name, &mode)) != WNN_OK)
         return s;
-    /* Only wnn can read the null device's memory, and wnn consumers wait for
-    ** the event. A consumer's stream elsewhere (CUDA) is made to wait by the
+    /* Only wnn can read private memory (the null device's), and wnn
+    ** consumers wait for the event. A consumer's stream elsewhere (CUDA) is made to wait by the
     ** backend (order_before_stream) once the timeline has queued the work;
     ** a backend without that entry completes the work first: correct, at
     ** the price of a wait. */
     bool order = mode == SYNC_EVENT && ctx->backend->order_before_stream != NULL;
-    bool wait = mode == SYNC_WAIT || (mode == SYNC_EVENT && ctx->backend != &wnn__null_backend && !order);
+    bool wait = mode == SYNC_WAIT || (mode == SYNC_EVENT && !ctx->backend->private_memory && !order);
 
     /* whether it must copy */
     const char *why = o->copy == WNN_DLPACK_COPY_ALWAYS ? "copy was asked for"

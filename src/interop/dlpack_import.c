@@ -383,9 +383,9 @@ static wnn_status copy_value(wnn_context *ctx, wnn_tensor *t, const source *src)
     wnn_status s;
     if (!src->host && src->compact) {
         /* device to device; the source goes back to its producer next */
-        if ((s = be->copy_on_device(ctx->device, st->device, (void *)src->base, bytes)) == WNN_OK) {
+        if ((s = wnn__memory_copy(&ctx->alloc, WNN__COPY_ON_DEVICE, st->device, (void *)src->base, bytes)) ==
+            WNN_OK) {
             wnn__storage_device_written(st);
-            wnn__allocator_count_copy(&ctx->alloc, 2, bytes);
             s = be->synchronize ? be->synchronize(ctx->device) : WNN_OK;
         }
         return s;
@@ -403,8 +403,7 @@ static wnn_status copy_value(wnn_context *ctx, wnn_tensor *t, const source *src)
     s = WNN_OK;
     if (!src->host) {
         void *at = (void *)(src->base + (uintptr_t)(src->lo * (int64_t)src->es));
-        if ((s = be->copy_to_host(ctx->device, staging, at, span)) == WNN_OK)
-            wnn__allocator_count_copy(&ctx->alloc, 1, span);
+        s = wnn__memory_copy(&ctx->alloc, WNN__COPY_TO_HOST, staging, at, span);
         from = staging;
         origin = src->lo;
     }

@@ -123,15 +123,38 @@ void wnn__allocator_free(wnn__allocator *a, void *ptr, size_t block_size)
     pthread_mutex_unlock(&a->lock);
 }
 
-void wnn__allocator_count_copy(wnn__allocator *a, int direction, size_t bytes)
+void wnn__allocator_count_copy(wnn__allocator *a, wnn__copy_direction dir, size_t bytes)
 {
     pthread_mutex_lock(&a->lock);
-    switch (direction) {
-    case 0: a->stats.copies_to_device++; a->stats.bytes_to_device += bytes; break;
-    case 1: a->stats.copies_to_host++; a->stats.bytes_to_host += bytes; break;
-    default: a->stats.copies_on_device++; a->stats.bytes_on_device += bytes; break;
+    switch (dir) {
+    case WNN__COPY_TO_DEVICE: a->stats.copies_to_device++; a->stats.bytes_to_device += bytes; break;
+    case WNN__COPY_TO_HOST: a->stats.copies_to_host++; a->stats.bytes_to_host += bytes; break;
+    case WNN__COPY_ON_DEVICE: a->stats.copies_on_device++; a->stats.bytes_on_device += bytes; break;
     }
     pthread_mutex_unlock(&a->lock);
+}
+
+wnn_status wnn__memory_copy(wnn__allocator *a, wnn__copy_direction dir, void *dst, const void *src, size_t n)
+{
+    if (wnn__fault_copy_now())
+        return WNN_STATUS_OPERATION_ERROR;
+    const wnn__backend *be = a->backend;
+    wnn_status s = dir == WNN__COPY_TO_DEVICE ? be->copy_to_device(a->device, dst, src, n)
+                   : dir == WNN__COPY_TO_HOST ? be->copy_to_host(a->device, dst, src, n)
+                                              : be->copy_on_device(a->device, dst, src, n);
+    if (s == WNN_OK)
+        wnn__allocator_count_copy(a, dir, n);
+    return s;
+}
+
+wnn_status wnn__memory_upload(wnn__allocator *a, const void *src, size_t n, void **ptr, size_t *block_size)
+{
+    wnn_status s = wnn__allocator_alloc(a, n ? n : 1, ptr, block_size);
+    if (s == WNN_OK && n && (s = wnn__memory_copy(a, WNN__COPY_TO_DEVICE, *ptr, src, n)) != WNN_OK) {
+        wnn__allocator_free(a, *ptr, *block_size);
+        *ptr = NULL;
+    }
+    return s;
 }
 
 void wnn__allocator_stats(wnn__allocator *a, wnn_memory_stats *out)

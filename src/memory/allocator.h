@@ -35,7 +35,25 @@ wnn_status wnn__allocator_alloc(wnn__allocator *a, size_t bytes, void **ptr, siz
 void wnn__allocator_free(wnn__allocator *a, void *ptr, size_t block_size);
 /* Gives every cached block back to the device. */
 void wnn__allocator_trim(wnn__allocator *a);
-void wnn__allocator_count_copy(wnn__allocator *a, int direction, size_t bytes);
+/* Directions of a copy, for the statistics. */
+typedef enum wnn__copy_direction {
+    WNN__COPY_TO_DEVICE,
+    WNN__COPY_TO_HOST,
+    WNN__COPY_ON_DEVICE
+} wnn__copy_direction;
+
+/* The one way core and backends copy between host and device memory: rolls
+** the fault-injection die (wnn__fault_inject), asks a's backend for the copy
+** (copy_to_device, copy_to_host or copy_on_device) and counts it in a's
+** statistics. Unified-memory devices have no copy entries: callers copy
+** those with memcpy and count them with wnn__allocator_count_copy(). */
+wnn_status wnn__memory_copy(wnn__allocator *a, wnn__copy_direction dir, void *dst, const void *src, size_t n);
+/* A new block of a holding a copy of n bytes of src (a graph's constants):
+** wnn__allocator_alloc() then wnn__memory_copy() to the device. */
+wnn_status wnn__memory_upload(wnn__allocator *a, const void *src, size_t n, void **ptr, size_t *block_size);
+/* Counts a copy made without the backend's copy entries (DLPack's strided
+** gathers). */
+void wnn__allocator_count_copy(wnn__allocator *a, wnn__copy_direction dir, size_t bytes);
 void wnn__allocator_stats(wnn__allocator *a, wnn_memory_stats *out);
 
 /* The size class of a request: powers of two from 256 bytes to 1 MiB, then

@@ -48,13 +48,7 @@ void wnn__storage_fini(wnn__storage *st)
 
 static wnn_status copy_to_device(wnn__storage *st, const void *src)
 {
-    const wnn__backend *be = st->alloc->backend;
-    if (wnn__fault_copy_now())
-        return WNN_STATUS_OPERATION_ERROR;
-    wnn_status s = be->copy_to_device(st->alloc->device, st->device, src, st->bytes);
-    if (s == WNN_OK)
-        wnn__allocator_count_copy(st->alloc, 0, st->bytes);
-    return s;
+    return wnn__memory_copy(st->alloc, WNN__COPY_TO_DEVICE, st->device, src, st->bytes);
 }
 
 wnn_status wnn__storage_write(wnn__storage *st, const void *src, size_t n)
@@ -74,12 +68,9 @@ static wnn_status refresh_host(wnn__storage *st)
 {
     if (!st->host && !(st->host = malloc(st->bytes ? st->bytes : 1)))
         return WNN_STATUS_OUT_OF_MEMORY;
-    if (wnn__fault_copy_now())
-        return WNN_STATUS_OPERATION_ERROR;
-    wnn_status s = st->alloc->backend->copy_to_host(st->alloc->device, st->host, st->device, st->bytes);
+    wnn_status s = wnn__memory_copy(st->alloc, WNN__COPY_TO_HOST, st->host, st->device, st->bytes);
     if (s != WNN_OK)
         return s;
-    wnn__allocator_count_copy(st->alloc, 1, st->bytes);
     st->state = WNN__STORAGE_BOTH;
     return WNN_OK;
 }
@@ -93,12 +84,7 @@ wnn_status wnn__storage_read(wnn__storage *st, void *dst, size_t n)
     if (st->state == WNN__STORAGE_DEVICE && !st->host && n >= DIRECT_READ_BYTES) {
         /* A large tensor with no mirror yet: copy straight into the caller's
         ** buffer rather than fault in a mirror and copy twice. */
-        if (wnn__fault_copy_now())
-            return WNN_STATUS_OPERATION_ERROR;
-        wnn_status s = st->alloc->backend->copy_to_host(st->alloc->device, dst, st->device, n);
-        if (s == WNN_OK)
-            wnn__allocator_count_copy(st->alloc, 1, n);
-        return s;
+        return wnn__memory_copy(st->alloc, WNN__COPY_TO_HOST, dst, st->device, n);
     }
     if (st->state == WNN__STORAGE_DEVICE) {
         wnn_status s = refresh_host(st);

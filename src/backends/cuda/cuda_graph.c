@@ -186,12 +186,7 @@ static void drop_graph(wnn__device *d, cu_graph *g)
 /* Uploads n bytes into a new block of the allocator, through the stream. */
 static wnn_status upload(wnn__device *d, wnn__allocator *alloc, const void *src, size_t n, void **ptr, size_t *block)
 {
-    wnn_status s = wnn__allocator_alloc(alloc, n ? n : 1, ptr, block);
-    if (s == WNN_OK && wnn__fault_copy_now())
-        s = WNN_STATUS_OPERATION_ERROR;
-    if (s == WNN_OK && n && (s = wnn__cu_copy_to_device(d, *ptr, src, n)) == WNN_OK)
-        wnn__allocator_count_copy(alloc, 0, n);
-    return s;
+    return wnn__memory_upload(alloc, src, n, ptr, block);
 }
 
 wnn_status wnn__cu_graph_compile(wnn__device *d, wnn__allocator *alloc, const wnn__ir *ir, void **compiled)

@@ -29,12 +29,10 @@ wnn_status wnn__allocator_alloc(wnn__allocator *a, size_t bytes, void **ptr, siz
 
 void wnn__allocator_free(wnn__allocator *a, void *ptr, size_t block_size) { host->allocator_free(a, ptr, block_size); }
 
-void wnn__allocator_count_copy(wnn__allocator *a, int direction, size_t bytes)
+wnn_status wnn__memory_upload(wnn__allocator *a, const void *src, size_t n, void **ptr, size_t *block_size)
 {
-    host->allocator_count_copy(a, direction, bytes);
+    return host->memory_upload(a, src, n, ptr, block_size);
 }
-
-bool wnn__fault_copy_now(void) { return host->fault_copy_now(); }
 
 void wnn__parallel_for(size_t n, size_t grain, wnn__range_fn fn, void *arg) { host->parallel_for(n, grain, fn, arg); }
 

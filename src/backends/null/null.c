@@ -362,11 +362,7 @@ static wnn_status null_graph_compile(wnn__device *d, wnn__allocator *alloc, cons
         if (ir->values[v].kind != WNN__VALUE_CONSTANT)
             continue;
         size_t n = (size_t)wnn_operand_desc_byte_length(&ir->values[v].desc);
-        s = wnn__allocator_alloc(alloc, n ? n : 1, &g->constants[v], &g->const_blocks[v]);
-        if (s == WNN_OK && wnn__fault_copy_now())
-            s = WNN_STATUS_OPERATION_ERROR;
-        if (s == WNN_OK && (s = null_copy_to_device(d, g->constants[v], ir->values[v].data, n)) == WNN_OK)
-            wnn__allocator_count_copy(alloc, 0, n);
+        s = wnn__memory_upload(alloc, ir->values[v].data, n, &g->constants[v], &g->const_blocks[v]);
         g->real[v] = decode(g->constants[v]);
     }
     if (s != WNN_OK) {
@@ -418,6 +414,7 @@ const wnn__backend wnn__null_backend = {
     .device_open = null_device_open,
     .device_close = null_device_close,
     .unified_memory = false,
+    .private_memory = true,
     .supports_data_type = null_supports_data_type,
     .mem_alloc = null_mem_alloc,
     .mem_free = null_mem_free,
