@@ -818,8 +818,9 @@ static void judge(run_state *s, const wpt_tolerance *tol)
     }
 }
 
-static bool dispatch_and_read(run_state *s, unsigned repeat, const wpt_tolerance *tol)
+static bool dispatch_and_read(run_state *s, const wpt_run_options *opt, const wpt_tolerance *tol)
 {
+    unsigned repeat = opt->repeat ? opt->repeat : 1u;
     double total = 0;
     for (unsigned r = 0; r < repeat; r++) {
         double t0 = now_ms();
@@ -848,6 +849,8 @@ static bool dispatch_and_read(run_state *s, unsigned repeat, const wpt_tolerance
         s->result->runs = r + 1;
         if (tol != NULL)
             judge(s, tol);
+        if (opt->on_run != NULL)
+            opt->on_run(opt->on_run_user, r + 1, repeat);
     }
     s->result->run_ms = total / repeat;
     return true;
@@ -960,7 +963,7 @@ static void run_case(run_state *s, const wpt_run_options *opt)
 
     if (!feed_inputs(s) || !create_outputs(s))
         return;
-    dispatch_and_read(s, opt->repeat ? opt->repeat : 1u, expected ? &tol : NULL);
+    dispatch_and_read(s, opt, expected ? &tol : NULL);
 }
 
 /* Moves the read outputs into the result for printing. */

@@ -57,9 +57,13 @@ typedef struct wpt_run_options {
     bool allow_no_expected; /* a model file without expectedOutputs runs (its
                             ** unused operator outputs become the outputs)
                             ** instead of failing as malformed */
+    /* Called after each of the repeat runs (done of repeat), outside the
+    ** timed part; NULL: none. `wnn run --repeat` draws its progress bar. */
+    void (*on_run)(void *user, unsigned done, unsigned repeat);
+    void *on_run_user;
 } wpt_run_options;
 
-#define WPT_RUN_OPTIONS_INIT {1u, false, false}
+#define WPT_RUN_OPTIONS_INIT {1u, false, false, NULL, NULL}
 
 /* Runs one case (an element of a file's "tests") on ctx. Never fails as a
 ** call: malformed cases end as WPT_FAIL with the reason. options may be NULL.
