@@ -16,6 +16,10 @@ Where libwnn comes from, first match wins:
                                       the same: both load the cuda module)
   pkg-config wnn                      an installed wnn (cmake --install)
 
+The ONNX importer (wnn.onnx) is linked where that libwnn has one: the build
+directory's src/onnx/libwnn_onnx.a (or .so), or pkg-config wnn_onnx; without
+it wnn.onnx.load raises NotSupportedError.
+
 CFLAGS and LDFLAGS from the environment are added as usual (the address
 sanitizer build of tests/python/test_asan.py uses them).
 """
@@ -61,27 +65,50 @@ def source_dir_of(build_dir):
     return os.path.dirname(HERE)
 
 
+def onnx_flags(build_dir, static, ext):
+    """Links libwnn_onnx of the build directory (before libwnn, which it needs)."""
+    onnx_dir = os.path.join(build_dir, "src", "onnx")
+    archive = os.path.join(onnx_dir, "libwnn_onnx.a")
+    if static and os.path.exists(archive):
+        ext["extra_objects"].append(archive)
+        ext["depends"].append(archive)
+    elif not static and glob(os.path.join(onnx_dir, "libwnn_onnx.so*")):
+        ext["library_dirs"].append(onnx_dir)
+        ext["runtime_library_dirs"].append(onnx_dir)
+        ext["libraries"].append("wnn_onnx")
+    else:
+        return
+    split_flags(pkg_config("--libs", "libprotobuf-c") or ["-lprotobuf-c"], ext)
+    ext["define_macros"].append(("WNN_HAVE_ONNX", "1"))
+
+
 def library_flags():
     ext = {"include_dirs": [], "library_dirs": [], "libraries": [], "extra_link_args": [],
-           "extra_objects": [], "runtime_library_dirs": [], "depends": []}
+           "extra_objects": [], "runtime_library_dirs": [], "depends": [], "define_macros": []}
     build_dir = os.environ.get("WNN_BUILD_DIR")
     if build_dir:
         build_dir = os.path.abspath(build_dir)
         ext["include_dirs"].append(os.path.join(source_dir_of(build_dir), "include"))
         static = os.path.join(build_dir, "libwnn.a")
         if os.path.exists(static) and os.environ.get("WNN_LINK", "static") != "shared":
+            onnx_flags(build_dir, True, ext)
             ext["extra_objects"].append(static)
             ext["depends"].append(static)  # relink when the library changes
             split_flags(pkg_config("--libs", "--static", "openblas") or ["-lopenblas"], ext)
             ext["libraries"] += ["pthread", "m"]
         elif glob(os.path.join(build_dir, "libwnn.so*")):
+            onnx_flags(build_dir, False, ext)
             ext["library_dirs"].append(build_dir)
             ext["runtime_library_dirs"].append(build_dir)
             ext["libraries"].append("wnn")
         else:
             sys.exit(f"setup.py: WNN_BUILD_DIR={build_dir} holds no libwnn.a or libwnn.so; build wnn there first")
         return ext
-    flags = pkg_config("--cflags", "--libs", "wnn")
+    flags = pkg_config("--cflags", "--libs", "wnn_onnx", "wnn")
+    if flags is not None:
+        ext["define_macros"].append(("WNN_HAVE_ONNX", "1"))
+    else:
+        flags = pkg_config("--cflags", "--libs", "wnn")
     if flags is None:
         sys.exit("setup.py: libwnn not found: install wnn (pkg-config wnn) or set WNN_BUILD_DIR to a CMake build "
                  "directory of wnn")

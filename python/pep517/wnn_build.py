@@ -8,10 +8,12 @@ setuptools: pyproject.toml requires nothing and names this module through
 backend-path.
 
 The build runs CMake twice in python/build/cmake-<key>/:
-  lib/  the repository's project: libwnn.a, and the cuda module
+  lib/  the repository's project: libwnn.a, libwnn_onnx.a where protobuf-c
+        and onnx.proto are found (wnn.onnx), and the cuda module
         (libwnn_cuda.so) where the CUDA toolkit is found;
   ext/  python/CMakeLists.txt: the extension wnn._wnn, linked statically
-        against lib/ through find_package(wnn) (the build tree's package).
+        against lib/ through find_package(wnn) (the build tree's package)
+        and against libwnn_onnx.a where it was built.
 The wheel holds python/wnn/, the extension, and libwnn_cuda.so beside it,
 where libwnn's registry looks first (the directory of the object holding
 it, here the extension).
@@ -137,10 +139,13 @@ def _build(config_settings):
     lib, ext = os.path.join(top, "lib"), os.path.join(top, "ext")
     jobs = str(int(os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or os.cpu_count() or 1))
     _run(["cmake", "-S", ROOT, "-B", lib, "-DCMAKE_BUILD_TYPE=Release", "-DWNN_BUILD_TESTS=OFF",
-          "-DWNN_BUILD_TOOLS=OFF", "-DWNN_BUILD_BENCH=OFF", "-DWNN_WITH_ONNX=OFF", *args])
-    _run(["cmake", "--build", lib, "-j", jobs, "--target", "wnn_static"])
+          "-DWNN_BUILD_TOOLS=OFF", "-DWNN_BUILD_BENCH=OFF", *args])
+    # src/onnx writes its pkg-config file only when the importer is configured
+    onnx = os.path.exists(os.path.join(lib, "src", "onnx", "wnn_onnx.pc"))
+    _run(["cmake", "--build", lib, "-j", jobs, "--target", "wnn_static"] + (["wnn_onnx_static"] if onnx else []))
+    onnx_lib = os.path.join(lib, "src", "onnx", "libwnn_onnx.a") if onnx else ""
     _run(["cmake", "-S", PY_DIR, "-B", ext, "-DCMAKE_BUILD_TYPE=Release", "-Dwnn_DIR=" + lib,
-          "-DPython3_EXECUTABLE=" + python, *args])
+          "-DPython3_EXECUTABLE=" + python, "-DWNN_ONNX_LIBRARY=" + onnx_lib, *args])
     _run(["cmake", "--build", ext, "-j", jobs])
     files = [(os.path.join(ext, "_wnn" + ext_suffix), "wnn/_wnn" + ext_suffix)]
     cuda = _cache_value(lib, "CMAKE_CUDA_COMPILER")

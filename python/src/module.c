@@ -495,7 +495,8 @@ PyMODINIT_FUNC PyInit__wnn(void)
         wnnpy_builder_type_init() < 0 ||
         add_type(m, &WnnBuilder_Type, "GraphBuilder") < 0 ||
         add_type(m, &WnnOperand_Type, "Operand") < 0 || add_type(m, &WnnGraph_Type, "Graph") < 0 ||
-        add_data_types(m) < 0 || PyModule_AddStringConstant(m, "library_version", wnn_version()) < 0) {
+        add_data_types(m) < 0 || wnnpy_onnx_init(m) < 0 ||
+        PyModule_AddStringConstant(m, "library_version", wnn_version()) < 0) {
         Py_DECREF(m);
         return NULL;
     }

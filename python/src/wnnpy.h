@@ -155,6 +155,9 @@ PyObject *wnnpy_tensor_dlpack_device(PyObject *self, PyObject *unused);
 PyObject *wnnpy_from_dlpack(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 int wnnpy_dlpack_init(void);
 
+/* Adds wnn.onnx's functions and types to the module (onnx.c). */
+int wnnpy_onnx_init(PyObject *m);
+
 /* Argument parsing for METH_FASTCALL | METH_KEYWORDS: fills values[i]
 ** (borrowed, or left untouched) for each of the NULL-terminated names, the
 ** first npos of which may also come by position. Returns -1 on error. */

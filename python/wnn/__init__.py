@@ -51,6 +51,8 @@ __all__ = [
     "library_version", "operators", "set_num_threads",
 ]
 
+from . import onnx  # noqa: E402  (wnn.onnx.load; docs/onnx.md)
+
 import atexit as _atexit
 
 _atexit.register(_shutdown)
