@@ -172,5 +172,13 @@ for v in $(grep -o 'WNN_[A-Z_]*' "$SRC/tools/cli_help.c" | sort -u); do
     contains "$SRC/docs/environment.md" "$v" "docs/environment.md names $v"
 done
 
+# Every variable the committed sources read is in docs/environment.md.
+if git -C "$SRC" rev-parse --verify -q HEAD >/dev/null 2>&1; then
+    for v in $(git -C "$SRC" grep -hoE 'getenv\("WNN_[A-Z0-9_]+"|environ\.get\("WNN_[A-Z0-9_]+"|"WNN_[A-Z0-9_]+_MODULE"' \
+        HEAD -- src tools python tests | grep -oE 'WNN_[A-Z0-9_]+' | sort -u); do
+        contains "$SRC/docs/environment.md" "\`$v\`" "docs/environment.md documents $v, which the sources read"
+    done
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -86,8 +86,8 @@ static const char devices_page[] =
 static const char run_page[] =
     "usage: wnn run FILE.json [--device D] [--case SUBSTRING] [--repeat N]\n"
     "       wnn run MODEL.onnx [--device D] [--input NAME=FILE.npy]...\n"
-    "               [--output-dir DIR] [--dim NAME=VALUE]... [--shape NAME=D1xD2...]...\n"
-    "               [--repeat N]\n"
+    "               [--output-dir DIR] [--dim NAME=VALUE]...\n"
+    "               [--shape NAME=D1xD2...]... [--repeat N]\n"
     "\n"
     "FILE.json holds cases in the WPT case format (data/wpt/FORMAT.md; a small\n"
     "model is examples/mlp.json). For each case wnn builds the graph, writes the\n"
@@ -209,6 +209,7 @@ static const char environment_page[] =
     "                          set it is the only place looked. Default: beside\n"
     "                          libwnn, then the build's and install's library\n"
     "                          folders.\n"
+    "  WNN_WEBGPU_MODULE=PATH  the same for the webgpu backend, where it is built\n"
     "  WNN_PROGRAM=PATH        the wnn program 'python -m wnn' runs (default: wnn on\n"
     "                          PATH)\n"
     "  WNN_CMAKE_ARGS=ARGS     extra CMake options for 'pip install ./python'\n"
@@ -231,6 +232,8 @@ static const char environment_page[] =
     "  WNN_MISUSE_NOTES=1      test-misuse prints its notes\n"
     "  WNN_FUZZ_CASES=N, WNN_FUZZ_SEED=S  test-dlpack-fuzz's count and seed\n"
     "  WNN_FUZZ_NO_LIMITS_ORACLE=1  fuzz_builder without the limits oracle\n"
+    "  WNN_TEST_LARGE=1        the Python model tests also run the large models\n"
+    "  WNN_MODEL_CACHE=DIR     where those tests keep exported models between runs\n"
     "  WNN_BUILD_DIR, WNN_LINK, WNN_ASAN_BUILD_DIR  the in-place Python build of\n"
     "                          'make test-python' (python/setup.py)\n";
 
