@@ -12,6 +12,7 @@ export(name, folder) writes NAME.onnx (opset 17, a free "batch" dimension)
 and returns (path, inputs, expected outputs) with PyTorch's outputs in
 eval mode. Used by tests/python/test_models.py and bench/bench_models*.py.
 """
+import inspect
 import os
 from dataclasses import dataclass
 from typing import Callable, Tuple
@@ -110,11 +111,15 @@ def build(name):
     return model, x
 
 
-def export(name, folder):
+def export(name, folder, half=False, device="cpu"):
     """Exports the model to folder/NAME.onnx (reused when there) and returns
-    (path, {input name: array}, {output name: PyTorch's array})."""
+    (path, {input name: array}, {output name: PyTorch's array}). half: in
+    float16 (NAME-fp16.onnx), traced on device."""
     import torch
     model, x = build(name)
+    if half:
+        model, x = model.half().to(device), x.to(device) if x.dtype == torch.int64 else x.half().to(device)
+        name += "-fp16"
     with torch.no_grad():
         want = model(x)
     want = want if isinstance(want, tuple) else (want,)
@@ -127,8 +132,11 @@ def export(name, folder):
         axes.update({o: {0: "batch"} for o in outputs})
         # with gradients on: eval-mode attention would take PyTorch's fused
         # fast path (_native_multi_head_attention), which has no ONNX export
+        # PyTorch 2.9 and later export through dynamo by default: keep the
+        # TorchScript exporter, the one PyTorch 1.13 has
+        legacy = {"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters else {}
         with torch.enable_grad():
             torch.onnx.export(model, (x,), tmp, input_names=["input"], output_names=outputs, opset_version=17,
-                              dynamic_axes=axes, do_constant_folding=True)
+                              dynamic_axes=axes, do_constant_folding=True, **legacy)
         os.replace(tmp, path)
-    return path, {"input": x.numpy()}, {o: w.numpy() for o, w in zip(outputs, want)}
+    return path, {"input": x.cpu().numpy()}, {o: w.cpu().numpy() for o, w in zip(outputs, want)}
