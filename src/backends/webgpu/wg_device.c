@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+** wg_device.c -- the webgpu backend table: its device, memory as WGPUBuffers,
+** copies and synchronization.
+**
+** A discrete device in wnn's storage model (like the null device): tensors
+** are WGPUBuffers (STORAGE | COPY_SRC | COPY_DST) from the caching allocator,
+** core keeps the host mirror. Uploads go through wgpuQueueWriteBuffer (which
+** copies the caller's bytes at once); reads copy into a MapRead staging
+** buffer on the queue and map it, waiting through the instance. The queue
+** keeps call order, so nothing else waits: synchronize maps a word behind
+** everything submitted. Errors of queued work arrive through the device's
+** uncaptured-error callback and are reported by the next read or
+** synchronize.
+**
+** One WGPUDevice serves every context of the process (Dawn's device costs
+** about 80 MB and 100 ms): made by the first context, kept until exit.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/webgpu/wg_internal.h"
+#include "memory/allocator.h"
+
+#define USAGE (WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst)
+
+static WGPUStringView sv(const char *s) { return (WGPUStringView){s, WGPU_STRLEN}; }
+static size_t words(size_t n) { return (n + 3) & ~(size_t)3; }
+
+/* ---- the GPU ----------------------------------------------------------------------- */
+
+typedef struct device_reply {
+    uint32_t status;
+    WGPUDevice device;
+    char message[200];
+} device_reply;
+
+static void on_device(uint32_t status, WGPUDevice device, WGPUStringView msg, void *u1, void *u2)
+{
+    device_reply *r = u1;
+    r->status = status;
+    r->device = device;
+    size_t len = msg.data ? (msg.length == WGPU_STRLEN ? strlen(msg.data) : msg.length) : 0;
+    snprintf(r->message, sizeof r->message, "%.*s", (int)len, msg.data ? msg.data : "");
+}
+
+/* Runs on whatever thread Dawn reports from, usually inside a wgpu call
+** made under g->lock: it only records. */
+static void on_error(const WGPUDevice *device, WGPUErrorType type, WGPUStringView msg, void *u1, void *u2)
+{
+    wg_gpu *g = u1;
+    if (g->errors++ == 0 || !g->error_message[0]) {
+        size_t len = msg.data ? (msg.length == WGPU_STRLEN ? strlen(msg.data) : msg.length) : 0;
+        snprintf(g->error_message, sizeof g->error_message, "%.*s", (int)len, msg.data ? msg.data : "");
+    }
+}
+
+static wg_gpu *shared;
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+
+wnn_status wg_default_gpu(wg_gpu **out)
+{
+    const wg_library_state *lib = wg_library();
+    if (!lib->adapter_ok)
+        return WNN_STATUS_NO_SUCH_DEVICE;
+    pthread_mutex_lock(&shared_lock);
+    if (shared) {
+        *out = shared;
+        pthread_mutex_unlock(&shared_lock);
+        return WNN_OK;
+    }
+    wg_gpu *g = calloc(1, sizeof *g);
+    if (!g) {
+        pthread_mutex_unlock(&shared_lock);
+        return WNN_STATUS_OUT_OF_MEMORY;
+    }
+    pthread_mutex_init(&g->lock, NULL);
+    g->instance = lib->instance;
+    /* ask for everything the adapter offers: tensors are bounded by it */
+    WGPULimits want = lib->limits;
+    want.nextInChain = NULL;
+    WGPUFeatureName f16 = WGPUFeatureName_ShaderF16;
+    WGPUDeviceDescriptor dd = {0};
+    dd.label = sv("wnn");
+    dd.requiredFeatureCount = lib->shader_f16 ? 1 : 0;
+    dd.requiredFeatures = &f16;
+    dd.requiredLimits = &want;
+    dd.uncapturedErrorCallbackInfo = (WGPUUncapturedErrorCallbackInfo){NULL, on_error, g, NULL};
+    device_reply r = {0};
+    WGPURequestDeviceCallbackInfo ci = {NULL, WGPUCallbackMode_WaitAnyOnly, on_device, &r, NULL};
+    if (!wg_wait(g, wg.wgpuAdapterRequestDevice(lib->adapter, &dd, ci)) ||
+        r.status != WGPURequestDeviceStatus_Success || !r.device) {
+        pthread_mutex_unlock(&shared_lock);
+        pthread_mutex_destroy(&g->lock);
+        free(g);
+        return WNN_STATUS_OPERATION_ERROR;
+    }
+    g->device = r.device;
+    g->queue = wg.wgpuDeviceGetQueue(g->device);
+    wg.wgpuDeviceGetLimits(g->device, &g->limits);
+    g->shader_f16 = lib->shader_f16;
+    *out = shared = g;
+    pthread_mutex_unlock(&shared_lock);
+    return WNN_OK;
+}
+
+bool wg_wait(wg_gpu *g, WGPUFuture f)
+{
+    WGPUFutureWaitInfo w = {f, 0};
+    return wg.wgpuInstanceWaitAny(g->instance, 1, &w, UINT64_MAX) == WGPUWaitStatus_Success && w.completed;
+}
+
+void wg_submit(wg_gpu *g, WGPUCommandEncoder enc)
+{
+    WGPUCommandBuffer cb = wg.wgpuCommandEncoderFinish(enc, NULL);
+    wg.wgpuQueueSubmit(g->queue, 1, &cb);
+    wg.wgpuCommandBufferRelease(cb);
+    wg.wgpuCommandEncoderRelease(enc);
+}
+
+wnn_status wg_take_error(wnn__device *d)
+{
+    wg_gpu *g = d->gpu;
+    pthread_mutex_lock(&g->lock);
+    bool failed = g->errors != d->errors_seen;
+    d->errors_seen = g->errors;
+    pthread_mutex_unlock(&g->lock);
+    return failed ? WNN_STATUS_OPERATION_ERROR : WNN_OK;
+}
+
+/* ---- devices --------------------------------------------------------------------------- */
+
+static uint32_t wg_device_count(void) { return wg_library()->adapter_ok ? 1 : 0; }
+
+static wnn_status wg_device_info(uint32_t index, wnn_device_info *info)
+{
+    const wg_library_state *lib = wg_library();
+    if (index != 0 || !lib->adapter_ok)
+        return WNN_STATUS_NO_SUCH_DEVICE;
+    uint64_t max = lib->limits.maxStorageBufferBindingSize;
+    if (lib->limits.maxBufferSize < max)
+        max = lib->limits.maxBufferSize;
+    *info = (wnn_device_info){
+        .name = "webgpu",
+        .description = lib->description,
+        .kind = WNN_DEVICE_KIND_DISCRETE,
+        .accelerated = true,
+        .max_tensor_byte_length = max,
+        .memory_bytes = 0,
+        .dlpack_device_type = 15, /* kDLWebGPU */
+        .dlpack_device_id = 0,
+    };
+    return WNN_OK;
+}
+
+static wnn_status wg_device_open(uint32_t index, wnn__device **out)
+{
+    wnn__device *d = calloc(1, sizeof *d);
+    if (!d)
+        return WNN_STATUS_OUT_OF_MEMORY;
+    wnn_status s = wg_default_gpu(&d->gpu);
+    if (s != WNN_OK) {
+        free(d);
+        return s;
+    }
+    d->errors_seen = d->gpu->errors;
+    *out = d;
+    return WNN_OK;
+}
+
+static void wg_device_close(wnn__device *d) { free(d); }
+
+bool wg_supports_data_type(const wnn__device *d, wnn_data_type t)
+{
+    /* 64-bit integers and 4-bit types have no kernels yet */
+    return t == WNN_DATA_TYPE_FLOAT32 || t == WNN_DATA_TYPE_FLOAT16 || t == WNN_DATA_TYPE_INT32 ||
+           t == WNN_DATA_TYPE_UINT32 || t == WNN_DATA_TYPE_INT8 || t == WNN_DATA_TYPE_UINT8;
+}
+
+bool wg_supports_op(const wnn__device *d, wnn__op op)
+{
+    switch (op) {
+    case WNN__OP_ADD: case WNN__OP_SUB: case WNN__OP_MUL: case WNN__OP_DIV: case WNN__OP_MAX:
+    case WNN__OP_MIN: case WNN__OP_POW: case WNN__OP_ABS: case WNN__OP_NEG: case WNN__OP_EXP:
+    case WNN__OP_LOG: case WNN__OP_SQRT: case WNN__OP_RELU: case WNN__OP_SIGMOID: case WNN__OP_TANH:
+    case WNN__OP_CLAMP: case WNN__OP_CAST: case WNN__OP_RESHAPE: case WNN__OP_TRANSPOSE:
+    case WNN__OP_CONCAT: case WNN__OP_SLICE: case WNN__OP_SOFTMAX: case WNN__OP_MATMUL: case WNN__OP_GEMM:
+    case WNN__OP_CEIL: case WNN__OP_FLOOR: case WNN__OP_COS: case WNN__OP_SIN: case WNN__OP_TAN:
+    case WNN__OP_ERF: case WNN__OP_RECIPROCAL: case WNN__OP_ROUND_EVEN: case WNN__OP_SIGN:
+    case WNN__OP_IDENTITY: case WNN__OP_IS_NAN: case WNN__OP_IS_INFINITE: case WNN__OP_LOGICAL_NOT:
+    case WNN__OP_LOGICAL_AND: case WNN__OP_LOGICAL_OR: case WNN__OP_LOGICAL_XOR: case WNN__OP_EQUAL:
+    case WNN__OP_NOT_EQUAL: case WNN__OP_GREATER: case WNN__OP_GREATER_OR_EQUAL: case WNN__OP_LESSER:
+    case WNN__OP_LESSER_OR_EQUAL: case WNN__OP_WHERE: case WNN__OP_ELU: case WNN__OP_GELU:
+    case WNN__OP_HARD_SIGMOID: case WNN__OP_HARD_SWISH: case WNN__OP_LEAKY_RELU: case WNN__OP_LINEAR:
+    case WNN__OP_PRELU: case WNN__OP_SOFTPLUS: case WNN__OP_SOFTSIGN: case WNN__OP_REDUCE_L1:
+    case WNN__OP_REDUCE_L2: case WNN__OP_REDUCE_LOG_SUM: case WNN__OP_REDUCE_LOG_SUM_EXP:
+    case WNN__OP_REDUCE_MAX: case WNN__OP_REDUCE_MEAN: case WNN__OP_REDUCE_MIN: case WNN__OP_REDUCE_PRODUCT:
+    case WNN__OP_REDUCE_SUM: case WNN__OP_REDUCE_SUM_SQUARE: case WNN__OP_ARG_MIN: case WNN__OP_ARG_MAX:
+    case WNN__OP_EXPAND: case WNN__OP_REVERSE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static _Thread_local char why_buf[400];
+
+void wg_set_why(const char *why)
+{
+    snprintf(why_buf, sizeof why_buf, "%s", why);
+    if (getenv("WNN_WEBGPU_DEBUG"))
+        fprintf(stderr, "wnn webgpu: graph refused: %s\n", why);
+}
+
+const char *wg_last_why(void) { return why_buf; }
+
+/* ---- memory and copies ----------------------------------------------------------------- */
+
+static void on_pop(uint32_t status, WGPUErrorType type, WGPUStringView msg, void *u1, void *u2)
+{
+    *(uint32_t *)u1 = status == WGPUPopErrorScopeStatus_Success ? type : WGPUErrorType_Validation;
+}
+
+static wnn_status wg_mem_alloc(wnn__device *d, size_t bytes, void **ptr)
+{
+    wg_gpu *g = d->gpu;
+    if (words(bytes) > g->limits.maxBufferSize)
+        return WNN_STATUS_OUT_OF_MEMORY;
+    WGPUBufferDescriptor desc = {0};
+    desc.usage = USAGE;
+    desc.size = words(bytes);
+    pthread_mutex_lock(&g->lock);
+    wg.wgpuDevicePushErrorScope(g->device, WGPUErrorFilter_OutOfMemory);
+    WGPUBuffer b = wg.wgpuDeviceCreateBuffer(g->device, &desc);
+    uint32_t type = WGPUErrorType_NoError;
+    WGPUPopErrorScopeCallbackInfo ci = {NULL, WGPUCallbackMode_WaitAnyOnly, on_pop, &type, NULL};
+    bool waited = wg_wait(g, wg.wgpuDevicePopErrorScope(g->device, ci));
+    pthread_mutex_unlock(&g->lock);
+    if (!b || !waited || type != WGPUErrorType_NoError) {
+        if (b)
+            wg.wgpuBufferRelease(b);
+        return WNN_STATUS_OUT_OF_MEMORY;
+    }
+    *ptr = b;
+    return WNN_OK;
+}
+
+/* Releasing is safe while submitted work uses the buffer: the queue holds it. */
+static void wg_mem_free(wnn__device *d, void *ptr)
+{
+    pthread_mutex_lock(&d->gpu->lock);
+    wg.wgpuBufferRelease(ptr);
+    pthread_mutex_unlock(&d->gpu->lock);
+}
+
+static wnn_status wg_copy_to_device(wnn__device *d, void *dst, const void *src, size_t n)
+{
+    wg_gpu *g = d->gpu;
+    if (n == 0)
+        return WNN_OK;
+    size_t whole = n & ~(size_t)3;
+    pthread_mutex_lock(&g->lock);
+    if (whole)
+        wg.wgpuQueueWriteBuffer(g->queue, dst, 0, src, whole);
+    if (whole != n) {
+        unsigned char last[4] = {0};
+        memcpy(last, (const char *)src + whole, n - whole);
+        wg.wgpuQueueWriteBuffer(g->queue, dst, whole, last, 4);
+    }
+    pthread_mutex_unlock(&g->lock);
+    return WNN_OK;
+}
+
+static void on_map(uint32_t status, WGPUStringView msg, void *u1, void *u2) { *(uint32_t *)u1 = status; }
+
+/* Copies n bytes of src (a buffer) through the staging buffer into dst
+** (NULL: only waits). Caller holds g->lock. */
+static wnn_status read_back(wg_gpu *g, void *dst, WGPUBuffer src, size_t n)
+{
+    size_t span = words(n ? n : 4);
+    if (span > g->readback_size) {
+        if (g->readback)
+            wg.wgpuBufferRelease(g->readback);
+        uint64_t size = g->readback_size ? g->readback_size : 1 << 16;
+        while (size < span)
+            size *= 2;
+        WGPUBufferDescriptor desc = {0};
+        desc.label = sv("wnn readback");
+        desc.usage = WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst;
+        desc.size = size;
+        g->readback = wg.wgpuDeviceCreateBuffer(g->device, &desc);
+        g->readback_size = g->readback ? size : 0;
+        if (!g->readback)
+            return WNN_STATUS_OUT_OF_MEMORY;
+    }
+    WGPUCommandEncoder enc = wg.wgpuDeviceCreateCommandEncoder(g->device, NULL);
+    if (src)
+        wg.wgpuCommandEncoderCopyBufferToBuffer(enc, src, 0, g->readback, 0, span);
+    wg_submit(g, enc);
+    uint32_t status = 0;
+    WGPUBufferMapCallbackInfo ci = {NULL, WGPUCallbackMode_WaitAnyOnly, on_map, &status, NULL};
+    if (!wg_wait(g, wg.wgpuBufferMapAsync(g->readback, WGPUMapMode_Read, 0, span, ci)) ||
+        status != WGPUMapAsyncStatus_Success)
+        return WNN_STATUS_OPERATION_ERROR;
+    const void *p = wg.wgpuBufferGetConstMappedRange(g->readback, 0, span);
+    if (p && dst)
+        memcpy(dst, p, n);
+    wg.wgpuBufferUnmap(g->readback);
+    return p ? WNN_OK : WNN_STATUS_OPERATION_ERROR;
+}
+
+static wnn_status wg_copy_to_host(wnn__device *d, void *dst, const void *src, size_t n)
+{
+    wg_gpu *g = d->gpu;
+    pthread_mutex_lock(&g->lock);
+    wnn_status s = read_back(g, dst, (WGPUBuffer)src, n);
+    pthread_mutex_unlock(&g->lock);
+    wnn_status e = wg_take_error(d);
+    return s != WNN_OK ? s : e;
+}
+
+static wnn_status wg_copy_on_device(wnn__device *d, void *dst, const void *src, size_t n)
+{
+    wg_gpu *g = d->gpu;
+    if (n == 0)
+        return WNN_OK;
+    pthread_mutex_lock(&g->lock);
+    WGPUCommandEncoder enc = wg.wgpuDeviceCreateCommandEncoder(g->device, NULL);
+    wg.wgpuCommandEncoderCopyBufferToBuffer(enc, (WGPUBuffer)src, 0, dst, 0, words(n));
+    wg_submit(g, enc);
+    pthread_mutex_unlock(&g->lock);
+    return WNN_OK;
+}
+
+static wnn_status wg_fill_zero(wnn__device *d, void *dst, size_t n)
+{
+    wg_gpu *g = d->gpu;
+    if (n == 0)
+        return WNN_OK;
+    pthread_mutex_lock(&g->lock);
+    WGPUCommandEncoder enc = wg.wgpuDeviceCreateCommandEncoder(g->device, NULL);
+    wg.wgpuCommandEncoderClearBuffer(enc, dst, 0, words(n));
+    wg_submit(g, enc);
+    pthread_mutex_unlock(&g->lock);
+    return WNN_OK;
+}
+
+static wnn_status wg_synchronize(wnn__device *d)
+{
+    wg_gpu *g = d->gpu;
+    pthread_mutex_lock(&g->lock);
+    wnn_status s = read_back(g, NULL, NULL, 0);
+    pthread_mutex_unlock(&g->lock);
+    wnn_status e = wg_take_error(d);
+    return s != WNN_OK ? s : e;
+}
+
+const wnn__backend wnn__webgpu_backend = {
+    .version = WNN__BACKEND_VERSION,
+    .name = "webgpu",
+    .device_count = wg_device_count,
+    .device_info = wg_device_info,
+    .device_open = wg_device_open,
+    .device_close = wg_device_close,
+    .unified_memory = false,
+    .supports_data_type = wg_supports_data_type,
+    .supports_op = wg_supports_op,
+    .mem_alloc = wg_mem_alloc,
+    .mem_free = wg_mem_free,
+    .copy_to_device = wg_copy_to_device,
+    .copy_to_host = wg_copy_to_host,
+    .copy_on_device = wg_copy_on_device,
+    .fill_zero = wg_fill_zero,
+    .synchronize = wg_synchronize,
+    .graph_compile = wg_graph_compile,
+    .graph_release = wg_graph_release,
+    .graph_execute = wg_graph_execute,
+};

@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+** wg_graph.c -- graphs on the webgpu device: compiled once into a list of
+** steps (a pipeline and its bindings, or a buffer copy for reshape), run as
+** one command buffer per dispatch.
+**
+** Pipelines are made at build time from the WGSL of wg_wgsl.c and cached on
+** the GPU by their text, so nodes of the same shape share one. Constants are
+** uploaded at build time; every intermediate value gets its own buffer from
+** the caching allocator (kept for the graph's life). Bind groups are made
+** per run, since the tensors bound change. A node without a kernel, or a
+** value over a binding or dispatch limit, fails the build with
+** NOT_SUPPORTED and a message naming it.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/webgpu/wg_internal.h"
+#include "backends/webgpu/wg_wgsl.h"
+#include "memory/allocator.h"
+
+#define MAX_KERNELS 16
+
+typedef struct wg_pipeline cached;
+struct wg_pipeline {
+    cached *next;
+    char *wgsl;
+    WGPUComputePipeline pipe;
+    WGPUBindGroupLayout layout;
+};
+
+typedef struct step {
+    cached *p;     /* NULL: a copy of in[0] into out */
+    uint32_t out;       /* value ids */
+    uint32_t n_in;
+    uint32_t in[4];
+    WGPUBuffer params;  /* or NULL */
+    uint32_t gx, gy;    /* workgroups */
+    uint64_t bytes;     /* a copy's size in words * 4 */
+} step;
+
+typedef struct wg_graph {
+    wnn__allocator *alloc;
+    const wnn__ir *ir;
+    step *steps;
+    uint32_t n_steps;
+    WGPUBuffer *bufs; /* per value: constants and intermediates */
+    size_t *blocks;
+    int32_t *slot;    /* per value: graph input i (i + 1), output i (-(i + 1)), or 0 */
+} wg_graph;
+
+/* ---- pipelines ----------------------------------------------------------------------- */
+
+typedef struct pop_reply {
+    uint32_t type;
+    char message[600];
+} pop_reply;
+
+static void on_pop(uint32_t status, WGPUErrorType type, WGPUStringView msg, void *u1, void *u2)
+{
+    pop_reply *r = u1;
+    r->type = status == WGPUPopErrorScopeStatus_Success ? type : WGPUErrorType_Validation;
+    size_t len = msg.data ? (msg.length == WGPU_STRLEN ? strlen(msg.data) : msg.length) : 0;
+    snprintf(r->message, sizeof r->message, "%.*s", (int)len, msg.data ? msg.data : "");
+}
+
+WGPUComputePipeline wg_pipeline(wg_gpu *g, const char *wgsl, char *err, size_t err_len)
+{
+    for (cached *p = g->pipelines; p; p = p->next)
+        if (strcmp(p->wgsl, wgsl) == 0)
+            return p->pipe;
+    wg.wgpuDevicePushErrorScope(g->device, WGPUErrorFilter_Validation);
+    WGPUShaderSourceWGSL src = {{NULL, WGPUSType_ShaderSourceWGSL}, {wgsl, WGPU_STRLEN}};
+    WGPUShaderModuleDescriptor md = {&src.chain, {"wnn", WGPU_STRLEN}};
+    WGPUShaderModule m = wg.wgpuDeviceCreateShaderModule(g->device, &md);
+    WGPUComputePipelineDescriptor pd = {0};
+    pd.compute.module = m;
+    pd.compute.entryPoint = (WGPUStringView){"main", WGPU_STRLEN};
+    WGPUComputePipeline pipe = wg.wgpuDeviceCreateComputePipeline(g->device, &pd);
+    wg.wgpuShaderModuleRelease(m);
+    pop_reply r = {WGPUErrorType_NoError, ""};
+    WGPUPopErrorScopeCallbackInfo ci = {NULL, WGPUCallbackMode_WaitAnyOnly, on_pop, &r, NULL};
+    if (!wg_wait(g, wg.wgpuDevicePopErrorScope(g->device, ci)) || r.type != WGPUErrorType_NoError || !pipe) {
+        snprintf(err, err_len, "WGSL pipeline refused: %s", r.message);
+        if (pipe)
+            wg.wgpuComputePipelineRelease(pipe);
+        return NULL;
+    }
+    cached *p = calloc(1, sizeof *p);
+    char *copy = strdup(wgsl);
+    if (!p || !copy) {
+        free(p);
+        free(copy);
+        wg.wgpuComputePipelineRelease(pipe);
+        snprintf(err, err_len, "out of memory");
+        return NULL;
+    }
+    p->wgsl = copy;
+    p->pipe = pipe;
+    p->layout = wg.wgpuComputePipelineGetBindGroupLayout(pipe, 0);
+    p->next = g->pipelines;
+    g->pipelines = p;
+    return pipe;
+}
+
+static cached *find_pipeline(wg_gpu *g, WGPUComputePipeline pipe)
+{
+    for (cached *p = g->pipelines; p; p = p->next)
+        if (p->pipe == pipe)
+            return p;
+    return NULL;
+}
+
+void wg_pipelines_free(wg_gpu *g)
+{
+    while (g->pipelines) {
+        cached *p = g->pipelines;
+        g->pipelines = p->next;
+        wg.wgpuBindGroupLayoutRelease(p->layout);
+        wg.wgpuComputePipelineRelease(p->pipe);
+        free(p->wgsl);
+        free(p);
+    }
+}
+
+/* ---- support ---------------------------------------------------------------------------- */
+
+bool wg_supports_node(const wnn__ir *ir, const wnn__node *n, char *why, size_t why_len)
+{
+    for (uint32_t i = 0; i < n->n_in + n->n_out; i++) {
+        uint32_t v = i < n->n_in ? n->in[i] : n->out[i - n->n_in];
+        if (v == WNN__NONE)
+            continue;
+        wnn_data_type t = ir->values[v].desc.data_type;
+        if (!wg_supports_data_type(NULL, t)) {
+            snprintf(why, why_len, "%s: no %s kernels on webgpu", wnn__op_name(n->op), wnn_data_type_name(t));
+            return false;
+        }
+    }
+    if (n->op == WNN__OP_RESHAPE)
+        return true;
+    if (n->n_out != 1) {
+        snprintf(why, why_len, "%s: no WGSL kernel", wnn__op_name(n->op));
+        return false;
+    }
+    wg_kernel k[MAX_KERNELS];
+    uint32_t nk = wg_wgsl_node(ir, n, k, MAX_KERNELS, why, why_len);
+    for (uint32_t i = 0; i < nk; i++)
+        free(k[i].text.s);
+    return nk > 0;
+}
+
+/* ---- compile ------------------------------------------------------------------------------- */
+
+static void drop_graph(wnn__device *d, wg_graph *g)
+{
+    for (uint32_t i = 0; i < g->n_steps; i++)
+        if (g->steps[i].params)
+            wg.wgpuBufferRelease(g->steps[i].params);
+    for (uint32_t v = 0; g->bufs && v < g->ir->n_values; v++)
+        if (g->bufs[v])
+            wnn__allocator_free(g->alloc, g->bufs[v], g->blocks[v]);
+    free(g->steps);
+    free(g->bufs);
+    free(g->blocks);
+    free(g->slot);
+    free(g);
+}
+
+static wnn_status add_kernel_steps(wnn__device *d, wg_graph *g, const wnn__node *n, char *why, size_t why_len)
+{
+    wg_gpu *gpu = d->gpu;
+    wg_kernel k[MAX_KERNELS];
+    uint32_t nk = wg_wgsl_node(g->ir, n, k, MAX_KERNELS, why, why_len);
+    if (nk == 0)
+        return WNN_STATUS_NOT_SUPPORTED;
+    wnn_status s = WNN_OK;
+    for (uint32_t i = 0; i < nk; i++) {
+        step *st = &g->steps[g->n_steps];
+        uint64_t groups = (k[i].words + WG_WORKGROUP - 1) / WG_WORKGROUP;
+        uint32_t maxd = gpu->limits.maxComputeWorkgroupsPerDimension;
+        if (s == WNN_OK && groups > (uint64_t)maxd * maxd) {
+            snprintf(why, why_len, "%s: %llu workgroups exceed the dispatch limit", wnn__op_name(n->op),
+                     (unsigned long long)groups);
+            s = WNN_STATUS_NOT_SUPPORTED;
+        }
+        if (s == WNN_OK) {
+            pthread_mutex_lock(&gpu->lock);
+            WGPUComputePipeline pipe = wg_pipeline(gpu, k[i].text.s, why, why_len);
+            st->p = pipe ? find_pipeline(gpu, pipe) : NULL;
+            if (pipe && k[i].uses_params) {
+                WGPUBufferDescriptor bd = {0};
+                bd.usage = WGPUBufferUsage_Storage | WGPUBufferUsage_CopyDst;
+                bd.size = sizeof k[i].params;
+                st->params = wg.wgpuDeviceCreateBuffer(gpu->device, &bd);
+                if (st->params)
+                    wg.wgpuQueueWriteBuffer(gpu->queue, st->params, 0, k[i].params, sizeof k[i].params);
+            }
+            pthread_mutex_unlock(&gpu->lock);
+            if (!pipe)
+                s = WNN_STATUS_NOT_SUPPORTED;
+            else if (k[i].uses_params && !st->params)
+                s = WNN_STATUS_OUT_OF_MEMORY;
+        }
+        if (s == WNN_OK) {
+            st->out = n->out[0];
+            st->n_in = k[i].n_in;
+            memcpy(st->in, k[i].in_values, sizeof st->in);
+            st->gx = (uint32_t)(groups < maxd ? groups : maxd);
+            st->gy = (uint32_t)((groups + st->gx - 1) / (st->gx ? st->gx : 1));
+            g->n_steps++;
+        }
+        free(k[i].text.s);
+    }
+    return s;
+}
+
+wnn_status wg_graph_compile(wnn__device *d, wnn__allocator *alloc, const wnn__ir *ir, void **compiled)
+{
+    wg_gpu *gpu = d->gpu;
+    wg_graph *g = calloc(1, sizeof *g);
+    if (!g)
+        return WNN_STATUS_OUT_OF_MEMORY;
+    g->alloc = alloc;
+    g->ir = ir;
+    uint32_t nv = ir->n_values ? ir->n_values : 1;
+    g->bufs = calloc(nv, sizeof *g->bufs);
+    g->blocks = calloc(nv, sizeof *g->blocks);
+    g->slot = calloc(nv, sizeof *g->slot);
+    g->steps = calloc((size_t)ir->n_nodes * MAX_KERNELS + 1, sizeof *g->steps);
+    if (!g->bufs || !g->blocks || !g->slot || !g->steps) {
+        drop_graph(d, g);
+        return WNN_STATUS_OUT_OF_MEMORY;
+    }
+    for (uint32_t i = 0; i < ir->n_inputs; i++)
+        g->slot[ir->input_values[i]] = (int32_t)i + 1;
+    for (uint32_t i = 0; i < ir->n_outputs; i++)
+        g->slot[ir->output_values[i]] = -(int32_t)i - 1;
+    char why[400] = "";
+    wnn_status s = WNN_OK;
+    for (uint32_t v = 0; s == WNN_OK && v < ir->n_values; v++) {
+        size_t bytes = (size_t)wnn_operand_desc_byte_length(&ir->values[v].desc);
+        if (bytes > gpu->limits.maxStorageBufferBindingSize) {
+            snprintf(why, sizeof why, "a value of %zu bytes exceeds the adapter's storage binding limit (%llu)",
+                     bytes, (unsigned long long)gpu->limits.maxStorageBufferBindingSize);
+            s = WNN_STATUS_NOT_SUPPORTED;
+        }
+    }
+    for (uint32_t i = 0; s == WNN_OK && i < ir->n_nodes; i++) {
+        const wnn__node *n = &ir->nodes[i];
+        if (!wg_supports_node(ir, n, why, sizeof why)) {
+            s = WNN_STATUS_NOT_SUPPORTED;
+            break;
+        }
+        if (n->op == WNN__OP_RESHAPE) {
+            step *st = &g->steps[g->n_steps++];
+            st->out = n->out[0];
+            st->in[0] = n->in[0];
+            st->bytes = (wnn_operand_desc_byte_length(&ir->values[n->out[0]].desc) + 3) & ~(uint64_t)3;
+            continue;
+        }
+        s = add_kernel_steps(d, g, n, why, sizeof why);
+    }
+    /* constants uploaded once; intermediates get a buffer each */
+    for (uint32_t v = 0; s == WNN_OK && v < ir->n_values; v++) {
+        const wnn__value *val = &ir->values[v];
+        if (g->slot[v] || val->kind == WNN__VALUE_INPUT)
+            continue;
+        size_t bytes = (size_t)wnn_operand_desc_byte_length(&val->desc);
+        void *p = NULL;
+        if (val->kind == WNN__VALUE_CONSTANT && bytes)
+            s = wnn__memory_upload(alloc, val->data, bytes, &p, &g->blocks[v]);
+        else
+            s = wnn__allocator_alloc(alloc, bytes ? bytes : 4, &p, &g->blocks[v]);
+        g->bufs[v] = s == WNN_OK ? p : NULL;
+    }
+    if (s != WNN_OK) {
+        if (s == WNN_STATUS_NOT_SUPPORTED)
+            wg_set_why(why);
+        drop_graph(d, g);
+        return s;
+    }
+    *compiled = g;
+    return WNN_OK;
+}
+
+void wg_graph_release(wnn__device *d, void *compiled) { drop_graph(d, compiled); }
+
+/* ---- execute ------------------------------------------------------------------------------------ */
+
+static WGPUBuffer buffer_of(wg_graph *g, uint32_t v, void *const *inputs, void *const *outputs)
+{
+    int32_t s = g->slot[v];
+    return s > 0 ? inputs[s - 1] : s < 0 ? outputs[-s - 1] : g->bufs[v];
+}
+
+wnn_status wg_graph_execute(wnn__device *d, void *compiled, void *const *inputs, void *const *outputs)
+{
+    wg_graph *g = compiled;
+    wg_gpu *gpu = d->gpu;
+    WGPUBindGroup groups[64];
+    uint32_t n_groups = 0;
+    wnn_status s = WNN_OK;
+    pthread_mutex_lock(&gpu->lock);
+    WGPUCommandEncoder enc = wg.wgpuDeviceCreateCommandEncoder(gpu->device, NULL);
+    WGPUComputePassEncoder pass = NULL;
+    for (uint32_t i = 0; i < g->n_steps; i++) {
+        step *st = &g->steps[i];
+        WGPUBuffer out = buffer_of(g, st->out, inputs, outputs);
+        if (!st->p) {
+            if (pass) {
+                wg.wgpuComputePassEncoderEnd(pass);
+                wg.wgpuComputePassEncoderRelease(pass);
+                pass = NULL;
+            }
+            wg.wgpuCommandEncoderCopyBufferToBuffer(enc, buffer_of(g, st->in[0], inputs, outputs), 0, out, 0,
+                                                    st->bytes);
+            continue;
+        }
+        WGPUBindGroupEntry e[6];
+        memset(e, 0, sizeof e);
+        uint32_t ne = 0;
+        e[ne].binding = ne, e[ne].buffer = out, e[ne].size = WGPU_WHOLE_SIZE, ne++;
+        for (uint32_t k = 0; k < st->n_in; k++)
+            e[ne].binding = ne, e[ne].buffer = buffer_of(g, st->in[k], inputs, outputs), e[ne].size = WGPU_WHOLE_SIZE, ne++;
+        if (st->params)
+            e[ne].binding = ne, e[ne].buffer = st->params, e[ne].size = WGPU_WHOLE_SIZE, ne++;
+        WGPUBindGroupDescriptor bd = {0};
+        bd.layout = st->p->layout;
+        bd.entryCount = ne;
+        bd.entries = e;
+        WGPUBindGroup bg = wg.wgpuDeviceCreateBindGroup(gpu->device, &bd);
+        if (!pass)
+            pass = wg.wgpuCommandEncoderBeginComputePass(enc, NULL);
+        wg.wgpuComputePassEncoderSetPipeline(pass, st->p->pipe);
+        wg.wgpuComputePassEncoderSetBindGroup(pass, 0, bg, 0, NULL);
+        wg.wgpuComputePassEncoderDispatchWorkgroups(pass, st->gx, st->gy, 1);
+        if (n_groups == sizeof groups / sizeof groups[0]) {
+            /* the pass holds its bind groups: release ours early */
+            for (uint32_t k = 0; k < n_groups; k++)
+                wg.wgpuBindGroupRelease(groups[k]);
+            n_groups = 0;
+        }
+        groups[n_groups++] = bg;
+    }
+    if (pass) {
+        wg.wgpuComputePassEncoderEnd(pass);
+        wg.wgpuComputePassEncoderRelease(pass);
+    }
+    wg_submit(gpu, enc);
+    for (uint32_t k = 0; k < n_groups; k++)
+        wg.wgpuBindGroupRelease(groups[k]);
+    pthread_mutex_unlock(&gpu->lock);
+    return s;
+}

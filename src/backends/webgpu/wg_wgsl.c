@@ -1,0 +1,679 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+** wg_wgsl.c -- WGSL for the operators the webgpu device runs (see
+** wg_wgsl.h for the packing and the word-per-invocation rule).
+**
+** Four shapes of kernel cover them:
+**   map      out[e] = f(x[ix(e)], y[iy(e)], z[iz(e)]): element-wise operators
+**            with broadcasting, cast, clamp, where, and the pure movements
+**            (transpose, slice, expand, reverse, reshape), whose index
+**            functions are strided walks of the output's coordinates in
+**            wrapping u32 arithmetic (a reversed axis is a stride of -s);
+**   region   a map that writes only a box of the output and keeps the rest
+**            (concat: one kernel per input);
+**   reduce   a loop over the reduced coordinates of each output (the ten
+**            reductions, argMin/argMax, softmax along one axis);
+**   matmul   a loop over k (matmul with batch broadcasting, gemm).
+*/
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/webgpu/wg_wgsl.h"
+
+void wg_text_printf(wg_text *t, const char *fmt, ...)
+{
+    if (t->failed)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(t->s ? t->s + t->n : NULL, t->s ? t->cap - t->n : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            t->failed = true;
+            return;
+        }
+        if (t->s && t->n + (size_t)n < t->cap) {
+            t->n += (size_t)n;
+            return;
+        }
+        size_t cap = (t->cap ? t->cap : 1024) * 2;
+        while (cap <= t->n + (size_t)n)
+            cap *= 2;
+        char *s = realloc(t->s, cap);
+        if (!s) {
+            t->failed = true;
+            return;
+        }
+        t->s = s;
+        t->cap = cap;
+    }
+}
+
+#define P(...) wg_text_printf(t, __VA_ARGS__)
+
+/* ---- element types ----------------------------------------------------------------- */
+
+static uint32_t per_word(wnn_data_type d)
+{
+    return d == WNN_DATA_TYPE_FLOAT16 ? 2 : d == WNN_DATA_TYPE_INT8 || d == WNN_DATA_TYPE_UINT8 ? 4 : 1;
+}
+
+/* The type elements are computed in. */
+static const char *ctype(wnn_data_type d)
+{
+    switch (d) {
+    case WNN_DATA_TYPE_FLOAT32:
+    case WNN_DATA_TYPE_FLOAT16: return "f32";
+    case WNN_DATA_TYPE_INT32:
+    case WNN_DATA_TYPE_INT8: return "i32";
+    default: return "u32";
+    }
+}
+
+static bool is_float(wnn_data_type d) { return d == WNN_DATA_TYPE_FLOAT32 || d == WNN_DATA_TYPE_FLOAT16; }
+
+/* fn ld<k>(i: u32) -> ctype: element i of binding k. */
+static void emit_load(wg_text *t, uint32_t k, wnn_data_type d)
+{
+    P("fn ld%u(i: u32) -> %s { ", k, ctype(d));
+    switch (d) {
+    case WNN_DATA_TYPE_FLOAT32: P("return bitcast<f32>(b%u[i]); }\n", k); break;
+    case WNN_DATA_TYPE_FLOAT16: P("return unpack2x16float(b%u[i >> 1u])[i & 1u]; }\n", k); break;
+    case WNN_DATA_TYPE_INT32: P("return bitcast<i32>(b%u[i]); }\n", k); break;
+    case WNN_DATA_TYPE_INT8: P("return bitcast<i32>(b%u[i >> 2u] << (24u - 8u * (i & 3u))) >> 24u; }\n", k); break;
+    case WNN_DATA_TYPE_UINT8: P("return (b%u[i >> 2u] >> (8u * (i & 3u))) & 0xffu; }\n", k); break;
+    default: P("return b%u[i]; }\n", k); break;
+    }
+}
+
+/* fn pk(v: array<ctype, per>) -> u32: one output word. */
+static void emit_pack(wg_text *t, wnn_data_type d)
+{
+    uint32_t per = per_word(d);
+    P("fn pk(v: array<%s, %u>) -> u32 { ", ctype(d), per);
+    switch (d) {
+    case WNN_DATA_TYPE_FLOAT32:
+    case WNN_DATA_TYPE_INT32: P("return bitcast<u32>(v[0]); }\n"); break;
+    case WNN_DATA_TYPE_FLOAT16: P("return h16(v[0]) | (h16(v[1]) << 16u); }\n"); break;
+    case WNN_DATA_TYPE_INT8:
+        P("return (bitcast<u32>(v[0]) & 0xffu) | ((bitcast<u32>(v[1]) & 0xffu) << 8u) | "
+          "((bitcast<u32>(v[2]) & 0xffu) << 16u) | (bitcast<u32>(v[3]) << 24u); }\n");
+        break;
+    case WNN_DATA_TYPE_UINT8:
+        P("return (v[0] & 0xffu) | ((v[1] & 0xffu) << 8u) | ((v[2] & 0xffu) << 16u) | (v[3] << 24u); }\n");
+        break;
+    default: P("return v[0]; }\n"); break;
+    }
+}
+
+/* Helpers every kernel may call; WGSL drops the unused ones. */
+static const char *HELPERS =
+    /* private, not constant: a constant expression may not be infinite */
+    "var<private> INF: u32 = 0x7f800000u;\n"
+    "var<private> QNAN: u32 = 0x7fc00000u;\n"
+    "fn h16(x: f32) -> u32 {\n"
+    "  let b = bitcast<u32>(x);\n"
+    "  if ((b & 0x7fffffffu) > 0x7f800000u) { return 0x7e00u; }\n"
+    "  if (abs(x) >= 65520.0) { return ((b >> 16u) & 0x8000u) | 0x7c00u; }\n"
+    "  return pack2x16float(vec2<f32>(x, 0.0)) & 0xffffu;\n"
+    "}\n"
+    "fn isnan_(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }\n"
+    "fn isinf_(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }\n"
+    "fn erf_(x: f32) -> f32 {\n"
+    "  let a = abs(x);\n"
+    "  if (a < 0.5) { let z = x * x;\n"
+    "    return x * (1.128379167 + z * (-0.3761263890 + z * (0.1128379165 + z * (-0.02686617064 + z * 0.005223977)))); }\n"
+    "  let t = 1.0 / (1.0 + 0.5 * a);\n"
+    "  let y = t * exp(-a * a - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 +\n"
+    "          t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))));\n"
+    "  return select(y - 1.0, 1.0 - y, x >= 0.0);\n"
+    "}\n"
+    "fn tanh_(x: f32) -> f32 {\n"
+    "  let a = abs(x);\n"
+    "  if (a < 0.55) { let z = x * x; return x * (1.0 + z * (-0.33333334 + z * (0.13333334 + z * (-0.053968254 + z * 0.021869488)))); }\n"
+    "  let e = exp(-2.0 * a);\n"
+    "  return sign(x) * (1.0 - e) / (1.0 + e);\n"
+    "}\n"
+    "fn pow_(x: f32, y: f32) -> f32 {\n"
+    "  if (y == 0.0) { return 1.0; }\n"
+    "  if (x == 0.0) { return select(0.0, bitcast<f32>(INF), y < 0.0); }\n"
+    "  if (x < 0.0) {\n"
+    "    if (y != floor(y)) { return bitcast<f32>(QNAN); }\n"
+    "    let r = exp2(y * log2(-x));\n"
+    "    return select(r, -r, abs(y) % 2.0 == 1.0);\n"
+    "  }\n"
+    "  return exp2(y * log2(x));\n"
+    "}\n"
+    "fn ipow_i(x: i32, y: i32) -> i32 { var r = 1; var b = x; var e = y; while (e > 0) { if ((e & 1) != 0) { r = r * b; } b = b * b; e = e >> 1u; } return r; }\n"
+    "fn ipow_u(x: u32, y: u32) -> u32 { var r = 1u; var b = x; var e = y; while (e > 0u) { if ((e & 1u) != 0u) { r = r * b; } b = b * b; e = e >> 1u; } return r; }\n";
+
+/* ---- the kernel frame --------------------------------------------------------------- */
+
+typedef struct frame {
+    const wnn__ir *ir;
+    const wnn__node *n;
+    wg_kernel *k;
+    wnn_data_type out;
+    uint64_t count;
+} frame;
+
+/* Declarations, loads and helpers; then the caller writes
+** fn val(e: u32) -> ctype(out), then frame_end. */
+static void frame_begin(frame *f, wg_kernel *k, const wnn__ir *ir, const wnn__node *n, const uint32_t *ins,
+                        uint32_t n_in)
+{
+    wg_text *t = &k->text;
+    f->ir = ir;
+    f->n = n;
+    f->k = k;
+    f->out = ir->values[n->out[0]].desc.data_type;
+    f->count = wnn_operand_desc_element_count(&ir->values[n->out[0]].desc);
+    k->n_in = n_in;
+    memcpy(k->in_values, ins, n_in * sizeof *ins);
+    k->words = (f->count + per_word(f->out) - 1) / per_word(f->out);
+    P("@group(0) @binding(0) var<storage, read_write> b0: array<u32>;\n");
+    for (uint32_t i = 0; i < n_in; i++)
+        P("@group(0) @binding(%u) var<storage, read> b%u: array<u32>;\n", i + 1, i + 1);
+    P("%s", HELPERS);
+    emit_pack(t, f->out);
+    for (uint32_t i = 0; i < n_in; i++)
+        emit_load(t, i + 1, ir->values[ins[i]].desc.data_type);
+}
+
+/* main(): one word per invocation; region kernels keep the elements
+** keep(e) says are not theirs. */
+static void frame_end(frame *f, const char *keep)
+{
+    wg_text *t = &f->k->text;
+    uint32_t per = per_word(f->out);
+    if (f->k->uses_params)
+        P("@group(0) @binding(%u) var<storage, read> prm: array<f32>;\n", f->k->n_in + 1);
+    if (keep)
+        emit_load(t, 0, f->out);
+    P("@compute @workgroup_size(%u)\n"
+      "fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {\n"
+      "  let w = gid.x + gid.y * nwg.x * %uu;\n"
+      "  if (w >= %lluu) { return; }\n"
+      "  var v: array<%s, %u>;\n"
+      "  for (var j = 0u; j < %uu; j++) {\n"
+      "    let e = w * %uu + j;\n",
+      WG_WORKGROUP, WG_WORKGROUP, (unsigned long long)f->k->words, ctype(f->out), per, per, per);
+    if (keep)
+        P("    if (e < %lluu && !(%s)) { v[j] = val(e); } else { v[j] = ld0(e); }\n", (unsigned long long)f->count,
+          keep);
+    else
+        P("    if (e < %lluu) { v[j] = val(e); }\n", (unsigned long long)f->count);
+    P("  }\n  b0[w] = pk(v);\n}\n");
+}
+
+static uint32_t param(wg_kernel *k, double v)
+{
+    k->uses_params = true;
+    k->params[k->n_params] = (float)v;
+    return k->n_params++;
+}
+
+/* Emits "var i<k> = base;" updates over the coordinates of dims (rank r)
+** for each source's strides; t_ is consumed. */
+static void emit_walk(wg_text *t, const char *from, uint32_t r, const uint32_t *dims, uint32_t n_src,
+                      const uint32_t *base, uint32_t strides[][WNN_MAX_RANK])
+{
+    P("  var t_ = %s;\n", from);
+    for (uint32_t s = 0; s < n_src; s++)
+        P("  var i%u = %uu;\n", s + 1, base[s]);
+    for (uint32_t d = r; d-- > 0;) {
+        if (dims[d] == 1)
+            continue;
+        bool used = false;
+        for (uint32_t s = 0; s < n_src; s++)
+            used |= strides[s][d] != 0;
+        if (!used) {
+            P("  t_ = t_ / %uu;\n", dims[d]);
+            continue;
+        }
+        P("  { let c = t_ %% %uu; t_ = t_ / %uu;", dims[d], dims[d]);
+        for (uint32_t s = 0; s < n_src; s++)
+            if (strides[s][d])
+                P(" i%u += c * %uu;", s + 1, strides[s][d]);
+        P(" }\n");
+    }
+}
+
+/* Row-major strides of desc, broadcast to rank r (right-aligned; size-1
+** dimensions get stride 0). */
+static void broadcast_strides(const wnn_operand_desc *in, uint32_t r, const uint32_t *out_dims, uint32_t *st)
+{
+    uint32_t s = 1;
+    for (uint32_t d = r; d-- > 0;) {
+        int32_t di = (int32_t)d - (int32_t)(r - in->rank);
+        uint32_t dim = di >= 0 ? in->shape[di] : 1;
+        st[d] = dim == 1 && out_dims[d] != 1 ? 0 : (dim == 1 ? 0 : s);
+        s *= dim;
+    }
+}
+
+/* ---- element-wise -------------------------------------------------------------------- */
+
+/* The expression of op on x (and y, z) in the compute types; NULL if none. */
+static const char *map_expr(frame *f, wnn_data_type in, char *buf, size_t len)
+{
+    const wnn__node *n = f->n;
+    const wnn__attrs *a = &n->attrs;
+    bool fl = is_float(in);
+    bool sg = in == WNN_DATA_TYPE_INT32 || in == WNN_DATA_TYPE_INT8;
+    const char *ct = ctype(in);
+#define E(...) (snprintf(buf, len, __VA_ARGS__), buf)
+    switch (n->op) {
+    case WNN__OP_ADD: return "x + y";
+    case WNN__OP_SUB: return "x - y";
+    case WNN__OP_MUL: return "x * y";
+    case WNN__OP_DIV: return "x / y";
+    case WNN__OP_MAX: return "max(x, y)";
+    case WNN__OP_MIN: return "min(x, y)";
+    case WNN__OP_POW:
+        return fl ? "pow_(x, y)" : sg ? "ipow_i(x, y)" : "ipow_u(x, y)";
+    /* NaN tested by its bits: the driver's compiler may assume no NaNs */
+    case WNN__OP_EQUAL: return fl ? "select(0u, 1u, x == y && !isnan_(x) && !isnan_(y))" : "select(0u, 1u, x == y)";
+    case WNN__OP_NOT_EQUAL: return fl ? "select(0u, 1u, !(x == y) || isnan_(x) || isnan_(y))" : "select(0u, 1u, x != y)";
+    case WNN__OP_GREATER: return fl ? "select(0u, 1u, x > y && !isnan_(x) && !isnan_(y))" : "select(0u, 1u, x > y)";
+    case WNN__OP_GREATER_OR_EQUAL:
+        return fl ? "select(0u, 1u, x >= y && !isnan_(x) && !isnan_(y))" : "select(0u, 1u, x >= y)";
+    case WNN__OP_LESSER: return fl ? "select(0u, 1u, x < y && !isnan_(x) && !isnan_(y))" : "select(0u, 1u, x < y)";
+    case WNN__OP_LESSER_OR_EQUAL:
+        return fl ? "select(0u, 1u, x <= y && !isnan_(x) && !isnan_(y))" : "select(0u, 1u, x <= y)";
+    case WNN__OP_LOGICAL_AND: return "select(0u, 1u, x != 0u && y != 0u)";
+    case WNN__OP_LOGICAL_OR: return "select(0u, 1u, x != 0u || y != 0u)";
+    case WNN__OP_LOGICAL_XOR: return "select(0u, 1u, (x != 0u) != (y != 0u))";
+    case WNN__OP_LOGICAL_NOT: return "select(0u, 1u, x == 0u)";
+    case WNN__OP_IS_NAN: return fl ? "select(0u, 1u, isnan_(x))" : "0u";
+    case WNN__OP_IS_INFINITE: return fl ? "select(0u, 1u, isinf_(x))" : "0u";
+    case WNN__OP_WHERE: return "select(z, y, x != 0u)";
+    case WNN__OP_IDENTITY:
+    case WNN__OP_EXPAND:
+    case WNN__OP_TRANSPOSE:
+    case WNN__OP_SLICE:
+    case WNN__OP_REVERSE:
+    case WNN__OP_CONCAT: return "x";
+    case WNN__OP_ABS: return "abs(x)";
+    case WNN__OP_NEG: return "-x";
+    case WNN__OP_SIGN: return fl || sg ? "sign(x)" : "select(0u, 1u, x > 0u)";
+    case WNN__OP_RELU: return fl ? "max(x, 0.0)" : "max(x, 0)";
+    case WNN__OP_CEIL: return "ceil(x)";
+    case WNN__OP_FLOOR: return "floor(x)";
+    case WNN__OP_COS: return "cos(x)";
+    case WNN__OP_SIN: return "sin(x)";
+    case WNN__OP_TAN: return "tan(x)";
+    case WNN__OP_EXP: return "exp(x)";
+    case WNN__OP_LOG: return "log(x)";
+    case WNN__OP_SQRT: return "sqrt(x)";
+    case WNN__OP_ERF: return "erf_(x)";
+    case WNN__OP_RECIPROCAL: return "1.0 / x";
+    case WNN__OP_ROUND_EVEN: return "round(x)";
+    case WNN__OP_SIGMOID: return "1.0 / (1.0 + exp(-x))";
+    case WNN__OP_TANH: return "tanh_(x)";
+    case WNN__OP_SOFTSIGN: return "x / (1.0 + abs(x))";
+    case WNN__OP_SOFTPLUS: return "max(x, 0.0) + log(1.0 + exp(-abs(x)))";
+    case WNN__OP_GELU: return "0.5 * x * (1.0 + erf_(x * 0.70710678118654752))";
+    case WNN__OP_HARD_SWISH: return "x * max(0.0, min(6.0, x + 3.0)) / 6.0";
+    case WNN__OP_PRELU: return fl ? "select(x * y, x, x >= 0.0)" : "select(x * y, x, x >= 0)";
+    case WNN__OP_ELU:
+        return E("select(prm[%u] * (exp(x) - 1.0), x, x > 0.0)", param(f->k, a->activation.alpha));
+    case WNN__OP_LEAKY_RELU:
+        return E("select(prm[%u] * x, x, x >= 0.0)", param(f->k, a->activation.alpha));
+    case WNN__OP_LINEAR: {
+        uint32_t al = param(f->k, a->activation.alpha), be = param(f->k, a->activation.beta);
+        return E("prm[%u] * x + prm[%u]", al, be);
+    }
+    case WNN__OP_HARD_SIGMOID: {
+        uint32_t al = param(f->k, a->activation.alpha), be = param(f->k, a->activation.beta);
+        return E("max(0.0, min(1.0, prm[%u] * x + prm[%u]))", al, be);
+    }
+    case WNN__OP_CLAMP:
+        if (fl) {
+            uint32_t lo = param(f->k, a->clamp.min_value), hi = param(f->k, a->clamp.max_value);
+            return E("select(select(x, prm[%u], x > prm[%u]), prm[%u], x < prm[%u])", hi, hi, lo, lo);
+        } else {
+            /* bounds saturated to the input's own range, like the cpu */
+            double lo = a->clamp.min_value, hi = a->clamp.max_value;
+            double tmin = in == WNN_DATA_TYPE_INT32 ? -2147483648.0 : in == WNN_DATA_TYPE_INT8 ? -128 : 0;
+            double tmax = in == WNN_DATA_TYPE_INT32 ? 2147483647.0 : in == WNN_DATA_TYPE_INT8 ? 127
+                          : in == WNN_DATA_TYPE_UINT8 ? 255 : 4294967295.0;
+            lo = isnan(lo) ? tmin : fmax(tmin, fmin(tmax, ceil(lo)));
+            hi = isnan(hi) ? tmax : fmax(tmin, fmin(tmax, floor(hi)));
+            if (sg)
+                return E("clamp(x, i32(%.0f) - %d, i32(%.0f) - %d)", lo + (lo < 0), lo < 0, hi + (hi < 0), hi < 0);
+            return E("clamp(x, %.0fu, %.0fu)", lo, hi);
+        }
+    case WNN__OP_CAST: {
+        wnn_data_type to = f->out;
+        const char *cto = ctype(to);
+        if (strcmp(ct, cto) == 0)
+            return "x";
+        if (strcmp(cto, "f32") == 0)
+            return "f32(x)";
+        if (fl) /* float to integer: truncation, saturated by WGSL */
+            return E("%s(x)", cto);
+        return E("bitcast<%s>(x)", cto);
+    }
+    default: return NULL;
+    }
+#undef E
+}
+
+static bool map_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, const char *keep_region,
+                       uint32_t region_input)
+{
+    frame f;
+    wg_text *t = &k->text;
+    const wnn_operand_desc *od = &ir->values[n->out[0]].desc;
+    uint32_t ins[3], n_in = 0;
+    if (keep_region)
+        ins[n_in++] = n->in[region_input];
+    else
+        for (uint32_t i = 0; i < n->n_in && n_in < 3; i++)
+            if (n->in[i] != WNN__NONE)
+                ins[n_in++] = n->in[i];
+    frame_begin(&f, k, ir, n, ins, n_in);
+    wnn_data_type in_type = ir->values[ins[n_in > 1 && n->op == WNN__OP_WHERE ? 1 : 0]].desc.data_type;
+    char buf[256];
+    const char *expr = map_expr(&f, in_type, buf, sizeof buf);
+    if (!expr)
+        return false;
+    uint32_t r = od->rank, dims[WNN_MAX_RANK], base[3] = {0, 0, 0}, st[3][WNN_MAX_RANK];
+    memcpy(dims, od->shape, sizeof dims);
+    memset(st, 0, sizeof st);
+    const wnn__attrs *a = &n->attrs;
+    const wnn_operand_desc *id = &ir->values[ins[0]].desc;
+    uint32_t in_st[WNN_MAX_RANK], s = 1;
+    for (uint32_t d = id->rank; d-- > 0;) {
+        in_st[d] = s;
+        s *= id->shape[d];
+    }
+    switch (n->op) {
+    case WNN__OP_TRANSPOSE:
+        for (uint32_t d = 0; d < r; d++)
+            st[0][d] = in_st[a->transpose.perm[d]];
+        break;
+    case WNN__OP_SLICE:
+        for (uint32_t d = 0; d < r; d++) {
+            base[0] += a->slice.starts[d] * in_st[d];
+            st[0][d] = a->slice.strides[d] * in_st[d];
+        }
+        break;
+    case WNN__OP_REVERSE:
+        for (uint32_t d = 0; d < r; d++) {
+            bool rev = a->reverse.mask >> d & 1;
+            base[0] += rev ? (dims[d] - 1) * in_st[d] : 0;
+            st[0][d] = rev ? 0u - in_st[d] : in_st[d];
+        }
+        break;
+    case WNN__OP_CONCAT: {
+        /* the input's box starts at lo along the axis: i = (c - lo) * stride */
+        uint32_t axis = a->axis.axis, lo = 0;
+        for (uint32_t i = 0; i < region_input; i++)
+            lo += ir->values[n->in[i]].desc.shape[axis];
+        for (uint32_t d = 0; d < r; d++)
+            st[0][d] = in_st[d];
+        base[0] = 0u - lo * in_st[axis];
+        break;
+    }
+    default:
+        for (uint32_t i = 0; i < n_in; i++)
+            broadcast_strides(&ir->values[ins[i]].desc, r, dims, st[i]);
+        break;
+    }
+    P("fn val(e: u32) -> %s {\n", ctype(f.out));
+    emit_walk(t, "e", r, dims, n_in, base, st);
+    P("  let x = ld1(i1);\n");
+    if (n_in > 1)
+        P("  let y = ld2(i2);\n");
+    if (n_in > 2)
+        P("  let z = ld3(i3);\n");
+    if (n->op == WNN__OP_CAST && !is_float(in_type) && is_float(f.out))
+        P("  return f32(x);\n}\n");
+    else
+        P("  return %s;\n}\n", expr);
+    frame_end(&f, keep_region);
+    return !t->failed;
+}
+
+/* ---- reductions, argMin/argMax, softmax ------------------------------------------------- */
+
+/* Splits the input's axes into kept (the output's walk) and reduced. */
+typedef struct split {
+    uint32_t nk, nr, kdims[WNN_MAX_RANK], kst[1][WNN_MAX_RANK], rdims[WNN_MAX_RANK], rst[1][WNN_MAX_RANK];
+    uint32_t rcount;
+} split;
+
+static void split_axes(const wnn_operand_desc *in, uint32_t mask, split *sp)
+{
+    uint32_t st[WNN_MAX_RANK], s = 1;
+    for (uint32_t d = in->rank; d-- > 0;) {
+        st[d] = s;
+        s *= in->shape[d];
+    }
+    memset(sp, 0, sizeof *sp);
+    sp->rcount = 1;
+    for (uint32_t d = 0; d < in->rank; d++) {
+        if (mask >> d & 1) {
+            sp->rdims[sp->nr] = in->shape[d];
+            sp->rst[0][sp->nr++] = st[d];
+            sp->rcount *= in->shape[d];
+        } else {
+            sp->kdims[sp->nk] = in->shape[d];
+            sp->kst[0][sp->nk++] = st[d];
+        }
+    }
+}
+
+static bool reduce_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
+{
+    frame f;
+    wg_text *t = &k->text;
+    uint32_t in = n->in[0];
+    const wnn_operand_desc *id = &ir->values[in].desc;
+    frame_begin(&f, k, ir, n, &in, 1);
+    const char *ct = ctype(id->data_type), *oct = ctype(f.out);
+    uint32_t mask;
+    switch (n->op) {
+    case WNN__OP_ARG_MIN:
+    case WNN__OP_ARG_MAX: mask = 1u << n->attrs.arg_min_max.axis; break;
+    case WNN__OP_SOFTMAX: mask = 1u << n->attrs.axis.axis; break;
+    default: mask = n->attrs.reduction.axes_mask; break;
+    }
+    split sp;
+    split_axes(id, mask, &sp);
+    uint32_t zero = 0;
+    P("fn at(j: u32, base: u32) -> %s {\n", ct);
+    emit_walk(t, "j", sp.nr, sp.rdims, 1, &zero, sp.rst);
+    P("  return ld1(base + i1);\n}\n");
+    P("fn val(e: u32) -> %s {\n", oct);
+    if (n->op == WNN__OP_SOFTMAX) {
+        /* the output walks the input's shape: strip the axis coordinate */
+        uint32_t axis = n->attrs.axis.axis, st[1][WNN_MAX_RANK], s = 1, dims[WNN_MAX_RANK];
+        for (uint32_t d = id->rank; d-- > 0;) {
+            st[0][d] = d == axis ? 0 : s;
+            dims[d] = id->shape[d];
+            s *= id->shape[d];
+        }
+        emit_walk(t, "e", id->rank, dims, 1, &zero, st);
+        P("  let base = i1;\n"
+          "  var m = at(0u, base);\n"
+          "  for (var j = 1u; j < %uu; j++) { m = max(m, at(j, base)); }\n"
+          "  var s = 0.0;\n"
+          "  for (var j = 0u; j < %uu; j++) { s += exp(at(j, base) - m); }\n",
+          sp.rcount, sp.rcount);
+        P("  return exp(ld1(e) - m) / s;\n}\n");
+        frame_end(&f, NULL);
+        return !t->failed;
+    }
+    emit_walk(t, "e", sp.nk, sp.kdims, 1, &zero, sp.kst);
+    P("  let base = i1;\n");
+    uint32_t rc = sp.rcount;
+    switch (n->op) {
+    case WNN__OP_ARG_MIN:
+    case WNN__OP_ARG_MAX:
+        P("  var m = at(0u, base); var mi = 0u;\n"
+          "  for (var j = 1u; j < %uu; j++) { let v = at(j, base); if (v %s m) { m = v; mi = j; } }\n"
+          "  return %s(mi);\n}\n",
+          rc, n->op == WNN__OP_ARG_MIN ? "<" : ">", oct);
+        break;
+    case WNN__OP_REDUCE_MAX:
+    case WNN__OP_REDUCE_MIN:
+        P("  var m = at(0u, base);\n"
+          "  for (var j = 1u; j < %uu; j++) { m = %s(m, at(j, base)); }\n  return m;\n}\n",
+          rc, n->op == WNN__OP_REDUCE_MAX ? "max" : "min");
+        break;
+    case WNN__OP_REDUCE_LOG_SUM_EXP:
+        P("  var m = at(0u, base);\n"
+          "  for (var j = 1u; j < %uu; j++) { m = max(m, at(j, base)); }\n"
+          "  if (isinf_(m)) { return m; }\n"
+          "  var s = 0.0;\n"
+          "  for (var j = 0u; j < %uu; j++) { s += exp(at(j, base) - m); }\n"
+          "  return m + log(s);\n}\n",
+          rc, rc);
+        break;
+    default: {
+        const char *init = n->op == WNN__OP_REDUCE_PRODUCT ? "1" : "0";
+        const char *step;
+        switch (n->op) {
+        case WNN__OP_REDUCE_L1: step = "a = a + abs(v);"; break;
+        case WNN__OP_REDUCE_L2:
+        case WNN__OP_REDUCE_SUM_SQUARE: step = "a = a + v * v;"; break;
+        case WNN__OP_REDUCE_PRODUCT: step = "a = a * v;"; break;
+        default: step = "a = a + v;"; break;
+        }
+        P("  var a = %s(%s);\n"
+          "  for (var j = 0u; j < %uu; j++) { let v = at(j, base); %s }\n",
+          ct, init, rc, step);
+        switch (n->op) {
+        case WNN__OP_REDUCE_L2: P("  return sqrt(a);\n}\n"); break;
+        case WNN__OP_REDUCE_MEAN: P("  return a / %u.0;\n}\n", rc); break;
+        case WNN__OP_REDUCE_LOG_SUM: P("  return log(a);\n}\n"); break;
+        default: P("  return a;\n}\n"); break;
+        }
+        break;
+    }
+    }
+    frame_end(&f, NULL);
+    return !t->failed;
+}
+
+/* ---- matmul and gemm ------------------------------------------------------------------- */
+
+static bool matmul_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
+{
+    frame f;
+    wg_text *t = &k->text;
+    bool gemm = n->op == WNN__OP_GEMM;
+    uint32_t ins[3] = {n->in[0], n->in[1], gemm && n->n_in > 2 ? n->in[2] : WNN__NONE};
+    uint32_t n_in = ins[2] != WNN__NONE ? 3 : 2;
+    frame_begin(&f, k, ir, n, ins, n_in);
+    const wnn_operand_desc *od = &ir->values[n->out[0]].desc, *ad = &ir->values[ins[0]].desc,
+                           *bd = &ir->values[ins[1]].desc;
+    uint32_t r = od->rank, M = od->shape[r - 2], N = od->shape[r - 1];
+    uint32_t K = gemm && n->attrs.gemm.a_transpose ? ad->shape[0] : ad->shape[ad->rank - 1];
+    /* strides of A's (i, k) and B's (k, j) */
+    uint32_t sai = K, sak = 1, sbk = N, sbj = 1;
+    if (gemm && n->attrs.gemm.a_transpose)
+        sai = 1, sak = M;
+    if (gemm && n->attrs.gemm.b_transpose)
+        sbk = 1, sbj = K;
+    /* batch walk: output dims without the last two; A and B broadcast */
+    uint32_t dims[WNN_MAX_RANK], st[3][WNN_MAX_RANK], base[3] = {0, 0, 0};
+    memset(st, 0, sizeof st);
+    uint32_t nb = r - 2;
+    memcpy(dims, od->shape, nb * sizeof *dims);
+    const wnn_operand_desc *ops[2] = {ad, bd};
+    uint32_t mat[2] = {M * K, K * N};
+    for (uint32_t o = 0; o < 2 && nb; o++) {
+        uint32_t s = mat[o];
+        for (uint32_t d = nb; d-- > 0;) {
+            int32_t di = (int32_t)d - (int32_t)(nb - (ops[o]->rank - 2));
+            uint32_t dim = di >= 0 ? ops[o]->shape[di] : 1;
+            st[o][d] = dim == 1 ? 0 : s;
+            s *= dim;
+        }
+    }
+    P("fn val(e: u32) -> f32 {\n"
+      "  let i = (e / %uu) %% %uu; let j = e %% %uu;\n",
+      N, M, N);
+    char from[32];
+    snprintf(from, sizeof from, "e / %uu", M * N);
+    emit_walk(t, from, nb, dims, 2, base, st);
+    P("  var a = 0.0;\n"
+      "  for (var k = 0u; k < %uu; k++) { a += ld1(i1 + i * %uu + k * %uu) * ld2(i2 + k * %uu + j * %uu); }\n",
+      K, sai, sak, sbk, sbj);
+    if (gemm) {
+        uint32_t al = param(k, n->attrs.gemm.alpha);
+        P("  a = a * prm[%u];\n", al);
+        if (n_in == 3) {
+            uint32_t be = param(k, n->attrs.gemm.beta), cst[2];
+            const wnn_operand_desc *cd = &ir->values[ins[2]].desc;
+            uint32_t odims[2] = {M, N};
+            broadcast_strides(cd, 2, odims, cst);
+            P("  a = a + prm[%u] * ld3(i * %uu + j * %uu);\n", be, cst[0], cst[1]);
+        }
+    }
+    P("  return a;\n}\n");
+    frame_end(&f, NULL);
+    return !t->failed;
+}
+
+/* ---- the node table ------------------------------------------------------------------------- */
+
+uint32_t wg_wgsl_node(const wnn__ir *ir, const wnn__node *n, wg_kernel *kernels, uint32_t max, char *why,
+                      size_t why_len)
+{
+    memset(kernels, 0, sizeof *kernels);
+    switch (n->op) {
+    case WNN__OP_REDUCE_L1: case WNN__OP_REDUCE_L2: case WNN__OP_REDUCE_LOG_SUM:
+    case WNN__OP_REDUCE_LOG_SUM_EXP: case WNN__OP_REDUCE_MAX: case WNN__OP_REDUCE_MEAN:
+    case WNN__OP_REDUCE_MIN: case WNN__OP_REDUCE_PRODUCT: case WNN__OP_REDUCE_SUM:
+    case WNN__OP_REDUCE_SUM_SQUARE: case WNN__OP_ARG_MIN: case WNN__OP_ARG_MAX: case WNN__OP_SOFTMAX:
+        return reduce_kernel(ir, n, kernels) ? 1 : 0;
+    case WNN__OP_MATMUL:
+    case WNN__OP_GEMM:
+        return matmul_kernel(ir, n, kernels) ? 1 : 0;
+    case WNN__OP_CONCAT: {
+        if (n->n_in > max) {
+            snprintf(why, why_len, "concat of %u inputs (at most %u)", n->n_in, max);
+            return 0;
+        }
+        uint32_t axis = n->attrs.axis.axis, lo = 0;
+        for (uint32_t i = 0; i < n->n_in; i++) {
+            memset(&kernels[i], 0, sizeof kernels[i]);
+            uint32_t hi = lo + ir->values[n->in[i]].desc.shape[axis];
+            const wnn_operand_desc *od = &ir->values[n->out[0]].desc;
+            /* the axis coordinate of output element e */
+            uint32_t inner = 1;
+            for (uint32_t d = od->rank; d-- > axis + 1;)
+                inner *= od->shape[d];
+            char keep[96];
+            snprintf(keep, sizeof keep, "(e / %uu) %% %uu < %uu || (e / %uu) %% %uu >= %uu", inner, od->shape[axis],
+                     lo, inner, od->shape[axis], hi);
+            if (!map_kernel(ir, n, &kernels[i], keep, i))
+                return 0;
+            lo = hi;
+        }
+        return n->n_in;
+    }
+    default: {
+        char buf[256];
+        frame f = {ir, n, kernels, ir->values[n->out[0]].desc.data_type, 0};
+        wg_kernel probe = {0};
+        f.k = &probe;
+        wnn_data_type in = ir->values[n->in[n->op == WNN__OP_WHERE ? 1 : 0]].desc.data_type;
+        bool known = map_expr(&f, in, buf, sizeof buf) != NULL;
+        if (!known) {
+            snprintf(why, why_len, "no WGSL kernel for %s", wnn__op_name(n->op));
+            return 0;
+        }
+        return map_kernel(ir, n, kernels, NULL, 0) ? 1 : 0;
+    }
+    }
+}

@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+** test-webgpu.c -- the webgpu device: listed only with a real adapter;
+** tensors as WGPUBuffers (round trips of whole and part words, zero fill,
+** device-to-device chains), WGSL kernels against known values (broadcast
+** add, uint8 comparisons, float16, matmul, concat, transpose, reduction,
+** softmax), and operators without a kernel refused by opSupportLimits and
+** the builder. Exits 77 with the reason where no adapter is found (no
+** library, or a Vulkan driver Dawn refuses; see docs/webgpu.md).
+*/
+#include <libgen.h>
+#include <math.h>
+#include <unistd.h>
+
+#include "test.h"
+
+/* The private lavapipe of src/backends/webgpu/setup.sh, if installed and
+** no driver was chosen. */
+static void use_private_lavapipe(void)
+{
+    char path[4096], src[4096];
+    snprintf(src, sizeof src, "%s", __FILE__);
+    snprintf(path, sizeof path, "%s/../src/backends/webgpu/dawn/lvp25.json", dirname(src));
+    if (!getenv("VK_DRIVER_FILES") && access(path, R_OK) == 0)
+        setenv("VK_DRIVER_FILES", path, 0);
+    if (!getenv("XDG_RUNTIME_DIR"))
+        setenv("XDG_RUNTIME_DIR", "/tmp", 0); /* Mesa's WSI complains without one */
+}
+
+static bool listed(void)
+{
+    for (uint32_t i = 0; i < wnn_device_count(); i++) {
+        wnn_device_info info;
+        if (wnn_device_get_info(i, &info) == WNN_OK && strcmp(info.name, "webgpu") == 0) {
+            CHECK_EQ_INT(info.kind, WNN_DEVICE_KIND_DISCRETE);
+            CHECK_EQ_INT(info.dlpack_device_type, 15); /* kDLWebGPU */
+            CHECK(info.max_tensor_byte_length >= (64u << 20));
+            return true;
+        }
+    }
+    return false;
+}
+
+static wnn_context *ctx;
+
+static wnn_tensor *tensor(wnn_data_type t, uint32_t rank, const uint32_t *shape)
+{
+    wnn_tensor_desc d = WNN_TENSOR_DESC_INIT;
+    d.data_type = t;
+    d.rank = rank;
+    memcpy(d.shape, shape, rank * sizeof *shape);
+    d.readable = d.writable = true;
+    wnn_tensor *x = NULL;
+    CHECK_OK(wnn_context_create_tensor(ctx, &d, &x));
+    return x;
+}
+
+static void test_copies(void)
+{
+    /* 7 bytes: a part word at the end */
+    uint32_t shape[1] = {7};
+    wnn_tensor *t = tensor(WNN_DATA_TYPE_UINT8, 1, shape);
+    uint8_t in[7] = {1, 2, 3, 250, 5, 6, 7}, out[7] = {0};
+    CHECK_OK(wnn_context_read_tensor_sync(ctx, t, out, sizeof out)); /* never written: zeros */
+    CHECK_EQ_INT(out[0] | out[3] | out[6], 0);
+    CHECK_OK(wnn_context_write_tensor(ctx, t, in, sizeof in));
+    CHECK_OK(wnn_context_read_tensor_sync(ctx, t, out, sizeof out));
+    CHECK(memcmp(in, out, sizeof in) == 0);
+    wnn_tensor_release(t);
+
+    uint32_t big[1] = {1u << 20};
+    t = tensor(WNN_DATA_TYPE_FLOAT32, 1, big);
+    float *v = malloc(sizeof(float) << 20), *r = malloc(sizeof(float) << 20);
+    for (uint32_t i = 0; i < big[0]; i++)
+        v[i] = (float)i * 0.5f;
+    CHECK_OK(wnn_context_write_tensor(ctx, t, v, sizeof(float) << 20));
+    CHECK_OK(wnn_context_read_tensor_sync(ctx, t, r, sizeof(float) << 20));
+    CHECK(memcmp(v, r, sizeof(float) << 20) == 0);
+    free(v);
+    free(r);
+    wnn_tensor_release(t);
+}
+
+/* Builds y = f(inputs), runs it once on the given bytes, reads y. */
+typedef wnn_operand *(*build_fn)(wnn_graph_builder *b, wnn_operand **in);
+
+static void run(build_fn f, uint32_t n_in, const wnn_operand_desc *in_desc, const void *const *in_data,
+                const wnn_operand_desc *out_desc, void *out)
+{
+    wnn_graph_builder *b = NULL;
+    wnn_graph *g = NULL;
+    wnn_tensor *t[4] = {NULL}, *y = NULL;
+    wnn_operand *ops[4];
+    wnn_named_tensor bind[4];
+    static const char *names[4] = {"a", "b", "c", "d"};
+    CHECK_OK(wnn_graph_builder_create(ctx, &b));
+    for (uint32_t i = 0; i < n_in; i++)
+        ops[i] = wnn_graph_builder_input(b, names[i], &in_desc[i]);
+    wnn_named_operand o = {"y", f(b, ops)};
+    CHECK_OK(wnn_graph_builder_build(b, &o, 1, &g));
+    for (uint32_t i = 0; i < n_in && g; i++) {
+        t[i] = tensor(in_desc[i].data_type, in_desc[i].rank, in_desc[i].shape);
+        CHECK_OK(wnn_context_write_tensor(ctx, t[i], in_data[i], (size_t)wnn_operand_desc_byte_length(&in_desc[i])));
+        bind[i] = (wnn_named_tensor){names[i], t[i]};
+    }
+    if (g) {
+        y = tensor(out_desc->data_type, out_desc->rank, out_desc->shape);
+        wnn_named_tensor by = {"y", y};
+        CHECK_OK(wnn_context_dispatch(ctx, g, bind, n_in, &by, 1));
+        CHECK_OK(wnn_context_read_tensor_sync(ctx, y, out, (size_t)wnn_operand_desc_byte_length(out_desc)));
+    }
+    for (uint32_t i = 0; i < n_in; i++)
+        wnn_tensor_release(t[i]);
+    wnn_tensor_release(y);
+    wnn_graph_release(g);
+    wnn_graph_builder_release(b);
+}
+
+static wnn_operand *add_op(wnn_graph_builder *b, wnn_operand **in) { return wnn_add(b, in[0], in[1]); }
+static wnn_operand *greater_op(wnn_graph_builder *b, wnn_operand **in) { return wnn_greater(b, in[0], in[1]); }
+static wnn_operand *matmul_op(wnn_graph_builder *b, wnn_operand **in) { return wnn_matmul(b, in[0], in[1]); }
+static wnn_operand *transpose_op(wnn_graph_builder *b, wnn_operand **in) { return wnn_transpose(b, in[0], NULL); }
+static wnn_operand *softmax_op(wnn_graph_builder *b, wnn_operand **in) { return wnn_softmax(b, in[0], 1); }
+
+static wnn_operand *concat_op(wnn_graph_builder *b, wnn_operand **in)
+{
+    return wnn_concat(b, in, 2, 1);
+}
+
+static wnn_operand *sum_op(wnn_graph_builder *b, wnn_operand **in) { return wnn_reduce_sum(b, in[0], NULL); }
+
+static void test_kernels(void)
+{
+    /* broadcast add [2,3] + [3] */
+    {
+        wnn_operand_desc d[2] = {{WNN_DATA_TYPE_FLOAT32, 2, {2, 3}}, {WNN_DATA_TYPE_FLOAT32, 1, {3}}};
+        float a[6] = {1, 2, 3, 4, 5, 6}, bb[3] = {10, 20, 30}, y[6];
+        const void *in[2] = {a, bb};
+        run(add_op, 2, d, in, &d[0], y);
+        CHECK(y[0] == 11 && y[2] == 33 && y[3] == 14 && y[5] == 36);
+    }
+    /* int8 greater -> uint8, 5 elements (packed words, a part word) */
+    {
+        wnn_operand_desc d[2] = {{WNN_DATA_TYPE_INT8, 1, {5}}, {WNN_DATA_TYPE_INT8, 1, {5}}};
+        wnn_operand_desc od = {WNN_DATA_TYPE_UINT8, 1, {5}};
+        int8_t a[5] = {-3, 4, 0, 127, -128}, bb[5] = {-4, 5, 0, -128, 127};
+        uint8_t y[5];
+        const void *in[2] = {a, bb};
+        run(greater_op, 2, d, in, &od, y);
+        CHECK(y[0] == 1 && y[1] == 0 && y[2] == 0 && y[3] == 1 && y[4] == 0);
+    }
+    /* float16 add, packed two a word (0x3c00 = 1, 0x4000 = 2, 0x7bff = 65504) */
+    {
+        wnn_operand_desc d[2] = {{WNN_DATA_TYPE_FLOAT16, 1, {3}}, {WNN_DATA_TYPE_FLOAT16, 1, {3}}};
+        uint16_t a[3] = {0x3c00, 0x4000, 0x7bff}, bb[3] = {0x3c00, 0x3c00, 0x7bff}, y[3];
+        const void *in[2] = {a, bb};
+        run(add_op, 2, d, in, &d[0], y);
+        CHECK_EQ_INT(y[0], 0x4000);
+        CHECK_EQ_INT(y[1], 0x4200);
+        CHECK_EQ_INT(y[2], 0x7c00); /* overflow is infinity */
+    }
+    /* matmul [2,3] x [3,2] */
+    {
+        wnn_operand_desc d[2] = {{WNN_DATA_TYPE_FLOAT32, 2, {2, 3}}, {WNN_DATA_TYPE_FLOAT32, 2, {3, 2}}};
+        wnn_operand_desc od = {WNN_DATA_TYPE_FLOAT32, 2, {2, 2}};
+        float a[6] = {1, 2, 3, 4, 5, 6}, bb[6] = {1, 0, 0, 1, 1, 1}, y[4];
+        const void *in[2] = {a, bb};
+        run(matmul_op, 2, d, in, &od, y);
+        CHECK(y[0] == 4 && y[1] == 5 && y[2] == 10 && y[3] == 11);
+    }
+    /* concat of [2,1] and [2,2] along 1, uint8 */
+    {
+        wnn_operand_desc d[2] = {{WNN_DATA_TYPE_UINT8, 2, {2, 1}}, {WNN_DATA_TYPE_UINT8, 2, {2, 2}}};
+        wnn_operand_desc od = {WNN_DATA_TYPE_UINT8, 2, {2, 3}};
+        uint8_t a[2] = {1, 2}, bb[4] = {3, 4, 5, 6}, y[6];
+        const void *in[2] = {a, bb};
+        run(concat_op, 2, d, in, &od, y);
+        uint8_t want[6] = {1, 3, 4, 2, 5, 6};
+        CHECK(memcmp(y, want, 6) == 0);
+    }
+    /* transpose [2,3] -> [3,2], int32 */
+    {
+        wnn_operand_desc d = {WNN_DATA_TYPE_INT32, 2, {2, 3}}, od = {WNN_DATA_TYPE_INT32, 2, {3, 2}};
+        int32_t a[6] = {1, 2, 3, 4, 5, 6}, y[6];
+        const void *in[1] = {a};
+        run(transpose_op, 1, &d, in, &od, y);
+        int32_t want[6] = {1, 4, 2, 5, 3, 6};
+        CHECK(memcmp(y, want, sizeof want) == 0);
+    }
+    /* reduceSum over every axis and softmax along axis 1 */
+    {
+        wnn_operand_desc d = {WNN_DATA_TYPE_FLOAT32, 2, {2, 3}}, od = {WNN_DATA_TYPE_FLOAT32, 0, {0}};
+        float a[6] = {1, 2, 3, 4, 5, 6}, y[6];
+        const void *in[1] = {a};
+        run(sum_op, 1, &d, in, &od, y);
+        CHECK(y[0] == 21);
+        run(softmax_op, 1, &d, in, &d, y);
+        CHECK_NEAR(y[0] + y[1] + y[2], 1.0, 1e-6);
+        CHECK_NEAR(y[2], exp(1.0) * exp(1.0) / (1 + exp(1.0) + exp(2.0)), 1e-6);
+    }
+}
+
+/* Operators without a kernel: not claimed by the limits, refused by the builder. */
+static void test_unsupported(void)
+{
+    wnn_tensor_limits l;
+    CHECK_OK(wnn_context_get_operand_limits(ctx, "add", "a", &l));
+    CHECK(l.data_types & (1u << WNN_DATA_TYPE_FLOAT32));
+    wnn_status s = wnn_context_get_operand_limits(ctx, "conv2d", "input", &l);
+    CHECK(s != WNN_OK || l.data_types == 0);
+    wnn_graph_builder *b = NULL;
+    CHECK_OK(wnn_graph_builder_create(ctx, &b));
+    wnn_operand_desc d = {WNN_DATA_TYPE_FLOAT32, 4, {1, 1, 3, 3}};
+    wnn_operand *x = wnn_graph_builder_input(b, "x", &d);
+    wnn_operand *f = wnn_graph_builder_input(b, "f", &d);
+    wnn_operand *y = wnn_conv2d(b, x, f, NULL);
+    wnn_graph *g = NULL;
+    wnn_named_operand o = {"y", y};
+    CHECK(y == NULL || wnn_graph_builder_build(b, &o, 1, &g) != WNN_OK);
+    CHECK(g == NULL);
+    wnn_graph_release(g);
+    wnn_graph_builder_release(b);
+}
+
+int main(void)
+{
+    use_private_lavapipe();
+    if (!listed()) {
+        printf("skipped: no webgpu device (needs the pinned Dawn build and a real adapter: "
+               "src/backends/webgpu/setup.sh, docs/webgpu.md)\n");
+        return 77;
+    }
+    wnn_context_options o = WNN_CONTEXT_OPTIONS_INIT;
+    o.device = "webgpu";
+    CHECK_OK(wnn_context_create(&o, &ctx));
+    if (ctx) {
+        test_copies();
+        test_kernels();
+        test_unsupported();
+    }
+    wnn_context_release(ctx);
+    TEST_DONE();
+}
