@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "core/half.h"
+#include "platform/config.h"
 #include "test.h"
 
 /* ---- contexts and data ------------------------------------------------------------ */
@@ -1571,9 +1572,11 @@ static void test_chains_and_replay(void)
     /* capture and fusion off: bit-identical to the fused, replayed results */
     setenv("WNN_CUDA_GRAPHS", "0", 1);
     setenv("WNN_CUDA_FUSION", "0", 1);
+    wnn__config_reload(); /* switches are read once */
     wnn_context *plain = open_ctx("cuda", 0);
     unsetenv("WNN_CUDA_GRAPHS");
     unsetenv("WNN_CUDA_FUSION");
+    wnn__config_reload(); /* switches are read once */
     wnn_graph *gp = chain_graph(plain, N);
     float *plain_out = malloc(N * sizeof(float));
     for (int i = 0; i < N; i++)

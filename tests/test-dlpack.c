@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "platform/config.h"
 #include "test.h"
 #include "wnn/dlpack.h"
 #include "wnn/wnn.h"
@@ -811,8 +812,10 @@ static void test_streams(void)
 {
     enum { DELAY_MS = 150 };
     setenv("WNN_NULL_COPY_DELAY_US", "150000", 1);
+    wnn__config_reload(); /* switches are read once */
     wnn_context *p = new_context("null");
     unsetenv("WNN_NULL_COPY_DELAY_US");
+    wnn__config_reload(); /* switches are read once */
     wnn_context *c = new_context("null");
     float v[64], r[64];
     for (int i = 0; i < 64; i++)

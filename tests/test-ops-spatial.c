@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "platform/config.h"
 #include "test.h"
 #include "wnn/wnn.h"
 
@@ -487,6 +488,8 @@ static void run_conv_case(const conv_case *c, const char *path)
         }
 
     setenv("WNN_CPU_CONV", path, 1);
+    wnn__config_reload(); /* switches are read once */
+
     wnn_graph_builder *b = builder();
     bool half = c->type == F16;
     for (size_t i = 0; half && i < nx; i++)
@@ -542,6 +545,7 @@ static void run_conv_case(const conv_case *c, const char *path)
         CHECK_EQ_INT(bad, 0);
     }
     unsetenv("WNN_CPU_CONV");
+    wnn__config_reload(); /* switches are read once */
     free(x), free(f), free(bias), free(xp), free(fp), free(y), free(ref), free(mag);
     free(hx), free(hf), free(hb), free(hy);
 }

@@ -15,16 +15,17 @@
 #define WNN_BACKENDS_MODULE_H
 
 #include "backends/backend.h"
-#include "backends/cpu/pool.h"
+#include "platform/pool.h"
 #include "memory/arena.h"
 
-#define WNN__MODULE_VERSION 2
+#define WNN__MODULE_VERSION 3
 #define WNN__MODULE_ENTRY "wnn_backend_module_entry"
 
 struct wnn__allocator;
 
 typedef struct wnn__host {
     uint32_t version; /* WNN__MODULE_VERSION */
+    const struct wnn__config *(*config)(void);
     wnn_status (*allocator_alloc)(struct wnn__allocator *a, size_t bytes, void **ptr, size_t *block_size);
     void (*allocator_free)(struct wnn__allocator *a, void *ptr, size_t block_size);
     wnn_status (*memory_upload)(struct wnn__allocator *a, const void *src, size_t n, void **ptr, size_t *block_size);

@@ -20,6 +20,7 @@
 
 #include "backends/module.h"
 #include "memory/allocator.h"
+#include "platform/config.h"
 
 static const wnn__backend *const builtin[] = {
     &wnn__cpu_backend,
@@ -51,6 +52,7 @@ static module modules[] = {
 
 static const wnn__host host = {
     .version = WNN__MODULE_VERSION,
+    .config = wnn__config_get,
     .allocator_alloc = wnn__allocator_alloc,
     .allocator_free = wnn__allocator_free,
     .memory_upload = wnn__memory_upload,
@@ -72,8 +74,9 @@ static void *open_in(const char *dir, size_t dir_len, const char *file)
 
 static void *find(module *m)
 {
-    const char *env = getenv(m->env);
-    if (env && env[0]) {
+    const wnn__config *cfg = wnn__config_get();
+    const char *env = strcmp(m->name, "cuda") == 0 ? cfg->cuda_module : NULL;
+    if (env) {
         void *h = dlopen(env, RTLD_NOW | RTLD_LOCAL);
         if (!h)
             snprintf(m->why, sizeof m->why, "$%s: %s", m->env, dlerror());

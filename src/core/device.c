@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** device.c -- the public device list (wnn_device_count, wnn_device_get_info)
-** over the registry's backends, and the choice of a context's device.
+** over the registry's backends, the choice of a context's device, and
+** the process-wide thread count (platform/pool.c).
 */
 #include <stdio.h>
 #include <string.h>
 
 #include "core/internal.h"
+#include "platform/pool.h"
 
 uint32_t wnn_device_count(void) { return wnn__registry_device_count(); }
 
@@ -53,3 +55,14 @@ wnn_status wnn__pick_device(const wnn_context_options *o, const wnn__backend **b
     return wnn__registry_lookup(0, be, local); /* "cpu" */
 }
 
+
+wnn_status wnn_set_num_threads(uint32_t n)
+{
+    if (n > WNN_MAX_THREADS)
+        return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "wnn_set_num_threads: %u threads, at most %d", n,
+                         WNN_MAX_THREADS);
+    wnn__pool_set_threads(n);
+    return WNN_OK;
+}
+
+uint32_t wnn_get_num_threads(void) { return (uint32_t)wnn__pool_size(); }

@@ -51,8 +51,9 @@
 #include <oneapi/dnnl/dnnl.h>
 
 #include "backends/cpu/half_simd.h"
-#include "backends/cpu/pool.h"
+#include "platform/pool.h"
 #include "core/half.h"
+#include "platform/config.h"
 
 #define DNNL_FUNCS(X)                                                                                              \
     X(dnnl_engine_create) X(dnnl_stream_create) X(dnnl_stream_wait) X(dnnl_stream_destroy)                         \
@@ -78,8 +79,7 @@ static struct {
 
 static void load(void)
 {
-    const char *env = getenv("WNN_CPU_DNNL");
-    if (env && strcmp(env, "0") == 0)
+    if (!wnn__config_get()->cpu_dnnl)
         return;
     void *h = dlopen("libdnnl.so.2", RTLD_NOW | RTLD_LOCAL);
     if (!h)

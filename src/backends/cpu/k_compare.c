@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "backends/cpu/kernels.h"
-#include "backends/cpu/pool.h"
+#include "platform/pool.h"
 #include "core/half.h"
 
 #define PARALLEL_MIN ((size_t)1 << 16)

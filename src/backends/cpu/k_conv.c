@@ -32,7 +32,8 @@
 #include <string.h>
 
 #include "backends/cpu/k_spatial.h"
-#include "backends/cpu/pool.h"
+#include "platform/pool.h"
+#include "platform/config.h"
 
 /* The gemm path pays off from this many multiply-adds, with at least this
 ** many filter taps per output and outputs per group. */
@@ -445,12 +446,11 @@ typedef enum conv_path { PATH_AUTO, PATH_GEMM, PATH_DIRECT } conv_path;
 
 static conv_path forced_path(void)
 {
-    const char *e = getenv("WNN_CPU_CONV");
-    if (e && strcmp(e, "gemm") == 0)
-        return PATH_GEMM;
-    if (e && strcmp(e, "direct") == 0)
-        return PATH_DIRECT;
-    return PATH_AUTO;
+    switch (wnn__config_get()->cpu_conv) {
+    case WNN__CONV_GEMM: return PATH_GEMM;
+    case WNN__CONV_DIRECT: return PATH_DIRECT;
+    default: return PATH_AUTO;
+    }
 }
 
 static conv_geom geometry(const wnn__node *node, const wnn__view *in, const wnn__view *out)

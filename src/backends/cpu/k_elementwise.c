@@ -19,7 +19,7 @@
 
 #include "backends/cpu/half_simd.h"
 #include "backends/cpu/kernels.h"
-#include "backends/cpu/pool.h"
+#include "platform/pool.h"
 #include "core/half.h"
 
 /* Work below this many elements is not worth waking the pool for. */

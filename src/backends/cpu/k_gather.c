@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "backends/cpu/kernels.h"
-#include "backends/cpu/pool.h"
+#include "platform/pool.h"
 
 #define PARALLEL_MIN ((size_t)1 << 16)
 #define PARALLEL_GRAIN ((size_t)1 << 14)

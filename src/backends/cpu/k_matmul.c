@@ -17,7 +17,7 @@
 
 #include "backends/cpu/half_simd.h"
 #include "backends/cpu/kernels.h"
-#include "backends/cpu/pool.h"
+#include "platform/pool.h"
 
 /* Below this many multiply-adds (M*N*K) the reference loop wins. */
 #define SMALL_PRODUCT 4096

@@ -16,7 +16,7 @@
 
 #include "backends/cpu/half_simd.h"
 #include "backends/cpu/k_spatial.h"
-#include "backends/cpu/pool.h"
+#include "platform/pool.h"
 #include "backends/cpu/vec.h"
 
 #define TASK_ELEMENTS ((size_t)1 << 14)

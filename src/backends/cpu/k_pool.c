@@ -17,7 +17,7 @@
 #include <stdlib.h>
 
 #include "backends/cpu/k_spatial.h"
-#include "backends/cpu/pool.h"
+#include "platform/pool.h"
 
 #define TASK_WORK ((size_t)1 << 14) /* window taps worth one task */
 

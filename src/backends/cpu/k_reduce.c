@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "backends/cpu/kernels.h"
-#include "backends/cpu/pool.h"
+#include "platform/pool.h"
 #include "core/half.h"
 
 #define TYPE_SLOTS (WNN_DATA_TYPE_UINT4 + 1)

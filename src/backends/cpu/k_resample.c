@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "backends/cpu/k_spatial.h"
-#include "backends/cpu/pool.h"
+#include "platform/pool.h"
 
 #define TASK_ELEMENTS ((size_t)1 << 14)
 

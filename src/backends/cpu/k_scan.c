@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "backends/cpu/kernels.h"
-#include "backends/cpu/pool.h"
+#include "platform/pool.h"
 #include "core/half.h"
 
 #define COLS 512                      /* adjacent columns per task */

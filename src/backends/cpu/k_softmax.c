@@ -22,7 +22,7 @@
 
 #include "backends/cpu/half_simd.h"
 #include "backends/cpu/kernels.h"
-#include "backends/cpu/pool.h"
+#include "platform/pool.h"
 #include "backends/cpu/vec.h"
 #include "core/half.h"
 

@@ -23,6 +23,7 @@
 
 #include "backends/backend.h"
 #include "backends/cuda/cuda_internal.h"
+#include "platform/config.h"
 
 #define CU_MAX_DEVICES 32
 #define CU_BLAS_WORKSPACE ((size_t)32 << 20) /* cuBLAS's recommendation for Hopper */
@@ -130,10 +131,8 @@ static wnn_status cu_device_open(uint32_t index, wnn__device **out)
     if (!d)
         return WNN_STATUS_OUT_OF_MEMORY;
     d->ordinal = devices.ordinal[index];
-    const char *graphs = getenv("WNN_CUDA_GRAPHS");
-    d->use_graphs = !(graphs && strcmp(graphs, "0") == 0);
-    const char *fusion = getenv("WNN_CUDA_FUSION");
-    d->use_fusion = !(fusion && strcmp(fusion, "0") == 0);
+    d->use_graphs = wnn__config_get()->cuda_graphs;
+    d->use_fusion = wnn__config_get()->cuda_fusion;
     pthread_mutexattr_t attr;
     pthread_mutexattr_init(&attr);
     pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);

@@ -12,7 +12,7 @@
 */
 #include <string.h>
 
-#include "backends/cpu/pool.h"
+#include "platform/pool.h"
 #include "backends/cuda/cuda_internal.h"
 
 #define CU_CHUNK ((size_t)4 << 20) /* bytes per staging chunk */

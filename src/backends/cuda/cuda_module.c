@@ -9,6 +9,7 @@
 
 #include "backends/module.h"
 #include "memory/allocator.h"
+#include "platform/config.h"
 
 static const wnn__host *host;
 
@@ -33,6 +34,8 @@ wnn_status wnn__memory_upload(wnn__allocator *a, const void *src, size_t n, void
 {
     return host->memory_upload(a, src, n, ptr, block_size);
 }
+
+const wnn__config *wnn__config_get(void) { return host->config(); }
 
 void wnn__parallel_for(size_t n, size_t grain, wnn__range_fn fn, void *arg) { host->parallel_for(n, grain, fn, arg); }
 

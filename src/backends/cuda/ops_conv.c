@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "backends/cuda/cuda_ops.h"
+#include "platform/config.h"
 
 /* conv2d with one group and enough work runs as im2col plus one matrix
 ** product per chunk of images (cuBLAS, float32 accumulation): the columns
@@ -197,7 +198,7 @@ wnn_status wnn__cu_prep_conv(const wnn__ir *ir, wnn__cu_node *n)
         c->c_out % c->groups)
         return WNN_STATUS_NOT_SUPPORTED;
     n->run = run_conv;
-    if (!getenv("WNN_CUDA_DIRECT_CONV"))
+    if (!wnn__config_get()->cuda_direct_conv)
         plan_conv_gemm(ir, n, p, layout);
     return WNN_OK;
 }

@@ -20,6 +20,7 @@
 #include "backends/backend.h"
 #include "backends/cpu/cpu_graph.h"
 #include "memory/allocator.h"
+#include "platform/config.h"
 
 #define NULL_MAX_TENSOR_BYTES ((uint64_t)1 << 34)
 #define KEY ((uintptr_t)0x0F00000000000000ull)
@@ -200,8 +201,7 @@ static wnn_status null_device_open(uint32_t index, wnn__device **out)
     wnn__device *d = calloc(1, sizeof *d);
     if (!d)
         return WNN_STATUS_OUT_OF_MEMORY;
-    const char *delay = getenv("WNN_NULL_COPY_DELAY_US");
-    d->delay_us = delay ? (unsigned)strtoul(delay, NULL, 10) : 0;
+    d->delay_us = wnn__config_get()->null_copy_delay_us;
     pthread_mutex_init(&d->lock, NULL);
     pthread_cond_init(&d->work_cv, NULL);
     pthread_cond_init(&d->done_cv, NULL);

@@ -2,8 +2,8 @@
 /*
 ** pool.h -- a process-wide pool of worker threads for data-parallel kernels.
 */
-#ifndef WNN_BACKENDS_CPU_POOL_H
-#define WNN_BACKENDS_CPU_POOL_H
+#ifndef WNN_PLATFORM_POOL_H
+#define WNN_PLATFORM_POOL_H
 
 #include <stddef.h>
 
@@ -17,5 +17,8 @@ void wnn__parallel_for(size_t n, size_t grain, wnn__range_fn fn, void *arg);
 
 /* Number of threads parallel_for may use (>= 1). WNN_NUM_THREADS overrides. */
 size_t wnn__pool_size(void);
+/* Sets the threads later jobs (and OpenBLAS) use: n (at most
+** WNN_MAX_THREADS, checked by the caller), or 0 for the default. */
+void wnn__pool_set_threads(size_t n);
 
 #endif

@@ -24,9 +24,10 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 
-#include "backends/cpu/pool.h"
+#include "platform/pool.h"
 
-#include "core/internal.h"
+#include "platform/config.h"
+#include "wnn/wnn.h"
 
 #include <cblas.h>
 #include <pthread.h>
@@ -116,14 +117,7 @@ static void *worker_main(void *unused)
 
 static size_t threads_wanted(void)
 {
-    const char *env = getenv("WNN_NUM_THREADS");
-    long n = 0;
-    if (env && *env) {
-        char *end;
-        n = strtol(env, &end, 10);
-        if (*end != '\0')
-            n = 0; /* not a number: ignore it rather than guess */
-    }
+    long n = (long)wnn__config_get()->num_threads;
     if (n < 1)
         n = sysconf(_SC_NPROCESSORS_ONLN);
     if (n < 1)
@@ -176,11 +170,8 @@ size_t wnn__pool_size(void)
     return wanted < size ? wanted : size;
 }
 
-wnn_status wnn_set_num_threads(uint32_t n)
+void wnn__pool_set_threads(size_t n)
 {
-    if (n > WNN__POOL_MAX_THREADS)
-        return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "wnn_set_num_threads: %u threads, at most %d", n,
-                         WNN__POOL_MAX_THREADS);
     pthread_once(&g_pool.once, pool_start);
     pthread_mutex_lock(&g_pool.grow);
     if (!g_pool.blas_default)
@@ -190,10 +181,7 @@ wnn_status wnn_set_num_threads(uint32_t n)
     atomic_store(&g_pool.wanted, want);
     openblas_set_num_threads(n ? (int)n : g_pool.blas_default);
     pthread_mutex_unlock(&g_pool.grow);
-    return WNN_OK;
 }
-
-uint32_t wnn_get_num_threads(void) { return (uint32_t)wnn__pool_size(); }
 
 void wnn__parallel_for(size_t n, size_t grain, wnn__range_fn fn, void *arg)
 {

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+** config.c -- reads the WNN_* environment switches once (config.h).
+*/
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "platform/config.h"
+
+static wnn__config config;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static const char *text(const char *name)
+{
+    const char *v = getenv(name);
+    return v && v[0] ? v : NULL;
+}
+
+/* A decimal count in [0, max]; a value that does not parse keeps fallback
+** and says so once. */
+static uint32_t count(const char *name, uint32_t max, uint32_t fallback)
+{
+    const char *v = text(name);
+    if (!v)
+        return fallback;
+    char *end;
+    unsigned long n = strtoul(v, &end, 10);
+    if (*end != '\0' || v[0] == '-' || n > max) {
+        fprintf(stderr, "wnn: %s=%s is not a number from 0 to %u; ignored\n", name, v, max);
+        return fallback;
+    }
+    return (uint32_t)n;
+}
+
+/* "0" turns a default-on switch off. */
+static bool on_unless_zero(const char *name)
+{
+    const char *v = text(name);
+    return !(v && strcmp(v, "0") == 0);
+}
+
+static void read_all(void)
+{
+    config.num_threads = count("WNN_NUM_THREADS", 4096, 0);
+    config.cpu_dnnl = on_unless_zero("WNN_CPU_DNNL");
+    const char *conv = text("WNN_CPU_CONV");
+    config.cpu_conv = !conv                        ? WNN__CONV_AUTO
+                      : strcmp(conv, "gemm") == 0   ? WNN__CONV_GEMM
+                      : strcmp(conv, "direct") == 0 ? WNN__CONV_DIRECT
+                                                    : WNN__CONV_AUTO;
+    if (conv && config.cpu_conv == WNN__CONV_AUTO)
+        fprintf(stderr, "wnn: WNN_CPU_CONV=%s is not gemm or direct; ignored\n", conv);
+    config.cuda_graphs = on_unless_zero("WNN_CUDA_GRAPHS");
+    config.cuda_fusion = on_unless_zero("WNN_CUDA_FUSION");
+    config.cuda_direct_conv = text("WNN_CUDA_DIRECT_CONV") != NULL;
+    config.null_copy_delay_us = count("WNN_NULL_COPY_DELAY_US", 10000000, 0);
+    config.cuda_module = text("WNN_CUDA_MODULE");
+    config.webgpu_library = text("WNN_WEBGPU_LIBRARY");
+}
+
+const wnn__config *wnn__config_get(void)
+{
+    pthread_once(&once, read_all);
+    return &config;
+}
+
+void wnn__config_reload(void)
+{
+    wnn__config_get(); /* the once flag is spent before the values change */
+    read_all();
+}

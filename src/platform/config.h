@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+** config.h -- the WNN_* environment switches, read once.
+**
+** Every variable wnn reads from the environment is read here, the first
+** time any part of wnn asks, and kept for the life of the process: nothing
+** calls getenv in a kernel, per dispatch or per compile. docs/api.md lists
+** them. A value that does not parse is ignored with one warning on stderr.
+*/
+#ifndef WNN_PLATFORM_CONFIG_H
+#define WNN_PLATFORM_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum wnn__conv_path {
+    WNN__CONV_AUTO,   /* the cpu picks per convolution */
+    WNN__CONV_GEMM,   /* WNN_CPU_CONV=gemm */
+    WNN__CONV_DIRECT  /* WNN_CPU_CONV=direct */
+} wnn__conv_path;
+
+typedef struct wnn__config {
+    uint32_t num_threads;        /* WNN_NUM_THREADS; 0: one per core online */
+    bool cpu_dnnl;               /* WNN_CPU_DNNL=0 turns oneDNN off */
+    wnn__conv_path cpu_conv;     /* WNN_CPU_CONV: gemm or direct */
+    bool cuda_graphs;            /* WNN_CUDA_GRAPHS=0 turns CUDA-graph replay off */
+    bool cuda_fusion;            /* WNN_CUDA_FUSION=0 turns element-wise fusion off */
+    bool cuda_direct_conv;       /* WNN_CUDA_DIRECT_CONV set: direct convolution kernels */
+    uint32_t null_copy_delay_us; /* WNN_NULL_COPY_DELAY_US: the null device's copy latency */
+    const char *cuda_module;     /* WNN_CUDA_MODULE: path of libwnn_cuda.so, or NULL */
+    const char *webgpu_library;  /* WNN_WEBGPU_LIBRARY: a webgpu.h implementation, or NULL */
+} wnn__config;
+
+/* The switches, read at the first call. Thread-safe. */
+const wnn__config *wnn__config_get(void);
+
+/* Reads the environment again: for tests that change a switch with setenv()
+** between contexts, never while another thread uses wnn. */
+void wnn__config_reload(void);
+
+#endif
