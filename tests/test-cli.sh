@@ -174,8 +174,9 @@ done
 
 # Every variable the committed sources read is in docs/environment.md.
 if git -C "$SRC" rev-parse --verify -q HEAD >/dev/null 2>&1; then
-    for v in $(git -C "$SRC" grep -hoE 'getenv\("WNN_[A-Z0-9_]+"|environ\.get\("WNN_[A-Z0-9_]+"|"WNN_[A-Z0-9_]+_MODULE"' \
-        HEAD -- src tools python tests | grep -oE 'WNN_[A-Z0-9_]+' | sort -u); do
+    for v in $( (git -C "$SRC" grep -hoE 'getenv\("WNN_[A-Z0-9_]+"|environ\.get\("WNN_[A-Z0-9_]+"|"WNN_[A-Z0-9_]+_MODULE"' \
+        HEAD -- src tools python tests; git -C "$SRC" grep -hoE '"WNN_[A-Z0-9_]+"' HEAD -- src/platform/config.c) |
+        grep -oE 'WNN_[A-Z0-9_]+' | sort -u); do
         contains "$SRC/docs/environment.md" "\`$v\`" "docs/environment.md documents $v, which the sources read"
     done
 fi

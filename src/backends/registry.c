@@ -75,7 +75,7 @@ static void *open_in(const char *dir, size_t dir_len, const char *file)
 static void *find(module *m)
 {
     const wnn__config *cfg = wnn__config_get();
-    const char *env = strcmp(m->name, "cuda") == 0 ? cfg->cuda_module : NULL;
+    const char *env = strcmp(m->name, "cuda") == 0 ? cfg->cuda_module : cfg->webgpu_module;
     if (env) {
         void *h = dlopen(env, RTLD_NOW | RTLD_LOCAL);
         if (!h)

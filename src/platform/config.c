@@ -57,7 +57,9 @@ static void read_all(void)
     config.cuda_direct_conv = text("WNN_CUDA_DIRECT_CONV") != NULL;
     config.null_copy_delay_us = count("WNN_NULL_COPY_DELAY_US", 10000000, 0);
     config.cuda_module = text("WNN_CUDA_MODULE");
+    config.webgpu_module = text("WNN_WEBGPU_MODULE");
     config.webgpu_library = text("WNN_WEBGPU_LIBRARY");
+    config.webgpu_debug = text("WNN_WEBGPU_DEBUG") != NULL;
 }
 
 const wnn__config *wnn__config_get(void)

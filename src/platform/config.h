@@ -28,7 +28,9 @@ typedef struct wnn__config {
     bool cuda_direct_conv;       /* WNN_CUDA_DIRECT_CONV set: direct convolution kernels */
     uint32_t null_copy_delay_us; /* WNN_NULL_COPY_DELAY_US: the null device's copy latency */
     const char *cuda_module;     /* WNN_CUDA_MODULE: path of libwnn_cuda.so, or NULL */
+    const char *webgpu_module;   /* WNN_WEBGPU_MODULE: path of libwnn_webgpu.so, or NULL */
     const char *webgpu_library;  /* WNN_WEBGPU_LIBRARY: a webgpu.h implementation, or NULL */
+    bool webgpu_debug;           /* WNN_WEBGPU_DEBUG set: the webgpu device explains refusals on stderr */
 } wnn__config;
 
 /* The switches, read at the first call. Thread-safe. */

@@ -22,6 +22,7 @@
 
 #include "backends/webgpu/wg_internal.h"
 #include "memory/allocator.h"
+#include "platform/config.h"
 
 #define USAGE (WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst)
 
@@ -209,7 +210,7 @@ static _Thread_local char why_buf[400];
 void wg_set_why(const char *why)
 {
     snprintf(why_buf, sizeof why_buf, "%s", why);
-    if (getenv("WNN_WEBGPU_DEBUG"))
+    if (wnn__config_get()->webgpu_debug)
         fprintf(stderr, "wnn webgpu: graph refused: %s\n", why);
 }
 

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "backends/webgpu/wg_internal.h"
+#include "platform/config.h"
 
 wg_api wg;
 
@@ -139,8 +140,8 @@ static void *open_pinned(const char *dir)
 
 static void *open_library(void)
 {
-    const char *env = getenv("WNN_WEBGPU_LIBRARY");
-    if (env && env[0]) {
+    const char *env = wnn__config_get()->webgpu_library;
+    if (env) {
         snprintf(state.path, sizeof state.path, "%s", env);
         void *h = dlopen(env, RTLD_NOW | RTLD_LOCAL);
         if (!h)

@@ -9,6 +9,7 @@
 
 #include "backends/module.h"
 #include "memory/allocator.h"
+#include "platform/config.h"
 
 extern const wnn__backend wnn__webgpu_backend;
 
@@ -37,6 +38,8 @@ wnn_status wnn__memory_upload(wnn__allocator *a, const void *src, size_t n, void
 }
 
 uint64_t wnn_operand_desc_byte_length(const wnn_operand_desc *desc) { return host->byte_length(desc); }
+
+const wnn__config *wnn__config_get(void) { return host->config(); }
 
 /* Not among the host's services; small enough to have here. */
 const char *wnn__op_name(wnn__op op)
