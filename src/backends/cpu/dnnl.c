@@ -32,7 +32,13 @@
 ** is defined (CMake: -DWNN_WITH_DNNL=OFF) or a sanitizer instruments the
 ** build: ThreadSanitizer cannot see the ordering inside the uninstrumented
 ** OpenMP runtime, and LeakSanitizer's exit-time scan crashes on its idle
-** threads. Sanitizer builds test the portable kernels. */
+** threads (gcc and clang, whose fuzz builds use ASan). Sanitizer builds test
+** the portable kernels. */
+#if defined(__has_feature) /* clang says it this way */
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define WNN_NO_DNNL 1
+#endif
+#endif
 #if defined(__has_include) && !defined(WNN_NO_DNNL) && !defined(__SANITIZE_THREAD__) && \
     !defined(__SANITIZE_ADDRESS__)
 #if __has_include(<oneapi/dnnl/dnnl.h>)
