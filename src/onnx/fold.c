@@ -508,6 +508,8 @@ static wnn_status fold_window(onx_importer *im, const Onnx__NodeProto *n)
     wnn_data_type t = WNN_DATA_TYPE_FLOAT32;
     if (len <= 0 || !onx_type_from_onnx((int32_t)onx_attr_int(n, "output_datatype", 1), &t))
         return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "size %lld or output_datatype", (long long)len);
+    if ((uint64_t)len > FOLD_MAX_ELEMENTS * 64)
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "a window of %lld elements is too large", (long long)len);
     double N = onx_attr_int(n, "periodic", 1) ? (double)len : (double)len - 1, a[3] = {0.5, -0.5, 0};
     if (n->op_type[1] == 'a' && n->op_type[2] == 'm')
         a[0] = 25.0 / 46.0, a[1] = -(1 - 25.0 / 46.0);

@@ -166,6 +166,12 @@ static onx_value *define_output(onx_importer *im, const Onnx__NodeProto *n, size
 {
     if (i >= n->n_output || n->output[i] == NULL || n->output[i][0] == '\0')
         return NULL;
+    /* a name given twice would free a value the node may still be reading */
+    if (onx_lookup(im, n->output[i]) != NULL) {
+        onx_fail(im, WNN_STATUS_OPERATION_ERROR, "output '%s' is already defined: an ONNX graph assigns each "
+                 "name once", n->output[i]);
+        return NULL;
+    }
     onx_value *v = onx_define(im, n->output[i]);
     if (v == NULL)
         onx_fail(im, WNN_STATUS_OUT_OF_MEMORY, "out of memory");

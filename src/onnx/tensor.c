@@ -268,7 +268,8 @@ void onx_unmap_file(void *data, size_t size, bool mapped)
 }
 
 /* Reads an external-data tensor's bytes: the file is relative to base_dir
-** and may not climb out of it. */
+** and may not climb out of it. With dst NULL it only checks that the file
+** holds them, so that nothing is allocated for data that is not there. */
 static wnn_status read_external(const Onnx__TensorProto *t, const char *base_dir, size_t want, void *dst)
 {
     const char *location = NULL;
@@ -309,9 +310,17 @@ static wnn_status read_external(const Onnx__TensorProto *t, const char *base_dir
                       strerror(errno));
         return WNN_STATUS_OPERATION_ERROR;
     }
-    size_t got = 0;
-    if (fseeko(f, (off_t)offset, SEEK_SET) == 0)
-        got = fread(dst, 1, want, f);
+    struct stat sb;
+    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        fclose(f);
+        onx_set_error(WNN_STATUS_OPERATION_ERROR, "tensor '%s': external data '%s' is not a file", tname, path);
+        return WNN_STATUS_OPERATION_ERROR;
+    }
+    size_t got = want;
+    if ((uint64_t)sb.st_size < (uint64_t)offset + want)
+        got = (uint64_t)sb.st_size > (uint64_t)offset ? (size_t)(sb.st_size - offset) : 0;
+    else if (dst != NULL)
+        got = fseeko(f, (off_t)offset, SEEK_SET) == 0 ? fread(dst, 1, want, f) : 0;
     fclose(f);
     if (got != want) {
         onx_set_error(WNN_STATUS_OPERATION_ERROR,
@@ -350,17 +359,36 @@ wnn_status onx_tensor_decode(const Onnx__TensorProto *t, const char *base_dir, o
             return WNN_STATUS_NOT_SUPPORTED;
         }
     }
+    /* the data must be there before its shape is allocated: a few bytes of
+    ** dims must not cost gigabytes */
+    size_t esize = onx_type_size(type), bytes = (size_t)count * esize;
+    int32_t dt = t->data_type;
+    bool external = t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+    size_t n_typed = dt == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT   ? t->n_float_data
+                     : dt == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 ? t->n_int64_data
+                     : dt == ONNX__TENSOR_PROTO__DATA_TYPE__UINT32 || dt == ONNX__TENSOR_PROTO__DATA_TYPE__UINT64
+                         ? t->n_uint64_data
+                         : t->n_int32_data; /* float16 bits and the small integers, one per int32 */
+    wnn_status st = external ? read_external(t, base_dir, bytes, NULL) : WNN_OK;
+    if (st != WNN_OK)
+        return st;
+    if (!external && t->has_raw_data && t->raw_data.len != bytes) {
+        onx_set_error(WNN_STATUS_OPERATION_ERROR, "tensor '%s': raw_data has %zu bytes, its shape needs %zu", tname,
+                      t->raw_data.len, bytes);
+        return WNN_STATUS_OPERATION_ERROR;
+    }
+    if (!external && !t->has_raw_data && n_typed != count) {
+        onx_set_error(WNN_STATUS_OPERATION_ERROR, "tensor '%s': %zu values, its shape needs %llu", tname, n_typed,
+                      (unsigned long long)count);
+        return WNN_STATUS_OPERATION_ERROR;
+    }
     onx_const *c = onx_const_new(type, (uint32_t)t->n_dims, t->dims);
     if (c == NULL) {
         onx_set_error(WNN_STATUS_OUT_OF_MEMORY, "tensor '%s': out of memory", tname);
         return WNN_STATUS_OUT_OF_MEMORY;
     }
-    size_t esize = onx_type_size(type), bytes = c->count * esize;
-    size_t n_typed = 0;
-    int32_t dt = t->data_type;
-    if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) {
-        wnn_status st = read_external(t, base_dir, bytes, c->data);
-        if (st != WNN_OK) {
+    if (external) {
+        if ((st = read_external(t, base_dir, bytes, c->data)) != WNN_OK) {
             onx_const_free(c);
             return st;
         }
@@ -368,12 +396,6 @@ wnn_status onx_tensor_decode(const Onnx__TensorProto *t, const char *base_dir, o
         return WNN_OK;
     }
     if (t->has_raw_data) {
-        if (t->raw_data.len != bytes) {
-            onx_set_error(WNN_STATUS_OPERATION_ERROR, "tensor '%s': raw_data has %zu bytes, its shape needs %zu",
-                          tname, t->raw_data.len, bytes);
-            onx_const_free(c);
-            return WNN_STATUS_OPERATION_ERROR;
-        }
         if (bytes >= 4096) { /* take protobuf-c's copy rather than copy it again */
             Onnx__TensorProto *owned = (Onnx__TensorProto *)t;
             free(c->data);
@@ -387,32 +409,19 @@ wnn_status onx_tensor_decode(const Onnx__TensorProto *t, const char *base_dir, o
         *out = c;
         return WNN_OK;
     }
-    if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT) {
-        n_typed = t->n_float_data;
-        if (n_typed == c->count && bytes)
-            memcpy(c->data, t->float_data, bytes);
-    } else if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__INT64) {
-        n_typed = t->n_int64_data;
-        if (n_typed == c->count && bytes)
-            memcpy(c->data, t->int64_data, bytes);
+    if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT || dt == ONNX__TENSOR_PROTO__DATA_TYPE__INT64) {
+        if (bytes)
+            memcpy(c->data, dt == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT ? (void *)t->float_data : (void *)t->int64_data,
+                   bytes);
     } else if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__UINT32 || dt == ONNX__TENSOR_PROTO__DATA_TYPE__UINT64) {
-        n_typed = t->n_uint64_data;
-        for (size_t i = 0; n_typed == c->count && i < c->count; i++)
+        for (size_t i = 0; i < c->count; i++)
             onx_set_i64(c, i, (int64_t)t->uint64_data[i]);
     } else if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16) {
-        n_typed = t->n_int32_data; /* the bits, one value per int32 */
-        for (size_t i = 0; n_typed == c->count && i < c->count; i++)
+        for (size_t i = 0; i < c->count; i++)
             ((uint16_t *)c->data)[i] = (uint16_t)t->int32_data[i];
     } else {
-        n_typed = t->n_int32_data;
-        for (size_t i = 0; n_typed == c->count && i < c->count; i++)
+        for (size_t i = 0; i < c->count; i++)
             onx_set_i64(c, i, t->int32_data[i]);
-    }
-    if (n_typed != c->count) {
-        onx_set_error(WNN_STATUS_OPERATION_ERROR, "tensor '%s': %zu values, its shape needs %zu", tname, n_typed,
-                      c->count);
-        onx_const_free(c);
-        return WNN_STATUS_OPERATION_ERROR;
     }
     *out = c;
     return WNN_OK;
