@@ -171,7 +171,6 @@ static void test_d3_element_limit(void)
     static const uint32_t img[4] = {1, 1, 2, 2};
     wnn_operand *x = input(b, "x", WNN_DATA_TYPE_FLOAT32, 4, img);
     wnn_pool2d_options po = WNN_POOL2D_OPTIONS_INIT;
-    po.has_window_dimensions = true;
     po.window_dimensions[0] = po.window_dimensions[1] = 1;
     po.padding[0] = po.padding[1] = po.padding[2] = po.padding[3] = 40000;
     expect_too_many(b, wnn_average_pool2d(b, x, &po), "averagePool2d");

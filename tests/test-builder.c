@@ -218,26 +218,25 @@ static void test_clamp_cast(wnn_context *ctx)
 {
     wnn_graph_builder *b = new_builder(ctx);
     wnn_clamp_options o = WNN_CLAMP_OPTIONS_INIT;
+    wnn_number lo = {.value = -1.0}, hi = {.value = 1.0};
     CHECK_DESC(wnn_clamp(b, IN(b, F32, 2, 3), NULL), F32, 2, 3);
     CHECK_DESC(wnn_clamp(b, IN(b, F16, 5), &o), F16, 5);
-    o.has_min_value = true;
-    o.min_value = -1.0;
+    o.min_value = &lo;
     CHECK_DESC(wnn_clamp(b, IN(b, I32, 5), &o), I32, 5);
-    o.has_max_value = true;
-    o.max_value = 1.0;
+    o.max_value = &hi;
     for (size_t t = 0; t < COUNT_OF(all_types); t++)
         CHECK_DESC(wnn_clamp(b, IN(b, all_types[t], 3, 1), &o), all_types[t], 3, 1);
-    o.min_value = o.max_value = 2.0; /* equal bounds are fine */
+    lo.value = hi.value = 2.0; /* equal bounds are fine */
     CHECK_DESC(wnn_clamp(b, IN(b, F32, 1), &o), F32, 1);
-    o.min_value = 3.0;
-    o.max_value = 2.0;
+    lo.value = 3.0;
+    hi.value = 2.0;
     CHECK_OP_ERR(b, wnn_clamp(b, IN(b, F32, 1), &o), WNN_STATUS_INVALID_ARGUMENT, "clamp");
-    o.min_value = 0.0;
-    o.max_value = -INFINITY;
+    lo.value = 0.0;
+    hi.value = -INFINITY;
     CHECK_OP_ERR(b, wnn_clamp(b, IN(b, F32, 1), &o), WNN_STATUS_INVALID_ARGUMENT, "clamp");
     /* only max given, below the default min of -infinity: fine */
-    o.has_min_value = false;
-    o.max_value = -1e30;
+    o.min_value = NULL;
+    hi.value = -1e30;
     CHECK_DESC(wnn_clamp(b, IN(b, F32, 1), &o), F32, 1);
     CHECK_OP_ERR(b, wnn_clamp(b, NULL, NULL), WNN_STATUS_INVALID_ARGUMENT, "clamp");
 

@@ -47,22 +47,22 @@ static wnn_operand *apply(wnn_graph_builder *b, int act, wnn_operand *x)
     switch (act) {
     case ACT_RELU: return wnn_relu(b, x);
     case ACT_CLAMP: {
-        wnn_clamp_options o = WNN_CLAMP_OPTIONS_INIT;
-        o.has_min_value = o.has_max_value = true;
-        o.min_value = -0.5;
-        o.max_value = 0.5;
+        const wnn_number lo = {.value = -0.5}, hi = {.value = 0.5};
+        wnn_clamp_options o = {.min_value = &lo, .max_value = &hi};
         return wnn_clamp(b, x, &o);
     }
     case ACT_SIGMOID: return wnn_sigmoid(b, x);
     case ACT_TANH: return wnn_tanh(b, x);
     case ACT_LEAKY: {
         wnn_leaky_relu_options o = WNN_LEAKY_RELU_OPTIONS_INIT;
-        o.alpha = 0.1;
+        const double alpha = 0.1;
+        o.alpha = &alpha;
         return wnn_leaky_relu(b, x, &o);
     }
     case ACT_ELU: {
         wnn_elu_options o = WNN_ELU_OPTIONS_INIT;
-        o.alpha = 0.7;
+        const double alpha = 0.7;
+        o.alpha = &alpha;
         return wnn_elu(b, x, &o);
     }
     default: return x;
@@ -153,7 +153,8 @@ static void one_case(int k)
     wnn_operand *h = wnn_conv2d(b, xo, constant(b, half, 4, fo[layout], wl), &co);
     if (bn) {
         wnn_batch_normalization_options bo = WNN_BATCH_NORMALIZATION_OPTIONS_INIT;
-        bo.axis = nhwc ? 3 : 1;
+        const uint32_t channel_axis = nhwc ? 3 : 1;
+        bo.axis = &channel_axis;
         bo.scale = constant(b, half, 1, &O, scale);
         bo.bias = constant(b, half, 1, &O, beta);
         h = wnn_batch_normalization(b, h, constant(b, half, 1, &O, mean), constant(b, half, 1, &O, var), &bo);

@@ -174,10 +174,9 @@ static void layer_norms(void)
         wnn_graph_builder *b;
         CHECK_OK(wnn_graph_builder_create(ctx, &b));
         wnn_layer_normalization_options o = WNN_LAYER_NORMALIZATION_OPTIONS_INIT;
-        o.has_axes = true;
+        const uint32_t axes[2] = {two ? 1 : 2, 2};
+        o.axes = axes;
         o.axes_count = two ? 2 : 1;
-        o.axes[0] = two ? 1 : 2;
-        o.axes[1] = 2;
         wnn_operand_desc pd = {d.data_type, two ? 2 : 1, {two ? b1 : c, c}};
         if (affine) {
             o.scale = wnn_graph_builder_constant(b, &pd, half ? sh : (void *)sf, len * (half ? 2 : 4));

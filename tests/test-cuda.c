@@ -426,22 +426,22 @@ static void where_cases(void)
 
 static wnn_operand *elu_default(wnn_graph_builder *b, wnn_operand *x)
 {
-    wnn_elu_options o = {0.7};
+    wnn_elu_options o = {.alpha = &(double){0.7}};
     return wnn_elu(b, x, &o);
 }
 static wnn_operand *hard_sigmoid_default(wnn_graph_builder *b, wnn_operand *x)
 {
-    wnn_hard_sigmoid_options o = {0.3, 0.4};
+    wnn_hard_sigmoid_options o = {.alpha = &(double){0.3}, .beta = &(double){0.4}};
     return wnn_hard_sigmoid(b, x, &o);
 }
 static wnn_operand *leaky_relu_default(wnn_graph_builder *b, wnn_operand *x)
 {
-    wnn_leaky_relu_options o = {0.05};
+    wnn_leaky_relu_options o = {.alpha = &(double){0.05}};
     return wnn_leaky_relu(b, x, &o);
 }
 static wnn_operand *linear_default(wnn_graph_builder *b, wnn_operand *x)
 {
-    wnn_linear_options o = {1.5, -0.25};
+    wnn_linear_options o = {.alpha = &(double){1.5}, .beta = -0.25};
     return wnn_linear(b, x, &o);
 }
 
@@ -507,10 +507,9 @@ static void unary_cases(void)
 static uint32_t build_clamp(wnn_graph_builder *b, wnn_operand **x, wnn_operand **y, const tcase *c)
 {
     wnn_clamp_options o = WNN_CLAMP_OPTIONS_INIT;
-    o.has_min_value = c->iarg[0];
-    o.min_value = c->darg[0];
-    o.has_max_value = c->iarg[1];
-    o.max_value = c->darg[1];
+    const wnn_number lo = {.value = c->darg[0]}, hi = {.value = c->darg[1]};
+    o.min_value = c->iarg[0] ? &lo : NULL;
+    o.max_value = c->iarg[1] ? &hi : NULL;
     y[0] = wnn_clamp(b, x[0], &o);
     return 1;
 }
@@ -627,12 +626,12 @@ static uint32_t build_movement(wnn_graph_builder *b, wnn_operand **x, wnn_operan
         return 1;
     }
     if (!strcmp(op, "pad")) {
-        wnn_pad_options o = {(wnn_pad_mode)c->iarg[0], 7.5};
+        wnn_pad_options o = {.mode = (wnn_pad_mode)c->iarg[0], .value = 7.5};
         y[0] = wnn_pad(b, x[0], SHAPE(1, 2, 0), SHAPE(2, 0, 3), &o);
         return 1;
     }
     if (!strcmp(op, "split")) {
-        wnn_split_options o = {1};
+        wnn_split_options o = {.axis = 1};
         return (uint32_t)wnn_split_sizes(b, x[0], SHAPE(2, 5, 1), 3, &o, y);
     }
     if (!strcmp(op, "tile")) {
@@ -640,12 +639,13 @@ static uint32_t build_movement(wnn_graph_builder *b, wnn_operand **x, wnn_operan
         return 1;
     }
     if (!strcmp(op, "reverse")) {
-        wnn_reverse_options o = {true, 2, {0, 2}};
+        static const uint32_t axes[2] = {0, 2};
+        wnn_reverse_options o = {.axes = axes, .axes_count = 2};
         y[0] = wnn_reverse(b, x[0], &o);
         return 1;
     }
     if (!strcmp(op, "triangular")) {
-        wnn_triangular_options o = {c->iarg[0] != 0, c->iarg[1]};
+        wnn_triangular_options o = {.lower = c->iarg[0] == 0, .diagonal = c->iarg[1]};
         y[0] = wnn_triangular(b, x[0], &o);
         return 1;
     }
@@ -692,8 +692,8 @@ static void movement_cases(void)
 static uint32_t build_gather(wnn_graph_builder *b, wnn_operand **x, wnn_operand **y, const tcase *c)
 {
     const char *op = (const char *)c->fn;
-    wnn_gather_options o = {(uint32_t)c->iarg[0]};
-    wnn_scatter_options so = {(uint32_t)c->iarg[0]};
+    wnn_gather_options o = {.axis = (uint32_t)c->iarg[0]};
+    wnn_scatter_options so = {.axis = (uint32_t)c->iarg[0]};
     if (!strcmp(op, "gather"))
         y[0] = wnn_gather(b, x[0], x[1], &o);
     else if (!strcmp(op, "gatherElements"))
@@ -749,10 +749,11 @@ typedef wnn_operand *(*reduce_op)(wnn_graph_builder *, wnn_operand *, const wnn_
 static uint32_t build_reduce(wnn_graph_builder *b, wnn_operand **x, wnn_operand **y, const tcase *c)
 {
     wnn_reduce_options o = WNN_REDUCE_OPTIONS_INIT;
-    o.has_axes = c->iarg[0] >= 0;
+    uint32_t axes[WNN_MAX_RANK];
+    o.axes = c->iarg[0] >= 0 ? axes : NULL;
     o.axes_count = c->iarg[0] >= 0 ? (uint32_t)c->iarg[0] : 0;
     for (uint32_t i = 0; i < o.axes_count; i++)
-        o.axes[i] = (uint32_t)c->iarg[1 + i];
+        axes[i] = (uint32_t)c->iarg[1 + i];
     o.keep_dimensions = c->iarg[5];
     y[0] = ((reduce_op)c->fn)(b, x[0], &o);
     return 1;
@@ -762,10 +763,11 @@ static uint32_t build_axis_op(wnn_graph_builder *b, wnn_operand **x, wnn_operand
 {
     const char *op = (const char *)c->fn;
     if (!strcmp(op, "argMin") || !strcmp(op, "argMax")) {
-        wnn_arg_min_max_options o = {c->iarg[1] != 0, (wnn_data_type)c->iarg[2]};
+        wnn_arg_min_max_options o = {.keep_dimensions = c->iarg[1] != 0,
+                                     .output_data_type = (wnn_data_type)c->iarg[2]};
         y[0] = (!strcmp(op, "argMin") ? wnn_arg_min : wnn_arg_max)(b, x[0], (uint32_t)c->iarg[0], &o);
     } else {
-        wnn_cumulative_sum_options o = {c->iarg[1] != 0, c->iarg[2] != 0};
+        wnn_cumulative_sum_options o = {.exclusive = c->iarg[1] != 0, .reversed = c->iarg[2] != 0};
         y[0] = wnn_cumulative_sum(b, x[0], (uint32_t)c->iarg[0], &o);
     }
     return 1;
@@ -898,8 +900,8 @@ static uint32_t build_gemm(wnn_graph_builder *b, wnn_operand **x, wnn_operand **
 {
     wnn_gemm_options o = WNN_GEMM_OPTIONS_INIT;
     o.c = c->n_in > 2 ? x[2] : NULL;
-    o.alpha = c->darg[0];
-    o.beta = c->darg[1];
+    o.alpha = &c->darg[0];
+    o.beta = &c->darg[1];
     o.a_transpose = c->iarg[0];
     o.b_transpose = c->iarg[1];
     y[0] = wnn_gemm(b, x[0], x[1], &o);
@@ -979,7 +981,6 @@ static uint32_t build_spatial(wnn_graph_builder *b, wnn_operand **x, wnn_operand
         y[0] = wnn_conv_transpose2d(b, x[0], x[1], &o);
     } else if (!strcmp(op, "pool")) {
         wnn_pool2d_options o = WNN_POOL2D_OPTIONS_INIT;
-        o.has_window_dimensions = true;
         o.window_dimensions[0] = 3, o.window_dimensions[1] = 2;
         o.padding[0] = 1, o.padding[1] = 1, o.padding[2] = 0, o.padding[3] = 1;
         o.strides[0] = 2, o.strides[1] = 1;
@@ -997,7 +998,8 @@ static uint32_t build_spatial(wnn_graph_builder *b, wnn_operand **x, wnn_operand
         y[0] = wnn_resample2d(b, x[0], &o);
     } else if (!strcmp(op, "batchNormalization")) {
         wnn_batch_normalization_options o = WNN_BATCH_NORMALIZATION_OPTIONS_INIT;
-        o.axis = (uint32_t)c->iarg[0];
+        const uint32_t axis = (uint32_t)c->iarg[0];
+        o.axis = &axis;
         o.scale = c->n_in > 3 ? x[3] : NULL;
         y[0] = wnn_batch_normalization(b, x[0], x[1], x[2], &o);
     } else if (!strcmp(op, "instanceNormalization")) {
@@ -1008,9 +1010,9 @@ static uint32_t build_spatial(wnn_graph_builder *b, wnn_operand **x, wnn_operand
         y[0] = wnn_instance_normalization(b, x[0], &o);
     } else {
         wnn_layer_normalization_options o = WNN_LAYER_NORMALIZATION_OPTIONS_INIT;
-        o.has_axes = c->iarg[0] > 0;
+        const uint32_t axes[2] = {(uint32_t)c->iarg[1], (uint32_t)c->iarg[2]};
+        o.axes = c->iarg[0] > 0 ? axes : NULL;
         o.axes_count = (uint32_t)c->iarg[0];
-        o.axes[0] = (uint32_t)c->iarg[1], o.axes[1] = (uint32_t)c->iarg[2];
         o.scale = c->n_in > 1 ? x[1] : NULL;
         o.bias = c->n_in > 2 ? x[2] : NULL;
         y[0] = wnn_layer_normalization(b, x[0], &o);
@@ -1211,13 +1213,13 @@ static uint32_t build_rnn(wnn_graph_builder *b, wnn_operand **x, wnn_operand **y
         o.bias = x[3];
         o.recurrent_bias = x[4];
         o.initial_hidden_state = c->n_in > 5 ? x[5] : NULL;
-        o.reset_after = c->iarg[2];
+        o.reset_before = !c->iarg[2];
         o.return_sequence = true;
         o.direction = (wnn_recurrent_direction)c->iarg[3];
         o.layout = (wnn_gru_weight_layout)c->iarg[5];
-        o.has_activations = true;
-        o.activations[0] = WNN_RECURRENT_ACTIVATION_SIGMOID;
-        o.activations[1] = act1;
+        const wnn_recurrent_activation acts[2] = {WNN_RECURRENT_ACTIVATION_SIGMOID, act1};
+        o.activations = acts;
+        o.activations_count = 2;
         return (uint32_t)wnn_gru(b, x[0], x[1], x[2], steps, hidden, &o, y);
     }
     if (!strcmp(op, "lstm")) {
@@ -1235,7 +1237,7 @@ static uint32_t build_rnn(wnn_graph_builder *b, wnn_operand **x, wnn_operand **y
     if (!strcmp(op, "gruCell")) {
         wnn_gru_cell_options o = WNN_GRU_CELL_OPTIONS_INIT;
         o.bias = c->n_in > 4 ? x[4] : NULL;
-        o.reset_after = c->iarg[2];
+        o.reset_before = !c->iarg[2];
         o.layout = (wnn_gru_weight_layout)c->iarg[5];
         y[0] = wnn_gru_cell(b, x[0], x[1], x[2], x[3], hidden, &o);
         return 1;

@@ -222,9 +222,9 @@ static void test_foreign_operands_in_options(wnn_context *ctx)
     io.scale = scale2;
     REFUSED(b, wnn_instance_normalization(b, x4, &io), WNN_STATUS_WRONG_CONTEXT, "instanceNormalization");
     wnn_layer_normalization_options lo = WNN_LAYER_NORMALIZATION_OPTIONS_INIT;
-    lo.has_axes = true;
+    static const uint32_t axis1 = 1;
+    lo.axes = &axis1;
     lo.axes_count = 1;
-    lo.axes[0] = 1;
     lo.scale = scale2;
     REFUSED(b, wnn_layer_normalization(b, x4, &lo), WNN_STATUS_WRONG_CONTEXT, "layerNormalization");
 
@@ -251,19 +251,19 @@ static void test_axes_and_sizes(wnn_context *ctx)
     wnn_graph_builder *b = new_builder(ctx);
     wnn_operand *x = f32(b, "x", SHAPE(2, 3)), *outs[4];
 
+    static const uint32_t no_axes[1] = {U32MAX};
     wnn_reduce_options ro = WNN_REDUCE_OPTIONS_INIT;
-    ro.has_axes = true;
+    ro.axes = no_axes;
     ro.axes_count = U32MAX;
     REFUSED(b, wnn_reduce_sum(b, x, &ro), WNN_STATUS_INVALID_ARGUMENT, "reduceSum");
     ro.axes_count = 1;
-    ro.axes[0] = U32MAX;
     REFUSED(b, wnn_reduce_max(b, x, &ro), WNN_STATUS_INVALID_ARGUMENT, "reduceMax");
     wnn_reverse_options rv = WNN_REVERSE_OPTIONS_INIT;
-    rv.has_axes = true;
+    rv.axes = no_axes;
     rv.axes_count = U32MAX;
     REFUSED(b, wnn_reverse(b, x, &rv), WNN_STATUS_INVALID_ARGUMENT, "reverse");
     wnn_layer_normalization_options lo = WNN_LAYER_NORMALIZATION_OPTIONS_INIT;
-    lo.has_axes = true;
+    lo.axes = no_axes;
     lo.axes_count = U32MAX;
     REFUSED(b, wnn_layer_normalization(b, x, &lo), WNN_STATUS_INVALID_ARGUMENT, "layerNormalization");
     REFUSED(b, wnn_arg_max(b, x, U32MAX, NULL), WNN_STATUS_INVALID_ARGUMENT, "argMax");
@@ -274,7 +274,7 @@ static void test_axes_and_sizes(wnn_context *ctx)
     REFUSED_COUNT(b, wnn_split_sizes(b, x, wrap_sizes, 2, NULL, outs), WNN_STATUS_SHAPE_MISMATCH, "split");
     static const uint32_t wrap_sizes3[] = {2147483648u, 2147483648u, 2};
     REFUSED_COUNT(b, wnn_split_sizes(b, x, wrap_sizes3, 3, NULL, outs), WNN_STATUS_SHAPE_MISMATCH, "split");
-    wnn_split_options so = {U32MAX};
+    wnn_split_options so = {.axis = U32MAX};
     REFUSED_COUNT(b, wnn_split(b, x, 2, &so, outs), WNN_STATUS_INVALID_ARGUMENT, "split");
 
     /* padded and tiled shapes past 2^32 that would wrap to small ones */
@@ -284,7 +284,7 @@ static void test_axes_and_sizes(wnn_context *ctx)
     REFUSED(b, wnn_tile(b, x, reps), WNN_STATUS_INVALID_DIMENSION, "tile");
     static const uint32_t reps_count[] = {65536, 65536};
     REFUSED(b, wnn_tile(b, x, reps_count), WNN_STATUS_TOO_MANY_ELEMENTS, "tile");
-    wnn_pad_options po = {(wnn_pad_mode)99, 0.0};
+    wnn_pad_options po = {.mode = (wnn_pad_mode)99};
     static const uint32_t one[] = {1, 1};
     REFUSED(b, wnn_pad(b, x, one, one, &po), WNN_STATUS_INVALID_ARGUMENT, "pad");
     wnn_graph_builder_release(b);
@@ -302,12 +302,15 @@ static void test_windows(wnn_context *ctx)
     REFUSED(b, wnn_conv2d(b, x, w, &co), WNN_STATUS_INVALID_DIMENSION, "conv2d");
     co = (wnn_conv2d_options)WNN_CONV2D_OPTIONS_INIT;
     co.dilations[0] = 2147483648u; /* (3 - 1) * 2^31 + 1 wraps to 1 */
+    co.dilations[1] = 1;
     REFUSED(b, wnn_conv2d(b, x, w, &co), WNN_STATUS_INVALID_DIMENSION, "conv2d");
     co = (wnn_conv2d_options)WNN_CONV2D_OPTIONS_INIT;
+    co.strides[0] = 1; /* a zero beside a non-zero stride ({0, 0} is the default) */
     co.strides[1] = 0;
     REFUSED(b, wnn_conv2d(b, x, w, &co), WNN_STATUS_INVALID_ARGUMENT, "conv2d");
     co = (wnn_conv2d_options)WNN_CONV2D_OPTIONS_INIT;
-    co.groups = 0;
+    const wnn_chained_struct extension = {NULL, 1}; /* no extension is defined yet */
+    co.next_in_chain = &extension;
     REFUSED(b, wnn_conv2d(b, x, w, &co), WNN_STATUS_INVALID_ARGUMENT, "conv2d");
     co = (wnn_conv2d_options)WNN_CONV2D_OPTIONS_INIT;
     co.input_layout = (wnn_input_layout)99;
@@ -319,6 +322,7 @@ static void test_windows(wnn_context *ctx)
     /* convTranspose2d: (in - 1) * stride past 2^32, output padding not below the stride */
     wnn_conv_transpose2d_options to = WNN_CONV_TRANSPOSE2D_OPTIONS_INIT;
     to.strides[0] = 2147483648u;
+    to.strides[1] = 1;
     REFUSED(b, wnn_conv_transpose2d(b, x, w, &to), WNN_STATUS_INVALID_DIMENSION, "convTranspose2d");
     to = (wnn_conv_transpose2d_options)WNN_CONV_TRANSPOSE2D_OPTIONS_INIT;
     to.output_padding[1] = 1;
@@ -329,7 +333,6 @@ static void test_windows(wnn_context *ctx)
 
     /* pools: a zero or wrapping window, padding that wraps, enums */
     wnn_pool2d_options po = WNN_POOL2D_OPTIONS_INIT;
-    po.has_window_dimensions = true;
     po.window_dimensions[0] = 0;
     po.window_dimensions[1] = 2;
     REFUSED(b, wnn_max_pool2d(b, x, &po), WNN_STATUS_INVALID_ARGUMENT, "maxPool2d");
@@ -346,17 +349,17 @@ static void test_windows(wnn_context *ctx)
     /* resample2d: scales that are not positive finite numbers, or that overflow */
     static const float bad_scales[] = {NAN, INFINITY, -INFINITY, 0.0f, -1.0f};
     for (size_t i = 0; i < COUNT_OF(bad_scales); i++) {
-        wnn_resample2d_options ro = WNN_RESAMPLE2D_OPTIONS_INIT;
+        wnn_resample2d_options ro = {.scales = {1.0f, 1.0f}};
         ro.scales[i % 2] = bad_scales[i];
         REFUSED(b, wnn_resample2d(b, x, &ro), WNN_STATUS_INVALID_ARGUMENT, "resample2d");
     }
     wnn_resample2d_options ro = WNN_RESAMPLE2D_OPTIONS_INIT;
     ro.scales[0] = 1e30f;
+    ro.scales[1] = 1.0f;
     REFUSED(b, wnn_resample2d(b, x, &ro), WNN_STATUS_INVALID_DIMENSION, "resample2d");
     ro.scales[0] = 0.1f; /* floor(4 * 0.1) = 0 */
     REFUSED(b, wnn_resample2d(b, x, &ro), WNN_STATUS_INVALID_DIMENSION, "resample2d");
     ro = (wnn_resample2d_options)WNN_RESAMPLE2D_OPTIONS_INIT;
-    ro.has_sizes = true;
     ro.sizes[0] = 0;
     ro.sizes[1] = 2;
     REFUSED(b, wnn_resample2d(b, x, &ro), WNN_STATUS_INVALID_ARGUMENT, "resample2d");
@@ -390,12 +393,17 @@ static void test_recurrent(wnn_context *ctx)
     go.layout = (wnn_gru_weight_layout)99;
     REFUSED_COUNT(b, wnn_gru(b, in, gw, grw, 1, 1, &go, outs), WNN_STATUS_INVALID_ARGUMENT, "gru");
     go = (wnn_gru_options)WNN_GRU_OPTIONS_INIT;
-    go.has_activations = true;
-    go.activations[1] = (wnn_recurrent_activation)99;
+    const wnn_recurrent_activation bad_gru[2] = {WNN_RECURRENT_ACTIVATION_SIGMOID, (wnn_recurrent_activation)99};
+    go.activations = bad_gru;
+    go.activations_count = 2;
     REFUSED_COUNT(b, wnn_gru(b, in, gw, grw, 1, 1, &go, outs), WNN_STATUS_INVALID_ARGUMENT, "gru");
     wnn_lstm_options lo = WNN_LSTM_OPTIONS_INIT;
-    lo.has_activations = true;
-    lo.activations[2] = (wnn_recurrent_activation)-1;
+    const wnn_recurrent_activation bad_lstm[3] = {WNN_RECURRENT_ACTIVATION_SIGMOID, WNN_RECURRENT_ACTIVATION_TANH,
+                                                  (wnn_recurrent_activation)-1};
+    lo.activations = bad_lstm;
+    lo.activations_count = 3;
+    REFUSED_COUNT(b, wnn_lstm(b, in, lw, lrw, 1, 1, &lo, outs), WNN_STATUS_INVALID_ARGUMENT, "lstm");
+    lo.activations_count = 2; /* lstm takes 3 */
     REFUSED_COUNT(b, wnn_lstm(b, in, lw, lrw, 1, 1, &lo, outs), WNN_STATUS_INVALID_ARGUMENT, "lstm");
     lo = (wnn_lstm_options)WNN_LSTM_OPTIONS_INIT;
     lo.layout = (wnn_lstm_weight_layout)99;

@@ -407,7 +407,7 @@ static void test_activations(void)
     float got[8];
     const float x[5] = {-4, -1, 0, 1, 4};
 
-    wnn_elu_options eo = {2.0};
+    wnn_elu_options eo = {.alpha = &(double){2.0}};
     wnn_graph_builder *b = new_builder();
     if (compute(b, wnn_elu(b, vec_f32(b, 5, x), &eo), got, 20, NULL)) {
         const double want[5] = {2 * (exp(-4.0) - 1), 2 * (exp(-1.0) - 1), 0, 1, 4};
@@ -429,7 +429,7 @@ static void test_activations(void)
         const double want[5] = {0, 0.3, 0.5, 0.7, 1}; /* 0.2 x + 0.5 clipped */
         check_floats(got, want, 5, 1e-7);
     }
-    wnn_hard_sigmoid_options ho = {1.0, 0.0};
+    wnn_hard_sigmoid_options ho = {.alpha = &(double){1.0}, .beta = &(double){0.0}};
     b = new_builder();
     if (compute(b, wnn_hard_sigmoid(b, vec_f32(b, 5, x), &ho), got, 20, NULL)) {
         const double want[5] = {0, 0, 0, 1, 1};
@@ -444,7 +444,7 @@ static void test_activations(void)
         const double want[5] = {-0.04, -0.01, 0, 1, 4};
         check_floats(got, want, 5, 1e-8);
     }
-    wnn_linear_options lo = {2.0, 1.0};
+    wnn_linear_options lo = {.alpha = &(double){2.0}, .beta = 1.0};
     b = new_builder();
     if (compute(b, wnn_linear(b, vec_f32(b, 5, x), &lo), got, 20, NULL)) {
         const double want[5] = {-7, -1, 1, 3, 9};
@@ -484,10 +484,10 @@ static void test_activations(void)
     CHECK_REFUSED(b, wnn_softplus(b, xi), WNN_STATUS_UNSUPPORTED_DATA_TYPE);
     CHECK_REFUSED(b, wnn_softsign(b, xi), WNN_STATUS_UNSUPPORTED_DATA_TYPE);
     /* alpha and beta are restricted doubles: NaN and infinities are refused */
-    wnn_elu_options bad_e = {NAN};
-    wnn_leaky_relu_options bad_l = {INFINITY};
-    wnn_hard_sigmoid_options bad_h = {0.2, -INFINITY};
-    wnn_linear_options bad_lin = {1.0, NAN};
+    wnn_elu_options bad_e = {.alpha = &(double){NAN}};
+    wnn_leaky_relu_options bad_l = {.alpha = &(double){INFINITY}};
+    wnn_hard_sigmoid_options bad_h = {.beta = &(double){-INFINITY}};
+    wnn_linear_options bad_lin = {.beta = NAN};
     CHECK_REFUSED(b, wnn_elu(b, xf, &bad_e), WNN_STATUS_INVALID_ARGUMENT);
     CHECK_REFUSED(b, wnn_leaky_relu(b, xf, &bad_l), WNN_STATUS_INVALID_ARGUMENT);
     CHECK_REFUSED(b, wnn_hard_sigmoid(b, xf, &bad_h), WNN_STATUS_INVALID_ARGUMENT);
@@ -540,11 +540,10 @@ static void test_clamp_exact(void)
     const int64_t x[4] = {INT64_C(9007199254740993), INT64_C(9007199254740995), INT64_MIN, 0};
     int64_t got[4];
     uint32_t four = 4;
-    wnn_clamp_options o = WNN_CLAMP_OPTIONS_INIT;
-    o.has_min_value = o.min_is_integer = o.min_negative = true;
-    o.min_magnitude = UINT64_C(9223372036854775807); /* INT64_MIN + 1 */
-    o.has_max_value = o.max_is_integer = true;
-    o.max_magnitude = UINT64_C(9007199254740994); /* 2^53 + 2, no double holds it */
+    /* INT64_MIN + 1, and 2^53 + 2, which no double holds */
+    wnn_number lo = {.is_integer = true, .negative = true, .magnitude = UINT64_C(9223372036854775807)};
+    wnn_number hi = {.is_integer = true, .magnitude = UINT64_C(9007199254740994)};
+    wnn_clamp_options o = {.min_value = &lo, .max_value = &hi};
     wnn_graph_builder *b = new_builder();
     if (compute(b, wnn_clamp(b, konst(b, WNN_DATA_TYPE_INT64, 1, &four, x), &o), got, 32, NULL)) {
         CHECK(got[0] == INT64_C(9007199254740993));
@@ -557,11 +556,8 @@ static void test_clamp_exact(void)
     const uint64_t u[3] = {UINT64_MAX, UINT64_C(18446744073709551613), 3};
     uint64_t gotu[3];
     uint32_t three = 3;
-    o = (wnn_clamp_options)WNN_CLAMP_OPTIONS_INIT;
-    o.has_min_value = true;
-    o.min_value = -5.0;
-    o.has_max_value = o.max_is_integer = true;
-    o.max_magnitude = UINT64_C(18446744073709551614);
+    lo = (wnn_number){.value = -5.0};
+    hi = (wnn_number){.is_integer = true, .magnitude = UINT64_C(18446744073709551614)};
     b = new_builder();
     if (compute(b, wnn_clamp(b, konst(b, WNN_DATA_TYPE_UINT64, 1, &three, u), &o), gotu, 24, NULL)) {
         CHECK(gotu[0] == UINT64_C(18446744073709551614));
@@ -572,11 +568,8 @@ static void test_clamp_exact(void)
     /* an exact integer bound on a float input is that number */
     const float f[3] = {-10, 0.5f, 10};
     float gotf[3];
-    o = (wnn_clamp_options)WNN_CLAMP_OPTIONS_INIT;
-    o.has_min_value = o.min_is_integer = o.min_negative = true;
-    o.min_magnitude = 2;
-    o.has_max_value = true;
-    o.max_value = 2.5;
+    lo = (wnn_number){.is_integer = true, .negative = true, .magnitude = 2};
+    hi = (wnn_number){.value = 2.5};
     b = new_builder();
     if (compute(b, wnn_clamp(b, vec_f32(b, 3, f), &o), gotf, 12, NULL)) {
         const double want[3] = {-2, 0.5, 2.5};
@@ -586,28 +579,23 @@ static void test_clamp_exact(void)
     /* min > max compares exactly: 2^53 + 1 > 2^53, which a double cannot tell */
     b = new_builder();
     wnn_operand *xi = konst(b, WNN_DATA_TYPE_INT64, 1, &four, x);
-    o = (wnn_clamp_options)WNN_CLAMP_OPTIONS_INIT;
-    o.has_min_value = o.min_is_integer = true;
-    o.min_magnitude = UINT64_C(9007199254740993);
-    o.has_max_value = o.max_is_integer = true;
-    o.max_magnitude = UINT64_C(9007199254740992);
+    lo = (wnn_number){.is_integer = true, .magnitude = UINT64_C(9007199254740993)};
+    hi = (wnn_number){.is_integer = true, .magnitude = UINT64_C(9007199254740992)};
     CHECK_REFUSED(b, wnn_clamp(b, xi, &o), WNN_STATUS_INVALID_ARGUMENT);
-    o.max_is_integer = false; /* the same against a double maximum */
-    o.max_value = 9007199254740992.0;
+    hi = (wnn_number){.value = 9007199254740992.0}; /* the same against a double maximum */
     CHECK_REFUSED(b, wnn_clamp(b, xi, &o), WNN_STATUS_INVALID_ARGUMENT);
-    o.min_magnitude = 1; /* 1 <= 1.5: accepted */
-    o.max_value = 1.5;
+    lo.magnitude = 1; /* 1 <= 1.5: accepted */
+    hi.value = 1.5;
     CHECK(wnn_clamp(b, xi, &o) != NULL);
-    o = (wnn_clamp_options)WNN_CLAMP_OPTIONS_INIT; /* 0.5 > 0 */
-    o.has_min_value = true;
-    o.min_value = 0.5;
-    o.has_max_value = o.max_is_integer = true;
-    o.max_magnitude = 0;
+    lo = (wnn_number){.value = 0.5}; /* 0.5 > 0 */
+    hi = (wnn_number){.is_integer = true, .magnitude = 0};
     CHECK_REFUSED(b, wnn_clamp(b, xi, &o), WNN_STATUS_INVALID_ARGUMENT);
-    o.min_value = 3; /* and a plain double pair, as before */
-    o.max_is_integer = false;
-    o.max_value = 2;
+    lo.value = 3; /* and a plain double pair */
+    hi = (wnn_number){.value = 2};
     CHECK_REFUSED(b, wnn_clamp(b, xi, &o), WNN_STATUS_INVALID_ARGUMENT);
+    /* one bound alone */
+    o.max_value = NULL;
+    CHECK(wnn_clamp(b, xi, &o) != NULL);
     wnn_graph_builder_release(b);
 }
 

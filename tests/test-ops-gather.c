@@ -123,7 +123,7 @@ static void test_gather(void)
     ** column, 7 is clamped to it, -9 is clamped to the first */
     int64_t idx64[3] = {-1, 7, -9};
     uint32_t s3[1] = {3};
-    wnn_gather_options o = {1};
+    wnn_gather_options o = {.axis = 1};
     float got12[12];
     b = builder();
     in = f32(b, 2, s43, m43);

@@ -218,7 +218,7 @@ static void test_split(void)
     /* three equal parts along axis 1 of [2, 3] */
     b = builder();
     wnn_operand *parts[3] = {NULL, NULL, NULL};
-    wnn_split_options o = {1};
+    wnn_split_options o = {.axis = 1};
     float p0[2], p1[2], p2[2];
     CHECK_EQ_INT(wnn_split(b, f32(b, 2, s23, m23), 3, &o, parts), 3);
     void *pb[3] = {p0, p1, p2};
@@ -251,9 +251,9 @@ static void test_tile_reverse(void)
 
     float r[6];
     wnn_reverse_options o = WNN_REVERSE_OPTIONS_INIT;
-    o.has_axes = true;
+    uint32_t axes[2] = {1, 1};
+    o.axes = axes;
     o.axes_count = 1;
-    o.axes[0] = 1;
     b = builder();
     if (run1(b, wnn_reverse(b, f32(b, 2, s23, m23), &o), r)) {
         const float want[6] = {3, 2, 1, 6, 5, 4};
@@ -273,12 +273,10 @@ static void test_tile_reverse(void)
     wnn_operand *x = f32(b, 2, s23, m23);
     uint32_t zero[2] = {1, 0};
     CHECK_REFUSED(b, wnn_tile(b, x, zero), WNN_STATUS_INVALID_ARGUMENT);
-    o.axes_count = 2;
-    o.axes[0] = 1;
-    o.axes[1] = 1;
+    o.axes_count = 2; /* axis 1 twice */
     CHECK_REFUSED(b, wnn_reverse(b, x, &o), WNN_STATUS_INVALID_ARGUMENT);
     o.axes_count = 1;
-    o.axes[0] = 2;
+    axes[0] = 2;
     CHECK_REFUSED(b, wnn_reverse(b, x, &o), WNN_STATUS_INVALID_ARGUMENT);
     wnn_graph_builder_release(b);
 }
@@ -293,13 +291,13 @@ static void test_triangular(void)
         const float want[9] = {1, 2, 3, 0, 5, 6, 0, 0, 9};
         CHECK_FLOATS(got, want, 9, 0);
     }
-    wnn_triangular_options o = {false, -1};
+    wnn_triangular_options o = {.lower = true, .diagonal = -1};
     b = builder();
     if (run1(b, wnn_triangular(b, f32(b, 2, s33, m33), &o), got)) {
         const float want[9] = {0, 0, 0, 4, 0, 0, 7, 8, 0};
         CHECK_FLOATS(got, want, 9, 0);
     }
-    o = (wnn_triangular_options){true, 1};
+    o = (wnn_triangular_options){.diagonal = 1};
     b = builder();
     if (run1(b, wnn_triangular(b, f32(b, 2, s33, m33), &o), got)) {
         const float want[9] = {0, 2, 3, 0, 0, 6, 0, 0, 0};

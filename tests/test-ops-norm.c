@@ -115,11 +115,14 @@ static void check_refused(wnn_graph_builder *b, wnn_operand *x, wnn_status want)
 
 /* ---- normalization ------------------------------------------------------------------------------ */
 
+/* epsilon 0, for exact results (a pointer: NULL is the default 1e-5) */
+static const double no_epsilon = 0.0;
+
 static void test_batch_normalization(void)
 {
     float out[4];
     wnn_batch_normalization_options o = WNN_BATCH_NORMALIZATION_OPTIONS_INIT;
-    o.epsilon = 0;
+    o.epsilon = &no_epsilon;
     wnn_graph_builder *b = builder();
     wnn_operand *x = CF32(b, SHAPE(2, 2), 1, 2, 3, 4);
     wnn_operand *y = wnn_batch_normalization(b, x, CF32(b, SHAPE(2), 1, 2), CF32(b, SHAPE(2), 4, 1), &o);
@@ -127,7 +130,8 @@ static void test_batch_normalization(void)
         check_floats(out, (const float[]){0, 0, 1, 2}, 4, 0);
 
     /* axis 0 with scale and bias */
-    o.axis = 0;
+    const uint32_t axis0 = 0;
+    o.axis = &axis0;
     b = builder();
     o.scale = CF32(b, SHAPE(2), 2, 3);
     o.bias = CF32(b, SHAPE(2), 1, -1);
@@ -140,7 +144,8 @@ static void test_batch_normalization(void)
 static void test_batch_normalization_errors(void)
 {
     wnn_batch_normalization_options o = WNN_BATCH_NORMALIZATION_OPTIONS_INIT;
-    o.axis = 2;
+    const uint32_t axis2 = 2;
+    o.axis = &axis2;
     wnn_graph_builder *b = builder();
     wnn_operand *x = input(b, "x", F32, SHAPE(2, 3));
     check_refused(b, wnn_batch_normalization(b, x, input(b, "m", F32, SHAPE(3)), input(b, "v", F32, SHAPE(3)), &o),
@@ -176,7 +181,7 @@ static void test_instance_normalization(void)
     float out[8];
     const double s = 1.0 / sqrt(1.25);
     wnn_instance_normalization_options o = WNN_INSTANCE_NORMALIZATION_OPTIONS_INIT;
-    o.epsilon = 0;
+    o.epsilon = &no_epsilon;
     wnn_graph_builder *b = builder();
     if (run(b, wnn_instance_normalization(b, CF32(b, SHAPE(1, 1, 2, 2), 1, 2, 3, 4), &o), out, 4 * sizeof(float)))
         check_floats(out, (const float[]){(float)(-1.5 * s), (float)(-0.5 * s), (float)(0.5 * s), (float)(1.5 * s)},
@@ -221,17 +226,16 @@ static void test_layer_normalization(void)
 {
     float out[6];
     wnn_layer_normalization_options o = WNN_LAYER_NORMALIZATION_OPTIONS_INIT;
-    o.epsilon = 0;
+    o.epsilon = &no_epsilon;
     /* default axes [1]: rows [1, 3] and [2, 6] both become [-1, 1] */
     wnn_graph_builder *b = builder();
     if (run(b, wnn_layer_normalization(b, CF32(b, SHAPE(2, 2), 1, 3, 2, 6), &o), out, 4 * sizeof(float)))
         check_floats(out, (const float[]){-1, 1, -1, 1}, 4, 1e-6);
 
     /* axes [1, 0] over all of [2, 3]: scale has shape [3, 2], axis 1 first */
-    o.has_axes = true;
+    const uint32_t axes10[2] = {1, 0};
+    o.axes = axes10;
     o.axes_count = 2;
-    o.axes[0] = 1;
-    o.axes[1] = 0;
     b = builder();
     o.scale = CF32(b, SHAPE(3, 2), 1, 2, 3, 4, 5, 6);
     wnn_operand *x = CF32(b, SHAPE(2, 3), 0, 0, 0, 6, 6, 6); /* mean 3, variance 9 */
@@ -243,7 +247,7 @@ static void test_layer_normalization(void)
 
     /* no axes: every element is its own group, so the result is the bias */
     o = (wnn_layer_normalization_options)WNN_LAYER_NORMALIZATION_OPTIONS_INIT;
-    o.has_axes = true;
+    o.axes = axes10; /* with axes_count 0 */
     b = builder();
     o.bias = constant(b, F32, 0, NULL, (const float[]){7});
     if (run(b, wnn_layer_normalization(b, CF32(b, SHAPE(3), 1, 2, 3), &o), out, 3 * sizeof(float)))
@@ -253,12 +257,12 @@ static void test_layer_normalization(void)
 static void test_layer_normalization_errors(void)
 {
     wnn_layer_normalization_options o = WNN_LAYER_NORMALIZATION_OPTIONS_INIT;
-    o.has_axes = true;
+    uint32_t axes[2] = {1, 1};
+    o.axes = axes;
     o.axes_count = 2;
-    o.axes[0] = o.axes[1] = 1;
     wnn_graph_builder *b = builder();
     check_refused(b, wnn_layer_normalization(b, input(b, "x", F32, SHAPE(2, 3)), &o), WNN_STATUS_INVALID_ARGUMENT);
-    o.axes[1] = 2;
+    axes[1] = 2;
     b = builder();
     check_refused(b, wnn_layer_normalization(b, input(b, "x", F32, SHAPE(2, 3)), &o), WNN_STATUS_INVALID_ARGUMENT);
 

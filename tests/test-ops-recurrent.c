@@ -128,7 +128,7 @@ static void test_gru_cell(void)
     const float bias[3] = {0.1f, 0.2f, 0.3f}, rbias[3] = {-0.1f, 0.4f, 0.25f};
     wnn_gru_cell_options o = WNN_GRU_CELL_OPTIONS_INIT;
     b = builder();
-    o.reset_after = false;
+    o.reset_before = true;
     o.bias = f32(b, 1, s3, bias);
     o.recurrent_bias = f32(b, 1, s3, rbias);
     r = wnn_gru_cell(b, f32(b, 2, s11, &x), f32(b, 2, s31, gru_w), f32(b, 2, s31, gru_r), f32(b, 2, s11, &h), 1, &o);
@@ -190,8 +190,9 @@ static void test_gru(void)
     o.bias = f32(b, 1, (const uint32_t[]){3}, gru_w);
     CHECK_REFUSED_COUNT(b, wnn_gru(b, in, w, rw, 2, 1, &o, outs), WNN_STATUS_INVALID_RANK);
     o = (wnn_gru_options)WNN_GRU_OPTIONS_INIT;
-    o.has_activations = true;
-    o.activations[1] = (wnn_recurrent_activation)9;
+    const wnn_recurrent_activation bad[2] = {WNN_RECURRENT_ACTIVATION_SIGMOID, (wnn_recurrent_activation)9};
+    o.activations = bad;
+    o.activations_count = 2;
     CHECK_REFUSED_COUNT(b, wnn_gru(b, in, w, rw, 2, 1, &o, outs), WNN_STATUS_INVALID_ARGUMENT);
     wnn_graph_builder_release(b);
 }

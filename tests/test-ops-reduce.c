@@ -127,11 +127,8 @@ static void check_reduce(reduce_fn fn, const float *m, uint32_t axes_count, cons
                          const double *want, uint32_t want_rank, double tol)
 {
     wnn_reduce_options o = WNN_REDUCE_OPTIONS_INIT;
-    if (axes) {
-        o.has_axes = true;
-        o.axes_count = axes_count;
-        memcpy(o.axes, axes, sizeof *axes * axes_count);
-    }
+    o.axes = axes; /* NULL: every axis */
+    o.axes_count = axes_count;
     o.keep_dimensions = keep;
     uint32_t s23[2] = {2, 3};
     float got[6];
@@ -226,9 +223,9 @@ static void test_reductions(void)
     uint32_t s[2] = {1000, 300};
     float cols[300];
     wnn_reduce_options o = WNN_REDUCE_OPTIONS_INIT;
-    o.has_axes = true;
+    uint32_t axes[3] = {0, 0, 0};
+    o.axes = axes;
     o.axes_count = 1;
-    o.axes[0] = 0;
     b = new_builder();
     if (compute(b, wnn_reduce_max(b, konst(b, WNN_DATA_TYPE_FLOAT32, 2, s, ones), &o), cols, sizeof cols, NULL))
         for (int c = 0; c < 300; c++)
@@ -252,14 +249,14 @@ static void test_reductions(void)
     CHECK(wnn_reduce_max(b, xb, NULL) != NULL); /* max and min take every type */
     CHECK(wnn_reduce_min(b, xb, NULL) != NULL);
     o.axes_count = 2;
-    o.axes[0] = 1;
-    o.axes[1] = 1;
+    axes[0] = 1;
+    axes[1] = 1;
     CHECK_REFUSED(b, wnn_reduce_sum(b, x, &o), WNN_STATUS_INVALID_ARGUMENT); /* twice */
-    o.axes[1] = 2;
+    axes[1] = 2;
     CHECK_REFUSED(b, wnn_reduce_max(b, x, &o), WNN_STATUS_INVALID_ARGUMENT); /* out of range */
     o.axes_count = 3;
-    o.axes[1] = 0;
-    o.axes[2] = 0;
+    axes[1] = 0;
+    axes[2] = 0;
     CHECK_REFUSED(b, wnn_reduce_min(b, x, &o), WNN_STATUS_INVALID_ARGUMENT); /* more than the rank */
     reduce_fn all[10] = {wnn_reduce_l1,   wnn_reduce_l2,  wnn_reduce_log_sum, wnn_reduce_log_sum_exp,
                          wnn_reduce_max,  wnn_reduce_mean, wnn_reduce_min,    wnn_reduce_product,
@@ -290,7 +287,7 @@ static void test_arg_min_max(void)
         CHECK_EQ_INT(got[1], 2);
     }
     /* axis 0, kept, int64 indices */
-    wnn_arg_min_max_options o = {true, WNN_DATA_TYPE_INT64};
+    wnn_arg_min_max_options o = {.keep_dimensions = true, .output_data_type = WNN_DATA_TYPE_INT64};
     int64_t got64[3];
     wnn_operand_desc d;
     b = new_builder();
@@ -333,7 +330,7 @@ static void test_cumulative_sum(void)
     };
     float got[4];
     for (int i = 0; i < 4; i++) {
-        wnn_cumulative_sum_options o = {cases[i].exclusive, cases[i].reversed};
+        wnn_cumulative_sum_options o = {.exclusive = cases[i].exclusive, .reversed = cases[i].reversed};
         wnn_graph_builder *b = new_builder();
         if (compute(b, wnn_cumulative_sum(b, vec_f32(b, 4, x), 0, &o), got, 16, NULL))
             check_floats(got, cases[i].want, 4, 0);

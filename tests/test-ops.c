@@ -40,6 +40,10 @@ typedef struct arg {
 } arg;
 #define IN(t, s, data) ((arg){t, s, (const void *)(data)})
 
+/* Optional option values, for the options' pointer members. */
+#define NUM(v) (&(wnn_number){.value = (v)})
+#define D(v) (&(double){v})
+
 #define VF32(...) ((const float[]){__VA_ARGS__})
 #define VF16(...) ((const uint16_t[]){__VA_ARGS__})
 #define VI32(...) ((const int32_t[]){__VA_ARGS__})
@@ -474,24 +478,24 @@ static void test_unary(void)
 
 static void test_clamp(void)
 {
-    EXPECT(OP(K_CLAMP, .clamp = {true, 0, true, 6}), F32, SH(4), VF32(0, 3, 6, 6), 0,
+    EXPECT(OP(K_CLAMP, .clamp = {.min_value = NUM(0), .max_value = NUM(6)}), F32, SH(4), VF32(0, 3, 6, 6), 0,
            IN(F32, SH(4), VF32(-1, 3, 7, INFINITY)));
-    EXPECT(OP(K_CLAMP, .clamp = {true, -0.5, false, 0}), F32, SH(3), VF32(-0.5f, 3, 1e30f), 0,
+    EXPECT(OP(K_CLAMP, .clamp = {.min_value = NUM(-0.5)}), F32, SH(3), VF32(-0.5f, 3, 1e30f), 0,
            IN(F32, SH(3), VF32(-1, 3, 1e30f)));
-    EXPECT(OP(K_CLAMP, .clamp = {false, 0, true, 2}), F32, SH(3), VF32(-1e30f, 2, 2), 0,
+    EXPECT(OP(K_CLAMP, .clamp = {.max_value = NUM(2)}), F32, SH(3), VF32(-1e30f, 2, 2), 0,
            IN(F32, SH(3), VF32(-1e30f, 3, 2)));
     EXPECT(OP(K_CLAMP), F32, SH(3), VF32(-1e30f, 0, 1e30f), 0, IN(F32, SH(3), VF32(-1e30f, 0, 1e30f)));
-    EXPECT(OP(K_CLAMP, .clamp = {true, 3, true, 3}), F32, SH(2), VF32(3, 3), 0, IN(F32, SH(2), VF32(-5, 5)));
-    EXPECT(OP(K_CLAMP, .clamp = {true, -1, true, 2}), F16, SH(3), VF16(0xBC00, 0x3C00, 0x4000), 0,
+    EXPECT(OP(K_CLAMP, .clamp = {.min_value = NUM(3), .max_value = NUM(3)}), F32, SH(2), VF32(3, 3), 0, IN(F32, SH(2), VF32(-5, 5)));
+    EXPECT(OP(K_CLAMP, .clamp = {.min_value = NUM(-1), .max_value = NUM(2)}), F16, SH(3), VF16(0xBC00, 0x3C00, 0x4000), 0,
            IN(F16, SH(3), VF16(0xC000, 0x3C00, 0x4400)));
-    EXPECT(OP(K_CLAMP, .clamp = {true, -10, false, 0}), I32, SH(3), VI32(-10, 0, INT32_MAX), 0,
+    EXPECT(OP(K_CLAMP, .clamp = {.min_value = NUM(-10)}), I32, SH(3), VI32(-10, 0, INT32_MAX), 0,
            IN(I32, SH(3), VI32(INT32_MIN, 0, INT32_MAX)));
-    EXPECT(OP(K_CLAMP, .clamp = {true, 10, true, 200}), U8, SH(3), VU8(10, 100, 200), 0,
+    EXPECT(OP(K_CLAMP, .clamp = {.min_value = NUM(10), .max_value = NUM(200)}), U8, SH(3), VU8(10, 100, 200), 0,
            IN(U8, SH(3), VU8(5, 100, 250)));
-    EXPECT(OP(K_CLAMP, .clamp = {true, -3, true, 3}), I8, SH(3), VI8(-3, 1, 3), 0, IN(I8, SH(3), VI8(-128, 1, 127)));
-    EXPECT(OP(K_CLAMP, .clamp = {true, -1e6, true, 1e6}), I64, SH(3), VI64(-1000000, 5, 1000000), 0,
+    EXPECT(OP(K_CLAMP, .clamp = {.min_value = NUM(-3), .max_value = NUM(3)}), I8, SH(3), VI8(-3, 1, 3), 0, IN(I8, SH(3), VI8(-128, 1, 127)));
+    EXPECT(OP(K_CLAMP, .clamp = {.min_value = NUM(-1e6), .max_value = NUM(1e6)}), I64, SH(3), VI64(-1000000, 5, 1000000), 0,
            IN(I64, SH(3), VI64(INT64_MIN, 5, INT64_MAX)));
-    EXPECT(OP(K_CLAMP, .clamp = {true, 1, true, 4e9}), U32, SH(3), VU32(1, 7, 4000000000u), 0,
+    EXPECT(OP(K_CLAMP, .clamp = {.min_value = NUM(1), .max_value = NUM(4e9)}), U32, SH(3), VU32(1, 7, 4000000000u), 0,
            IN(U32, SH(3), VU32(0, 7, 4294967295u)));
 }
 
@@ -769,14 +773,14 @@ static void test_gemm(void)
 #define GB VF32(1, 0, 0, 1, 1, 1)
     EXPECT(OP(K_GEMM, .gemm = WNN_GEMM_OPTIONS_INIT), F32, SH(2, 2), VF32(4, 5, 10, 11), 0, IN(F32, SH(2, 3), GA),
            IN(F32, SH(3, 2), GB));
-    EXPECT(OP(K_GEMM, .gemm = {NULL, 2.0, 0.5, false, false}, .has_c = true), F32, SH(2, 2), VF32(13, 20, 25, 32), 0,
+    EXPECT(OP(K_GEMM, .gemm = {.alpha = D(2.0), .beta = D(0.5), .a_transpose = false, .b_transpose = false}, .has_c = true), F32, SH(2, 2), VF32(13, 20, 25, 32), 0,
            IN(F32, SH(2, 3), GA), IN(F32, SH(3, 2), GB), IN(F32, SH(2), VF32(10, 20)));
     /* the same through transposed storage */
-    EXPECT(OP(K_GEMM, .gemm = {NULL, 2.0, 0.5, true, false}, .has_c = true), F32, SH(2, 2), VF32(13, 20, 25, 32), 0,
+    EXPECT(OP(K_GEMM, .gemm = {.alpha = D(2.0), .beta = D(0.5), .a_transpose = true, .b_transpose = false}, .has_c = true), F32, SH(2, 2), VF32(13, 20, 25, 32), 0,
            IN(F32, SH(3, 2), VF32(1, 4, 2, 5, 3, 6)), IN(F32, SH(3, 2), GB), IN(F32, SH(2), VF32(10, 20)));
-    EXPECT(OP(K_GEMM, .gemm = {NULL, 2.0, 0.5, false, true}, .has_c = true), F32, SH(2, 2), VF32(13, 20, 25, 32), 0,
+    EXPECT(OP(K_GEMM, .gemm = {.alpha = D(2.0), .beta = D(0.5), .a_transpose = false, .b_transpose = true}, .has_c = true), F32, SH(2, 2), VF32(13, 20, 25, 32), 0,
            IN(F32, SH(2, 3), GA), IN(F32, SH(2, 3), VF32(1, 0, 1, 0, 1, 1)), IN(F32, SH(2), VF32(10, 20)));
-    EXPECT(OP(K_GEMM, .gemm = {NULL, 2.0, 0.5, true, true}, .has_c = true), F32, SH(2, 2), VF32(13, 20, 25, 32), 0,
+    EXPECT(OP(K_GEMM, .gemm = {.alpha = D(2.0), .beta = D(0.5), .a_transpose = true, .b_transpose = true}, .has_c = true), F32, SH(2, 2), VF32(13, 20, 25, 32), 0,
            IN(F32, SH(3, 2), VF32(1, 4, 2, 5, 3, 6)), IN(F32, SH(2, 3), VF32(1, 0, 1, 0, 1, 1)),
            IN(F32, SH(2), VF32(10, 20)));
     /* c as [M,1], scalar, full [M,N]; beta 0; no c with alpha */
@@ -784,11 +788,11 @@ static void test_gemm(void)
            IN(F32, SH(2, 3), GA), IN(F32, SH(3, 2), GB), IN(F32, SH(2, 1), VF32(1, 2)));
     EXPECT(OP(K_GEMM, .gemm = WNN_GEMM_OPTIONS_INIT, .has_c = true), F32, SH(2, 2), VF32(104, 105, 110, 111), 0,
            IN(F32, SH(2, 3), GA), IN(F32, SH(3, 2), GB), IN(F32, SH0, VF32(100)));
-    EXPECT(OP(K_GEMM, .gemm = {NULL, 1.0, -1.0, false, false}, .has_c = true), F32, SH(2, 2), VF32(3, 3, 7, 7), 0,
+    EXPECT(OP(K_GEMM, .gemm = {.alpha = D(1.0), .beta = D(-1.0), .a_transpose = false, .b_transpose = false}, .has_c = true), F32, SH(2, 2), VF32(3, 3, 7, 7), 0,
            IN(F32, SH(2, 3), GA), IN(F32, SH(3, 2), GB), IN(F32, SH(2, 2), VF32(1, 2, 3, 4)));
-    EXPECT(OP(K_GEMM, .gemm = {NULL, 1.0, 0.0, false, false}, .has_c = true), F32, SH(2, 2), VF32(4, 5, 10, 11), 0,
+    EXPECT(OP(K_GEMM, .gemm = {.alpha = D(1.0), .beta = D(0.0), .a_transpose = false, .b_transpose = false}, .has_c = true), F32, SH(2, 2), VF32(4, 5, 10, 11), 0,
            IN(F32, SH(2, 3), GA), IN(F32, SH(3, 2), GB), IN(F32, SH(2, 2), VF32(1, 2, 3, 4)));
-    EXPECT(OP(K_GEMM, .gemm = {NULL, 0.5, 1.0, false, false}), F32, SH(2, 2), VF32(2, 2.5f, 5, 5.5f), 0,
+    EXPECT(OP(K_GEMM, .gemm = {.alpha = D(0.5), .beta = D(1.0), .a_transpose = false, .b_transpose = false}), F32, SH(2, 2), VF32(2, 2.5f, 5, 5.5f), 0,
            IN(F32, SH(2, 3), GA), IN(F32, SH(3, 2), GB));
     EXPECT(OP(K_GEMM, .gemm = WNN_GEMM_OPTIONS_INIT), F16, SH(2, 2), VF16(0x4700, 0x4900, 0x4B80, 0x4D80), 0,
            IN(F16, SH(2, 2), VF16(0x3C00, 0x4000, 0x4200, 0x4400)), IN(F16, SH(2, 2), VF16(0x3C00, 0x4000, 0x4200, 0x4400)));
@@ -801,7 +805,7 @@ static void test_gemm(void)
     for (int t = 0; t < 4; t++) {
         bool at = t & 1, bt = t & 2;
         gemm_ref(A, B, Cv, 1, N, Y, M, K, N, at, bt, 1.5, -0.25);
-        EXPECT(OP(K_GEMM, .gemm = {NULL, 1.5, -0.25, at, bt}, .has_c = true), F32, SH(M, N), Y, 1e-5,
+        EXPECT(OP(K_GEMM, .gemm = {.alpha = D(1.5), .beta = D(-0.25), .a_transpose = at, .b_transpose = bt}, .has_c = true), F32, SH(M, N), Y, 1e-5,
                IN(F32, at ? SH(K, M) : SH(M, K), A), IN(F32, bt ? SH(N, K) : SH(K, N), B), IN(F32, SH(1, N), Cv));
     }
     free(A);

@@ -320,7 +320,7 @@ static void test_create_all_types(wnn_context *ctx)
         CHECK(wnn_tensor_is_writable(t));
         CHECK(!wnn_tensor_is_constant(t));
         CHECK(!wnn_tensor_is_destroyed(t));
-        CHECK(wnn_tensor_get_context(t) == ctx);
+        CHECK(wnn_tensor_context(t) == ctx);
         wnn_tensor_desc got;
         memset(&got, 0x5a, sizeof got);
         wnn_tensor_get_desc(t, &got);
@@ -640,7 +640,7 @@ static void test_destroyed(wnn_policy policy, wnn_status want)
     CHECK_EQ_INT(wnn_tensor_byte_length(t), 12);
     CHECK_EQ_INT(wnn_tensor_rank(t), 1);
     CHECK(wnn_tensor_is_readable(t) && wnn_tensor_is_writable(t));
-    CHECK(wnn_tensor_get_context(t) == ctx);
+    CHECK(wnn_tensor_context(t) == ctx);
 
     reader r;
     reader_init(&r);

@@ -203,7 +203,7 @@ static void *toggle_threads(void *arg)
 {
     atomic_int *stop = arg;
     for (uint32_t k = 0; !atomic_load(stop); k++) {
-        if (wnn_set_num_threads(k % 5) != WNN_OK || wnn_get_num_threads() < 1)
+        if (wnn_set_num_threads(k % 5) != WNN_OK || wnn_num_threads() < 1)
             atomic_store(stop, 2);
     }
     return NULL;
@@ -258,17 +258,17 @@ out:
 
 static void test_num_threads(wnn_context *ctx)
 {
-    uint32_t initial = wnn_get_num_threads();
+    uint32_t initial = wnn_num_threads();
     CHECK(initial >= 1);
     CHECK_OK(wnn_set_num_threads(3));
-    CHECK_EQ_INT(wnn_get_num_threads(), 3);
+    CHECK_EQ_INT(wnn_num_threads(), 3);
     CHECK_OK(wnn_set_num_threads(1));
-    CHECK_EQ_INT(wnn_get_num_threads(), 1);
+    CHECK_EQ_INT(wnn_num_threads(), 1);
     CHECK_STATUS(wnn_set_num_threads(WNN_MAX_THREADS + 1), WNN_STATUS_INVALID_ARGUMENT);
     CHECK(strstr(wnn_last_error_message(), "wnn_set_num_threads") != NULL);
-    CHECK_EQ_INT(wnn_get_num_threads(), 1); /* a refused call changes nothing */
+    CHECK_EQ_INT(wnn_num_threads(), 1); /* a refused call changes nothing */
     CHECK_OK(wnn_set_num_threads(0));
-    CHECK_EQ_INT(wnn_get_num_threads(), initial); /* 0: the default again */
+    CHECK_EQ_INT(wnn_num_threads(), initial); /* 0: the default again */
     relu_while_toggling(ctx);
     CHECK_OK(wnn_set_num_threads(0));
 }

@@ -329,6 +329,24 @@ bool wpt_opt_u32(wpt_call *call, const char *key, bool *present, uint32_t *out)
     return true;
 }
 
+bool wpt_opt_double_ptr(wpt_call *call, const char *key, double *value, const double **out)
+{
+    bool present = false;
+    if (!wpt_opt_double(call, key, &present, value))
+        return false;
+    *out = present ? value : NULL;
+    return true;
+}
+
+bool wpt_opt_u32_ptr(wpt_call *call, const char *key, uint32_t *value, const uint32_t **out)
+{
+    bool present = false;
+    if (!wpt_opt_u32(call, key, &present, value))
+        return false;
+    *out = present ? value : NULL;
+    return true;
+}
+
 bool wpt_opt_u32_list(wpt_call *call, const char *key, bool *present, uint32_t *out, size_t cap,
                       size_t *count)
 {

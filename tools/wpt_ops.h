@@ -138,6 +138,11 @@ bool wpt_opt_operand(wpt_call *call, const char *key, wnn_operand **out);
 bool wpt_opt_double(wpt_call *call, const char *key, bool *present, double *out);
 bool wpt_opt_bool(wpt_call *call, const char *key, bool *out);
 bool wpt_opt_u32(wpt_call *call, const char *key, bool *present, uint32_t *out);
+/* For the C API's optional members (a pointer, NULL for WebNN's default):
+** a present key is read into *value and *out points at it; an absent one
+** leaves *out NULL. */
+bool wpt_opt_double_ptr(wpt_call *call, const char *key, double *value, const double **out);
+bool wpt_opt_u32_ptr(wpt_call *call, const char *key, uint32_t *value, const uint32_t **out);
 bool wpt_opt_u32_list(wpt_call *call, const char *key, bool *present, uint32_t *out, size_t cap,
                       size_t *count);
 bool wpt_opt_string(wpt_call *call, const char *key, const char **out);

@@ -55,7 +55,7 @@ bool wpt_adapt_conv_transpose2d(wpt_call *call)
                      &o.bias) ||
         !wpt_opt_enum(call, "filterLayout", filter_layouts, 3, &filter_layout) ||
         !wpt_opt_fixed(call, "outputPadding", o.output_padding, 2, NULL) ||
-        !wpt_opt_fixed(call, "outputSizes", o.output_sizes, 2, &o.has_output_sizes))
+        !wpt_opt_fixed(call, "outputSizes", o.output_sizes, 2, NULL))
         return false;
     o.filter_layout = (wnn_conv_transpose2d_filter_layout)filter_layout;
     return wpt_call_one(call, wnn_conv_transpose2d(call->builder, input, filter, &o));
@@ -74,12 +74,12 @@ static bool adapt_pool(wpt_call *call, pool_fn fn)
     wnn_pool2d_options o = WNN_POOL2D_OPTIONS_INIT;
     int rounding = (int)o.rounding_type;
     if (!wpt_args_between(call, 1, 1) || !wpt_arg_operand(call, 0, &input) ||
-        !wpt_opt_fixed(call, "windowDimensions", o.window_dimensions, 2, &o.has_window_dimensions) ||
+        !wpt_opt_fixed(call, "windowDimensions", o.window_dimensions, 2, NULL) ||
         !wpt_opt_fixed(call, "padding", o.padding, 4, NULL) || !wpt_opt_fixed(call, "strides", o.strides, 2, NULL) ||
         !wpt_opt_fixed(call, "dilations", o.dilations, 2, NULL) || !wpt_opt_layout(call, "layout", &o.layout) ||
         !wpt_opt_enum(call, "roundingType", roundings, 2, &rounding) ||
         !wpt_opt_enum(call, "outputShapeRounding", roundings, 2, &rounding) ||
-        !wpt_opt_fixed(call, "outputSizes", o.output_sizes, 2, &o.has_output_sizes))
+        !wpt_opt_fixed(call, "outputSizes", o.output_sizes, 2, NULL))
         return false;
     o.rounding_type = (wnn_rounding_type)rounding;
     return wpt_call_one(call, fn(call->builder, input, &o));
@@ -127,7 +127,7 @@ bool wpt_adapt_resample2d(wpt_call *call)
     int mode = (int)o.mode;
     if (!wpt_args_between(call, 1, 1) || !wpt_arg_operand(call, 0, &input) ||
         !wpt_opt_enum(call, "mode", modes, 2, &mode) || !opt_scales(call, o.scales) ||
-        !wpt_opt_fixed(call, "sizes", o.sizes, 2, &o.has_sizes) || !wpt_opt_fixed(call, "axes", o.axes, 2, NULL))
+        !wpt_opt_fixed(call, "sizes", o.sizes, 2, NULL) || !wpt_opt_fixed(call, "axes", o.axes, 2, NULL))
         return false;
     o.mode = (wnn_interpolation_mode)mode;
     return wpt_call_one(call, wnn_resample2d(call->builder, input, &o));

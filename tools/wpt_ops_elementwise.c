@@ -42,20 +42,16 @@ bool wpt_adapt_binary(wpt_call *call)
 /* A clamp bound: an integral value (a BigInt such as "9007199254740993n",
 ** or an integral Number) goes as an exact integer, so that int64/uint64
 ** bounds past 2^53 keep every bit; anything else as a double. */
-static bool clamp_bound(wpt_call *call, const char *key, bool *present, double *value, bool *is_integer,
-                        bool *negative, uint64_t *magnitude)
+static bool clamp_bound(wpt_call *call, const char *key, wnn_number *value, const wnn_number **out)
 {
     wpt_number n;
     const json_t *v = wpt_opt_value(call, key);
-    *present = v != NULL;
     if (v == NULL)
         return true;
     if (!wpt_json_number(v, &n))
         return wpt_call_fail(call, "options.%s must be a number", key);
-    *value = n.d;
-    *is_integer = n.exact;
-    *negative = n.neg;
-    *magnitude = n.mag;
+    *value = (wnn_number){n.d, n.exact, n.neg, n.mag};
+    *out = value;
     return true;
 }
 
@@ -63,11 +59,9 @@ bool wpt_adapt_clamp(wpt_call *call)
 {
     wnn_operand *x;
     wnn_clamp_options o = WNN_CLAMP_OPTIONS_INIT;
-    if (!single_input(call, &x) ||
-        !clamp_bound(call, "minValue", &o.has_min_value, &o.min_value, &o.min_is_integer, &o.min_negative,
-                     &o.min_magnitude) ||
-        !clamp_bound(call, "maxValue", &o.has_max_value, &o.max_value, &o.max_is_integer, &o.max_negative,
-                     &o.max_magnitude))
+    wnn_number lo, hi;
+    if (!single_input(call, &x) || !clamp_bound(call, "minValue", &lo, &o.min_value) ||
+        !clamp_bound(call, "maxValue", &hi, &o.max_value))
         return false;
     return wpt_call_one(call, wnn_clamp(call->builder, x, &o));
 }
@@ -94,7 +88,8 @@ bool wpt_adapt_elu(wpt_call *call)
 {
     wnn_operand *x;
     wnn_elu_options o = WNN_ELU_OPTIONS_INIT;
-    if (!single_input(call, &x) || !wpt_opt_double(call, "alpha", NULL, &o.alpha))
+    double alpha;
+    if (!single_input(call, &x) || !wpt_opt_double_ptr(call, "alpha", &alpha, &o.alpha))
         return false;
     return wpt_call_one(call, wnn_elu(call->builder, x, &o));
 }
@@ -103,8 +98,9 @@ bool wpt_adapt_hard_sigmoid(wpt_call *call)
 {
     wnn_operand *x;
     wnn_hard_sigmoid_options o = WNN_HARD_SIGMOID_OPTIONS_INIT;
-    if (!single_input(call, &x) || !wpt_opt_double(call, "alpha", NULL, &o.alpha) ||
-        !wpt_opt_double(call, "beta", NULL, &o.beta))
+    double alpha, beta;
+    if (!single_input(call, &x) || !wpt_opt_double_ptr(call, "alpha", &alpha, &o.alpha) ||
+        !wpt_opt_double_ptr(call, "beta", &beta, &o.beta))
         return false;
     return wpt_call_one(call, wnn_hard_sigmoid(call->builder, x, &o));
 }
@@ -113,7 +109,8 @@ bool wpt_adapt_leaky_relu(wpt_call *call)
 {
     wnn_operand *x;
     wnn_leaky_relu_options o = WNN_LEAKY_RELU_OPTIONS_INIT;
-    if (!single_input(call, &x) || !wpt_opt_double(call, "alpha", NULL, &o.alpha))
+    double alpha;
+    if (!single_input(call, &x) || !wpt_opt_double_ptr(call, "alpha", &alpha, &o.alpha))
         return false;
     return wpt_call_one(call, wnn_leaky_relu(call->builder, x, &o));
 }
@@ -122,7 +119,8 @@ bool wpt_adapt_linear(wpt_call *call)
 {
     wnn_operand *x;
     wnn_linear_options o = WNN_LINEAR_OPTIONS_INIT;
-    if (!single_input(call, &x) || !wpt_opt_double(call, "alpha", NULL, &o.alpha) ||
+    double alpha;
+    if (!single_input(call, &x) || !wpt_opt_double_ptr(call, "alpha", &alpha, &o.alpha) ||
         !wpt_opt_double(call, "beta", NULL, &o.beta))
         return false;
     return wpt_call_one(call, wnn_linear(call->builder, x, &o));

@@ -151,10 +151,13 @@ bool wpt_adapt_reverse(wpt_call *call)
 {
     wnn_operand *x;
     wnn_reverse_options o = WNN_REVERSE_OPTIONS_INIT;
+    uint32_t axes[WNN_MAX_RANK];
+    bool has_axes = false;
     size_t n = 0;
     if (!wpt_args_between(call, 1, 1) || !wpt_arg_operand(call, 0, &x) ||
-        !wpt_opt_u32_list(call, "axes", &o.has_axes, o.axes, WNN_MAX_RANK, &n))
+        !wpt_opt_u32_list(call, "axes", &has_axes, axes, WNN_MAX_RANK, &n))
         return false;
+    o.axes = has_axes ? axes : NULL;
     o.axes_count = (uint32_t)n;
     return wpt_call_one(call, wnn_reverse(call->builder, x, &o));
 }
@@ -163,11 +166,12 @@ bool wpt_adapt_triangular(wpt_call *call)
 {
     wnn_operand *x;
     wnn_triangular_options o = WNN_TRIANGULAR_OPTIONS_INIT;
-    bool has_diagonal = false;
+    bool has_diagonal = false, upper = true;
     double diagonal = 0;
-    if (!wpt_args_between(call, 1, 1) || !wpt_arg_operand(call, 0, &x) || !wpt_opt_bool(call, "upper", &o.upper) ||
+    if (!wpt_args_between(call, 1, 1) || !wpt_arg_operand(call, 0, &x) || !wpt_opt_bool(call, "upper", &upper) ||
         !wpt_opt_double(call, "diagonal", &has_diagonal, &diagonal))
         return false;
+    o.lower = !upper;
     if (has_diagonal && (trunc(diagonal) != diagonal || diagonal < INT32_MIN || diagonal > INT32_MAX))
         return wpt_call_fail(call, "options.diagonal must be an integer in the range of a long");
     o.diagonal = (int32_t)diagonal;

@@ -18,8 +18,10 @@
 static const char *const activation_names[3] = {"relu", "sigmoid", "tanh"};
 static const char *const direction_names[3] = {"forward", "backward", "both"};
 
-/* options.activations: a list of exactly want activation names. */
-static bool opt_activations(wpt_call *call, size_t want, bool *has, wnn_recurrent_activation *acts)
+/* options.activations: a list of exactly want activation names, read into
+** acts; *out points at acts and *count is want when the key is present. */
+static bool opt_activations(wpt_call *call, size_t want, wnn_recurrent_activation *acts,
+                            const wnn_recurrent_activation **out, uint32_t *count)
 {
     const json_t *v = wpt_opt_value(call, "activations");
     if (v == NULL)
@@ -37,7 +39,8 @@ static bool opt_activations(wpt_call *call, size_t want, bool *has, wnn_recurren
             return wpt_call_fail(call, "options.activations[%zu] must be \"relu\", \"sigmoid\" or \"tanh\"", i);
         acts[i] = (wnn_recurrent_activation)k;
     }
-    *has = true;
+    *out = acts;
+    *count = (uint32_t)want;
     return true;
 }
 
@@ -78,17 +81,20 @@ bool wpt_adapt_gru(wpt_call *call)
     wnn_operand *ops[3];
     uint32_t steps, hidden;
     wnn_gru_options o = WNN_GRU_OPTIONS_INIT;
+    wnn_recurrent_activation acts[2];
+    bool reset_after = true;
     int layout = (int)o.layout;
     if (!wpt_args_between(call, 5, 5) || !three_operands(call, ops) || !wpt_arg_u32(call, 3, &steps) ||
         !wpt_arg_u32(call, 4, &hidden) || !wpt_opt_operand(call, "bias", &o.bias) ||
         !wpt_opt_operand(call, "recurrentBias", &o.recurrent_bias) ||
         !wpt_opt_operand(call, "initialHiddenState", &o.initial_hidden_state) ||
-        !wpt_opt_bool(call, "resetAfter", &o.reset_after) ||
+        !wpt_opt_bool(call, "resetAfter", &reset_after) ||
         !wpt_opt_bool(call, "returnSequence", &o.return_sequence) || !opt_direction(call, &o.direction) ||
         !wpt_opt_enum(call, "layout", gru_layouts, 2, &layout) ||
-        !opt_activations(call, 2, &o.has_activations, o.activations))
+        !opt_activations(call, 2, acts, &o.activations, &o.activations_count))
         return false;
     o.layout = (wnn_gru_weight_layout)layout;
+    o.reset_before = !reset_after;
     wnn_operand *room[2];
     size_t n = wnn_gru(call->builder, ops[0], ops[1], ops[2], steps, hidden, &o, room);
     return recurrent_results(call, room, n, o.return_sequence ? 2 : 1);
@@ -99,14 +105,17 @@ bool wpt_adapt_gru_cell(wpt_call *call)
     wnn_operand *ops[3], *hidden_state;
     uint32_t hidden;
     wnn_gru_cell_options o = WNN_GRU_CELL_OPTIONS_INIT;
+    wnn_recurrent_activation acts[2];
+    bool reset_after = true;
     int layout = (int)o.layout;
     if (!wpt_args_between(call, 5, 5) || !three_operands(call, ops) || !wpt_arg_operand(call, 3, &hidden_state) ||
         !wpt_arg_u32(call, 4, &hidden) || !wpt_opt_operand(call, "bias", &o.bias) ||
         !wpt_opt_operand(call, "recurrentBias", &o.recurrent_bias) ||
-        !wpt_opt_bool(call, "resetAfter", &o.reset_after) || !wpt_opt_enum(call, "layout", gru_layouts, 2, &layout) ||
-        !opt_activations(call, 2, &o.has_activations, o.activations))
+        !wpt_opt_bool(call, "resetAfter", &reset_after) || !wpt_opt_enum(call, "layout", gru_layouts, 2, &layout) ||
+        !opt_activations(call, 2, acts, &o.activations, &o.activations_count))
         return false;
     o.layout = (wnn_gru_weight_layout)layout;
+    o.reset_before = !reset_after;
     return wpt_call_one(call, wnn_gru_cell(call->builder, ops[0], ops[1], ops[2], hidden_state, hidden, &o));
 }
 
@@ -115,6 +124,7 @@ bool wpt_adapt_lstm(wpt_call *call)
     wnn_operand *ops[3];
     uint32_t steps, hidden;
     wnn_lstm_options o = WNN_LSTM_OPTIONS_INIT;
+    wnn_recurrent_activation acts[3];
     int layout = (int)o.layout;
     if (!wpt_args_between(call, 5, 5) || !three_operands(call, ops) || !wpt_arg_u32(call, 3, &steps) ||
         !wpt_arg_u32(call, 4, &hidden) || !wpt_opt_operand(call, "bias", &o.bias) ||
@@ -124,7 +134,7 @@ bool wpt_adapt_lstm(wpt_call *call)
         !wpt_opt_operand(call, "initialCellState", &o.initial_cell_state) ||
         !wpt_opt_bool(call, "returnSequence", &o.return_sequence) || !opt_direction(call, &o.direction) ||
         !wpt_opt_enum(call, "layout", lstm_layouts, 2, &layout) ||
-        !opt_activations(call, 3, &o.has_activations, o.activations))
+        !opt_activations(call, 3, acts, &o.activations, &o.activations_count))
         return false;
     o.layout = (wnn_lstm_weight_layout)layout;
     wnn_operand *room[3];
@@ -137,13 +147,14 @@ bool wpt_adapt_lstm_cell(wpt_call *call)
     wnn_operand *ops[3], *hidden_state, *cell_state;
     uint32_t hidden;
     wnn_lstm_cell_options o = WNN_LSTM_CELL_OPTIONS_INIT;
+    wnn_recurrent_activation acts[3];
     int layout = (int)o.layout;
     if (!wpt_args_between(call, 6, 6) || !three_operands(call, ops) || !wpt_arg_operand(call, 3, &hidden_state) ||
         !wpt_arg_operand(call, 4, &cell_state) || !wpt_arg_u32(call, 5, &hidden) ||
         !wpt_opt_operand(call, "bias", &o.bias) || !wpt_opt_operand(call, "recurrentBias", &o.recurrent_bias) ||
         !wpt_opt_operand(call, "peepholeWeight", &o.peephole_weight) ||
         !wpt_opt_enum(call, "layout", lstm_layouts, 2, &layout) ||
-        !opt_activations(call, 3, &o.has_activations, o.activations))
+        !opt_activations(call, 3, acts, &o.activations, &o.activations_count))
         return false;
     o.layout = (wnn_lstm_weight_layout)layout;
     wnn_operand *room[2];

@@ -36,11 +36,14 @@ bool wpt_adapt_reduce(wpt_call *call)
         return wpt_call_fail(call, "is not a reduction");
     wnn_operand *x;
     wnn_reduce_options o = WNN_REDUCE_OPTIONS_INIT;
+    uint32_t axes[WNN_MAX_RANK];
+    bool has_axes = false;
     size_t count = 0;
     if (!wpt_args_between(call, 1, 1) || !wpt_arg_operand(call, 0, &x) ||
-        !wpt_opt_u32_list(call, "axes", &o.has_axes, o.axes, WNN_MAX_RANK, &count) ||
+        !wpt_opt_u32_list(call, "axes", &has_axes, axes, WNN_MAX_RANK, &count) ||
         !wpt_opt_bool(call, "keepDimensions", &o.keep_dimensions))
         return false;
+    o.axes = has_axes ? axes : NULL;
     o.axes_count = (uint32_t)count;
     return wpt_call_one(call, fn(call->builder, x, &o));
 }

@@ -245,7 +245,7 @@ WNN_API wnn_status wnn_set_num_threads(uint32_t n);
 /* The number of threads the cpu device's kernels use now (>= 1): the last
 ** wnn_set_num_threads() count, or the default, as far as the system let the
 ** pool start them. Thread-safe. */
-WNN_API uint32_t wnn_get_num_threads(void);
+WNN_API uint32_t wnn_num_threads(void);
 
 /* ------------------------------------------------------------------------ */
 /* Operator support limits (WebNN's MLOpSupportLimits)                       */
@@ -478,7 +478,7 @@ WNN_API bool wnn_tensor_is_readable(const wnn_tensor *tensor);
 WNN_API bool wnn_tensor_is_writable(const wnn_tensor *tensor);
 WNN_API bool wnn_tensor_is_constant(const wnn_tensor *tensor);
 WNN_API bool wnn_tensor_is_destroyed(const wnn_tensor *tensor);
-WNN_API wnn_context *wnn_tensor_get_context(const wnn_tensor *tensor);
+WNN_API wnn_context *wnn_tensor_context(const wnn_tensor *tensor);
 
 /* ------------------------------------------------------------------------ */
 /* Graph builder                                                            */
@@ -601,6 +601,64 @@ WNN_API wnn_status wnn_context_dispatch(wnn_context *ctx, wnn_graph *graph, cons
 /* (INVALID_DIMENSION, TOO_MANY_ELEMENTS).                                   */
 /* ------------------------------------------------------------------------ */
 
+/*
+** Operator options. Every wnn_*_options struct follows webgpu.h's rule: a
+** struct whose bytes are all zero, like a NULL options pointer, means
+** WebNN's defaults for every member. So that this holds with no "has"
+** flags:
+**   - a member whose WebNN default is 0, false, NULL or an enum's first
+**     value is a plain value (the enums are numbered so that WebNN's
+**     default is 0);
+**   - a member whose default is another number, where 0 is a legal value
+**     (gemm's alpha, an epsilon, batchNormalization's axis), is a const
+**     pointer: NULL for the default, else the value it points at, e.g.
+**     o.alpha = &(double){2.0}; (a compound literal lives until the end of
+**     its block, so make it in the block of the call); beware that the
+**     literal 0 assigned to such a member is NULL, the default, not 0;
+**   - a member whose legal values are never 0 (strides, dilations, groups,
+**     window and output sizes, resample scales) reads all zeros as its
+**     default; a zero beside a non-zero is INVALID_ARGUMENT;
+**   - a list that may be absent (axes, recurrent activations) is a pointer
+**     and a count: NULL is the default, a non-NULL pointer with count 0 is
+**     the empty list.
+** The _INIT macros spell the zero struct, for readability. Pointed-to
+** values are read during the call only.
+**
+** Extension point: every options struct starts with next_in_chain, as
+** webgpu.h's structs do. A later version may define structs that begin
+** with a wnn_chained_struct (s_type naming which) to carry options a struct
+** lacks, chained from next_in_chain. This version defines none:
+** next_in_chain must be NULL, else the operator fails with
+** INVALID_ARGUMENT.
+*/
+typedef struct wnn_chained_struct {
+    const struct wnn_chained_struct *next;
+    uint32_t s_type;
+} wnn_chained_struct;
+
+/* The zero initializer every options struct's _INIT macro spells: {0} in C,
+** {} in C++ (where {0} draws -Wmissing-field-initializers). */
+#ifdef __cplusplus
+#define WNN_OPTIONS_INIT {}
+#else
+#define WNN_OPTIONS_INIT {0}
+#endif
+
+/* WebNN's MLNumber (bigint or unrestricted double): the double value, or
+** with is_integer the exact integer negative ? -magnitude : magnitude, for
+** int64 and uint64 values a double cannot hold (e.g. 2^53 + 1). A zeroed
+** wnn_number is the double 0. */
+typedef struct wnn_number {
+    double value;
+    bool is_integer;
+    bool negative;
+    uint64_t magnitude;
+} wnn_number;
+
+/* ------------------------------------------------------------------------ */
+/* Element-wise operators                                                   */
+/* ------------------------------------------------------------------------ */
+
 /* Element-wise binary operators with bidirectional broadcasting; a and b must
 ** share a data type. pow, div, max, min, add, sub, mul accept every data type. */
 WNN_API wnn_operand *wnn_add(wnn_graph_builder *builder, wnn_operand *a, wnn_operand *b);
@@ -623,29 +681,75 @@ WNN_API wnn_operand *wnn_relu(wnn_graph_builder *builder, wnn_operand *x);
 WNN_API wnn_operand *wnn_sigmoid(wnn_graph_builder *builder, wnn_operand *x);
 WNN_API wnn_operand *wnn_tanh(wnn_graph_builder *builder, wnn_operand *x);
 
-/* clamp: absent bounds are -infinity / +infinity; min > max is a type error
-** (WNN_STATUS_INVALID_ARGUMENT). Bounds are cast to the input's type,
-** saturating for integer types; a NaN bound bounds nothing.
-**
-** A double cannot hold every int64/uint64 bound (WebNN's bigint MLNumber,
-** e.g. 2^53 + 1). For those set min_is_integer (max_is_integer) along with
-** has_min_value (has_max_value): the bound is then the exact integer
-** min_negative ? -min_magnitude : min_magnitude, and min_value is ignored.
-** Callers that leave the new fields zero get the double bounds as before. */
+/*
+** Element-wise unary math: ceil, floor, cos, sin, tan, erf, reciprocal and
+** roundEven (halves to even) take float32 or float16. sign (-1, 0 or 1; NaN
+** stays NaN) takes float32, float16, int64, int32 and int8. identity copies
+** its input bit for bit and takes every data type. A wrong data type is
+** WNN_STATUS_UNSUPPORTED_DATA_TYPE.
+*/
+WNN_API wnn_operand *wnn_ceil(wnn_graph_builder *builder, wnn_operand *x);
+WNN_API wnn_operand *wnn_floor(wnn_graph_builder *builder, wnn_operand *x);
+WNN_API wnn_operand *wnn_cos(wnn_graph_builder *builder, wnn_operand *x);
+WNN_API wnn_operand *wnn_sin(wnn_graph_builder *builder, wnn_operand *x);
+WNN_API wnn_operand *wnn_tan(wnn_graph_builder *builder, wnn_operand *x);
+WNN_API wnn_operand *wnn_erf(wnn_graph_builder *builder, wnn_operand *x);
+WNN_API wnn_operand *wnn_reciprocal(wnn_graph_builder *builder, wnn_operand *x);
+WNN_API wnn_operand *wnn_round_even(wnn_graph_builder *builder, wnn_operand *x);
+WNN_API wnn_operand *wnn_sign(wnn_graph_builder *builder, wnn_operand *x);
+WNN_API wnn_operand *wnn_identity(wnn_graph_builder *builder, wnn_operand *x);
+
+/* isNaN and isInfinite: a uint8 tensor of the input's shape, 1 where the
+** element is NaN (infinite), else 0. Every data type is accepted; integer
+** inputs give all zeros. */
+WNN_API wnn_operand *wnn_is_nan(wnn_graph_builder *builder, wnn_operand *x);
+WNN_API wnn_operand *wnn_is_infinite(wnn_graph_builder *builder, wnn_operand *x);
+
+/*
+** Comparisons: a uint8 tensor of 1 (true) and 0 (false), the bidirectional
+** broadcast of a's and b's shapes. a and b must share a data type (any data
+** type; int64/uint64 compare exactly); NaN compares unequal to everything, so
+** notEqual is 1 and the others 0. Errors: UNSUPPORTED_DATA_TYPE when the
+** types differ, SHAPE_MISMATCH when the shapes do not broadcast.
+*/
+WNN_API wnn_operand *wnn_equal(wnn_graph_builder *builder, wnn_operand *a, wnn_operand *b);
+WNN_API wnn_operand *wnn_not_equal(wnn_graph_builder *builder, wnn_operand *a, wnn_operand *b);
+WNN_API wnn_operand *wnn_greater(wnn_graph_builder *builder, wnn_operand *a, wnn_operand *b);
+WNN_API wnn_operand *wnn_greater_or_equal(wnn_graph_builder *builder, wnn_operand *a, wnn_operand *b);
+WNN_API wnn_operand *wnn_lesser(wnn_graph_builder *builder, wnn_operand *a, wnn_operand *b);
+WNN_API wnn_operand *wnn_lesser_or_equal(wnn_graph_builder *builder, wnn_operand *a, wnn_operand *b);
+
+/*
+** Logical operators on uint8 tensors, where any non-zero element is true;
+** the result is uint8 0 or 1. The binary ones broadcast bidirectionally.
+** Errors: UNSUPPORTED_DATA_TYPE for an operand that is not uint8,
+** SHAPE_MISMATCH when the shapes do not broadcast.
+*/
+WNN_API wnn_operand *wnn_logical_not(wnn_graph_builder *builder, wnn_operand *a);
+WNN_API wnn_operand *wnn_logical_and(wnn_graph_builder *builder, wnn_operand *a, wnn_operand *b);
+WNN_API wnn_operand *wnn_logical_or(wnn_graph_builder *builder, wnn_operand *a, wnn_operand *b);
+WNN_API wnn_operand *wnn_logical_xor(wnn_graph_builder *builder, wnn_operand *a, wnn_operand *b);
+
+/* where: element-wise condition ? true_value : false_value. condition must
+** be uint8 (non-zero is true); true_value and false_value share any data
+** type, which the output takes; the output shape is the bidirectional
+** broadcast of all three shapes. Errors: UNSUPPORTED_DATA_TYPE (condition
+** not uint8, or the value types differ), SHAPE_MISMATCH. */
+WNN_API wnn_operand *wnn_where(wnn_graph_builder *builder, wnn_operand *condition, wnn_operand *true_value,
+                               wnn_operand *false_value);
+
+/* clamp: a NULL bound is absent (-infinity / +infinity); min > max is a
+** type error (WNN_STATUS_INVALID_ARGUMENT). Bounds are cast to the input's
+** type, saturating for integer types; a NaN bound bounds nothing. An int64
+** or uint64 bound a double cannot hold is given as an exact integer (see
+** wnn_number). */
 typedef struct wnn_clamp_options {
-    bool has_min_value;
-    double min_value;
-    bool has_max_value;
-    double max_value;
-    bool min_is_integer;
-    bool min_negative;
-    uint64_t min_magnitude;
-    bool max_is_integer;
-    bool max_negative;
-    uint64_t max_magnitude;
+    const wnn_chained_struct *next_in_chain;
+    const wnn_number *min_value; /* NULL: no lower bound */
+    const wnn_number *max_value; /* NULL: no upper bound */
 } wnn_clamp_options;
 
-#define WNN_CLAMP_OPTIONS_INIT {false, 0.0, false, 0.0, false, false, 0, false, false, 0}
+#define WNN_CLAMP_OPTIONS_INIT WNN_OPTIONS_INIT
 
 /* options may be NULL (no bounds). */
 WNN_API wnn_operand *wnn_clamp(wnn_graph_builder *builder, wnn_operand *x, const wnn_clamp_options *options);
@@ -653,6 +757,150 @@ WNN_API wnn_operand *wnn_clamp(wnn_graph_builder *builder, wnn_operand *x, const
 /* cast to any data type; float to integer truncates toward zero and
 ** saturates, NaN becomes 0. */
 WNN_API wnn_operand *wnn_cast(wnn_graph_builder *builder, wnn_operand *x, wnn_data_type type);
+
+/*
+** Activations, float32 and float16 only (UNSUPPORTED_DATA_TYPE otherwise);
+** each output has its input's descriptor. options may be NULL (defaults).
+**   elu:         x >= 0 ? x : alpha * (exp(x) - 1)         alpha = 1
+**   gelu:        0.5 * x * (1 + erf(x / sqrt(2)))
+**   hardSigmoid: max(0, min(1, alpha * x + beta))         alpha = 0.2, beta = 0.5
+**   hardSwish:   x * max(0, min(6, x + 3)) / 6
+**   leakyRelu:   x >= 0 ? x : alpha * x                     alpha = 0.01
+**   linear:      alpha * x + beta                           alpha = 1, beta = 0
+**   softplus:    ln(1 + exp(x))
+**   softsign:    x / (1 + |x|)
+** alpha and beta must be finite (INVALID_ARGUMENT); a NULL pointer gives the
+** default above.
+*/
+typedef struct wnn_elu_options {
+    const wnn_chained_struct *next_in_chain;
+    const double *alpha; /* NULL: 1 */
+} wnn_elu_options;
+
+#define WNN_ELU_OPTIONS_INIT WNN_OPTIONS_INIT
+
+typedef struct wnn_hard_sigmoid_options {
+    const wnn_chained_struct *next_in_chain;
+    const double *alpha; /* NULL: 0.2 */
+    const double *beta;  /* NULL: 0.5 */
+} wnn_hard_sigmoid_options;
+
+#define WNN_HARD_SIGMOID_OPTIONS_INIT WNN_OPTIONS_INIT
+
+typedef struct wnn_leaky_relu_options {
+    const wnn_chained_struct *next_in_chain;
+    const double *alpha; /* NULL: 0.01 */
+} wnn_leaky_relu_options;
+
+#define WNN_LEAKY_RELU_OPTIONS_INIT WNN_OPTIONS_INIT
+
+typedef struct wnn_linear_options {
+    const wnn_chained_struct *next_in_chain;
+    const double *alpha; /* NULL: 1 */
+    double beta;         /* default 0 */
+} wnn_linear_options;
+
+#define WNN_LINEAR_OPTIONS_INIT WNN_OPTIONS_INIT
+
+WNN_API wnn_operand *wnn_elu(wnn_graph_builder *builder, wnn_operand *x, const wnn_elu_options *options);
+WNN_API wnn_operand *wnn_gelu(wnn_graph_builder *builder, wnn_operand *x);
+WNN_API wnn_operand *wnn_hard_sigmoid(wnn_graph_builder *builder, wnn_operand *x,
+                                      const wnn_hard_sigmoid_options *options);
+WNN_API wnn_operand *wnn_hard_swish(wnn_graph_builder *builder, wnn_operand *x);
+WNN_API wnn_operand *wnn_leaky_relu(wnn_graph_builder *builder, wnn_operand *x,
+                                    const wnn_leaky_relu_options *options);
+WNN_API wnn_operand *wnn_linear(wnn_graph_builder *builder, wnn_operand *x, const wnn_linear_options *options);
+WNN_API wnn_operand *wnn_softplus(wnn_graph_builder *builder, wnn_operand *x);
+WNN_API wnn_operand *wnn_softsign(wnn_graph_builder *builder, wnn_operand *x);
+
+/* prelu: x >= 0 ? x : slope * x. input is float32, float16, int64, int32 or
+** int8; slope has the same data type (else UNSUPPORTED_DATA_TYPE) and a shape
+** that broadcasts bidirectionally with the input's (else SHAPE_MISMATCH);
+** the output has the broadcast shape. */
+WNN_API wnn_operand *wnn_prelu(wnn_graph_builder *builder, wnn_operand *x, wnn_operand *slope);
+
+/* ------------------------------------------------------------------------ */
+/* Reduction operators                                                      */
+/* ------------------------------------------------------------------------ */
+
+/*
+** Reductions over a set of axes. The result keeps the input's data type;
+** reduced dimensions are dropped, or kept as 1 with keep_dimensions.
+**   reduceL1, reduceSum, reduceSumSquare, reduceProduct: float32, float16,
+**     int32, uint32, int64, uint64 (integers wrap, 64-bit ones exactly);
+**   reduceL2, reduceLogSum, reduceLogSumExp, reduceMean: float32, float16;
+**   reduceMax, reduceMin: every data type.
+** axes NULL (the default) reduces every axis; otherwise the axes_count
+** entries of axes are reduced, and axes_count 0 reduces nothing (the
+** operator is then applied to each element alone, e.g. reduceL1 gives |x|).
+** Errors: UNSUPPORTED_DATA_TYPE; INVALID_ARGUMENT for axes_count over the
+** rank, an axis not below the rank, or an axis given twice.
+*/
+typedef struct wnn_reduce_options {
+    const wnn_chained_struct *next_in_chain;
+    const uint32_t *axes; /* NULL: every axis */
+    uint32_t axes_count;
+    bool keep_dimensions;
+} wnn_reduce_options;
+
+#define WNN_REDUCE_OPTIONS_INIT WNN_OPTIONS_INIT
+
+WNN_API wnn_operand *wnn_reduce_l1(wnn_graph_builder *builder, wnn_operand *x, const wnn_reduce_options *options);
+WNN_API wnn_operand *wnn_reduce_l2(wnn_graph_builder *builder, wnn_operand *x, const wnn_reduce_options *options);
+WNN_API wnn_operand *wnn_reduce_log_sum(wnn_graph_builder *builder, wnn_operand *x,
+                                        const wnn_reduce_options *options);
+WNN_API wnn_operand *wnn_reduce_log_sum_exp(wnn_graph_builder *builder, wnn_operand *x,
+                                            const wnn_reduce_options *options);
+WNN_API wnn_operand *wnn_reduce_max(wnn_graph_builder *builder, wnn_operand *x, const wnn_reduce_options *options);
+WNN_API wnn_operand *wnn_reduce_mean(wnn_graph_builder *builder, wnn_operand *x, const wnn_reduce_options *options);
+WNN_API wnn_operand *wnn_reduce_min(wnn_graph_builder *builder, wnn_operand *x, const wnn_reduce_options *options);
+WNN_API wnn_operand *wnn_reduce_product(wnn_graph_builder *builder, wnn_operand *x,
+                                        const wnn_reduce_options *options);
+WNN_API wnn_operand *wnn_reduce_sum(wnn_graph_builder *builder, wnn_operand *x, const wnn_reduce_options *options);
+WNN_API wnn_operand *wnn_reduce_sum_square(wnn_graph_builder *builder, wnn_operand *x,
+                                           const wnn_reduce_options *options);
+
+/* argMin and argMax: the index of the smallest (largest) element along axis,
+** the first one on ties; a NaN counts as smaller (larger) than any number
+** so that it is found. Any input data type, rank >= 1 (else INVALID_RANK);
+** axis below the rank (else INVALID_ARGUMENT); output_data_type int32 or
+** int64 (else UNSUPPORTED_DATA_TYPE), WNN_DATA_TYPE_INVALID (0) meaning
+** WebNN's default int32. The axis is dropped from the output shape, or kept
+** as 1 with keep_dimensions. */
+typedef struct wnn_arg_min_max_options {
+    const wnn_chained_struct *next_in_chain;
+    bool keep_dimensions;
+    wnn_data_type output_data_type; /* 0: int32 */
+} wnn_arg_min_max_options;
+
+#define WNN_ARG_MIN_MAX_OPTIONS_INIT WNN_OPTIONS_INIT
+
+WNN_API wnn_operand *wnn_arg_min(wnn_graph_builder *builder, wnn_operand *x, uint32_t axis,
+                                 const wnn_arg_min_max_options *options);
+WNN_API wnn_operand *wnn_arg_max(wnn_graph_builder *builder, wnn_operand *x, uint32_t axis,
+                                 const wnn_arg_min_max_options *options);
+
+/* cumulativeSum: running sums along axis (float32, float16, int32, uint32,
+** int64, uint64; integers wrap). exclusive leaves each element out of its
+** own sum (the first is 0); reversed sums from the end of the axis. Rank
+** >= 1 (else INVALID_RANK), axis below the rank (else INVALID_ARGUMENT). */
+typedef struct wnn_cumulative_sum_options {
+    const wnn_chained_struct *next_in_chain;
+    bool exclusive;
+    bool reversed;
+} wnn_cumulative_sum_options;
+
+#define WNN_CUMULATIVE_SUM_OPTIONS_INIT WNN_OPTIONS_INIT
+
+WNN_API wnn_operand *wnn_cumulative_sum(wnn_graph_builder *builder, wnn_operand *x, uint32_t axis,
+                                        const wnn_cumulative_sum_options *options);
+
+/* softmax along axis (< rank); float32 and float16, rank >= 1. */
+WNN_API wnn_operand *wnn_softmax(wnn_graph_builder *builder, wnn_operand *x, uint32_t axis);
+
+/* ------------------------------------------------------------------------ */
+/* Data movement operators                                                  */
+/* ------------------------------------------------------------------------ */
 
 /* reshape to new_shape (rank new_rank); element counts must match. */
 WNN_API wnn_operand *wnn_reshape(wnn_graph_builder *builder, wnn_operand *x, uint32_t new_rank,
@@ -673,8 +921,161 @@ WNN_API wnn_operand *wnn_concat(wnn_graph_builder *builder, wnn_operand *const *
 WNN_API wnn_operand *wnn_slice(wnn_graph_builder *builder, wnn_operand *x, const uint32_t *starts,
                                const uint32_t *sizes, const uint32_t *strides);
 
-/* softmax along axis (< rank); float32 and float16, rank >= 1. */
-WNN_API wnn_operand *wnn_softmax(wnn_graph_builder *builder, wnn_operand *x, uint32_t axis);
+/* expand: broadcasts input to new_shape (new_rank entries, at most
+** WNN_MAX_RANK) by numpy's rule, one way: input's shape, aligned right, must
+** have 1 or new_shape's size in each dimension, and input's rank must not
+** exceed new_rank. Any data type. Errors: INVALID_RANK (new_rank over
+** WNN_MAX_RANK), SHAPE_MISMATCH (not broadcastable), INVALID_DIMENSION or
+** TOO_MANY_ELEMENTS (new_shape is not a valid shape). */
+WNN_API wnn_operand *wnn_expand(wnn_graph_builder *builder, wnn_operand *input, uint32_t new_rank,
+                                const uint32_t *new_shape);
+
+/* WebNN's MLPaddingMode. Edge repeats the border element; reflection mirrors
+** the input about its border element, without repeating it. */
+typedef enum wnn_pad_mode {
+    WNN_PAD_MODE_CONSTANT = 0,
+    WNN_PAD_MODE_EDGE = 1,
+    WNN_PAD_MODE_REFLECTION = 2
+} wnn_pad_mode;
+
+typedef struct wnn_pad_options {
+    const wnn_chained_struct *next_in_chain;
+    wnn_pad_mode mode; /* default constant */
+    double value;      /* constant mode's fill (default 0), cast to input's type as MLNumber */
+} wnn_pad_options;
+
+#define WNN_PAD_OPTIONS_INIT WNN_OPTIONS_INIT
+
+/* pad: adds beginning_padding[i] elements before and ending_padding[i] after
+** dimension i; each array has rank entries. options may be NULL (constant
+** 0). Any data type, rank >= 1 (else INVALID_RANK). Errors: INVALID_ARGUMENT
+** (NULL arrays, unknown mode, reflection padding not below the dimension's
+** size), INVALID_DIMENSION or TOO_MANY_ELEMENTS (the padded shape is too
+** large). */
+WNN_API wnn_operand *wnn_pad(wnn_graph_builder *builder, wnn_operand *input, const uint32_t *beginning_padding,
+                             const uint32_t *ending_padding, const wnn_pad_options *options);
+
+typedef struct wnn_split_options {
+    const wnn_chained_struct *next_in_chain;
+    uint32_t axis;
+} wnn_split_options;
+
+#define WNN_SPLIT_OPTIONS_INIT WNN_OPTIONS_INIT
+
+/* split into count equal parts along options->axis (options may be NULL:
+** axis 0). Stores the count operands in outputs, which must have room for
+** count entries, and returns count; returns 0 on error (the builder keeps
+** it). Any data type, rank >= 1. Errors: INVALID_RANK (rank 0),
+** INVALID_ARGUMENT (axis >= rank, count 0, outputs NULL), SHAPE_MISMATCH
+** (the axis length is not a multiple of count). */
+WNN_API size_t wnn_split(wnn_graph_builder *builder, wnn_operand *input, uint32_t count,
+                         const wnn_split_options *options, wnn_operand **outputs);
+
+/* split into parts of the given sizes (n_sizes >= 1 entries, each > 0, adding
+** up to the axis length). outputs needs room for n_sizes entries; returns
+** n_sizes, or 0 on error as wnn_split(). A sum that differs is
+** SHAPE_MISMATCH; a zero size or an empty list is INVALID_ARGUMENT. */
+WNN_API size_t wnn_split_sizes(wnn_graph_builder *builder, wnn_operand *input, const uint32_t *sizes,
+                               size_t n_sizes, const wnn_split_options *options, wnn_operand **outputs);
+
+/* tile: repeats input repetitions[i] times along dimension i (rank entries,
+** each > 0; NULL allowed for rank 0). Any data type and rank. Errors:
+** INVALID_ARGUMENT (NULL or a zero repetition), INVALID_DIMENSION or
+** TOO_MANY_ELEMENTS (the result is too large). */
+WNN_API wnn_operand *wnn_tile(wnn_graph_builder *builder, wnn_operand *input, const uint32_t *repetitions);
+
+/* reverse's axes: axes NULL reverses every axis (WebNN's default);
+** otherwise the axes_count entries of axes (0 means none) are reversed. */
+typedef struct wnn_reverse_options {
+    const wnn_chained_struct *next_in_chain;
+    const uint32_t *axes; /* NULL: every axis */
+    uint32_t axes_count;
+} wnn_reverse_options;
+
+#define WNN_REVERSE_OPTIONS_INIT WNN_OPTIONS_INIT
+
+/* reverse the order of elements along some axes. options may be NULL (all
+** axes). Any data type and rank. Errors: INVALID_ARGUMENT (an axis >= rank,
+** an axis listed twice, axes_count > WNN_MAX_RANK). */
+WNN_API wnn_operand *wnn_reverse(wnn_graph_builder *builder, wnn_operand *input,
+                                 const wnn_reverse_options *options);
+
+/* lower is WebNN's upper inverted, so that the zero struct keeps WebNN's
+** default, the upper triangle. */
+typedef struct wnn_triangular_options {
+    const wnn_chained_struct *next_in_chain;
+    bool lower;       /* keep the lower triangle; false (default): the upper one */
+    int32_t diagonal; /* which diagonal bounds it: 0 main, > 0 above, < 0 below */
+} wnn_triangular_options;
+
+#define WNN_TRIANGULAR_OPTIONS_INIT WNN_OPTIONS_INIT
+
+/* triangular: in each matrix of the last two dimensions keeps element (i, j)
+** where j - i >= diagonal (upper, the default) or j - i <= diagonal (lower) and zeroes the
+** rest. options may be NULL. Any data type, rank >= 2 (else INVALID_RANK). */
+WNN_API wnn_operand *wnn_triangular(wnn_graph_builder *builder, wnn_operand *input,
+                                    const wnn_triangular_options *options);
+
+/* ------------------------------------------------------------------------ */
+/* Gather and scatter operators                                             */
+/* ------------------------------------------------------------------------ */
+
+/* Gather and scatter.
+**
+** indices are int32, uint32 or int64 (else UNSUPPORTED_DATA_TYPE). An index
+** i into a dimension of size n may be negative (i < 0 counts from the end,
+** i + n); values outside [-n, n-1] are clamped into it, as WPT's vectors
+** assume (WebNN leaves them to the implementation). The gathered or scattered
+** input may have any data type. */
+typedef struct wnn_gather_options {
+    const wnn_chained_struct *next_in_chain;
+    uint32_t axis;
+} wnn_gather_options;
+
+#define WNN_GATHER_OPTIONS_INIT WNN_OPTIONS_INIT
+
+/* gather: picks slices of input along options->axis (options may be NULL:
+** axis 0); the output shape is input.shape[:axis] + indices.shape +
+** input.shape[axis+1:]. Input rank >= 1 (INVALID_RANK); axis >= rank is
+** INVALID_ARGUMENT; an output rank over WNN_MAX_RANK is INVALID_RANK. */
+WNN_API wnn_operand *wnn_gather(wnn_graph_builder *builder, wnn_operand *input, wnn_operand *indices,
+                                const wnn_gather_options *options);
+
+/* gather_elements: output[p] = input[p with p[axis] = indices[p]]. indices
+** has input's rank and input's shape except along axis (SHAPE_MISMATCH
+** otherwise); the output has indices' shape. Rank >= 1. */
+WNN_API wnn_operand *wnn_gather_elements(wnn_graph_builder *builder, wnn_operand *input, wnn_operand *indices,
+                                         const wnn_gather_options *options);
+
+/* gather_nd: indices [..., k] holds coordinates of the first k dimensions of
+** input (k <= input's rank, else SHAPE_MISMATCH); the output shape is
+** indices.shape[:-1] + input.shape[k:]. Both ranks >= 1 (INVALID_RANK). */
+WNN_API wnn_operand *wnn_gather_nd(wnn_graph_builder *builder, wnn_operand *input, wnn_operand *indices);
+
+typedef struct wnn_scatter_options {
+    const wnn_chained_struct *next_in_chain;
+    uint32_t axis;
+} wnn_scatter_options;
+
+#define WNN_SCATTER_OPTIONS_INIT WNN_OPTIONS_INIT
+
+/* scatter_elements: a copy of input where output[p with p[axis] =
+** indices[p]] = updates[p] for every p of indices, in row-major order (a
+** later update of one element wins). indices and updates have the same
+** shape, which is input's except along axis (SHAPE_MISMATCH); updates has
+** input's data type (UNSUPPORTED_DATA_TYPE). options may be NULL (axis 0). */
+WNN_API wnn_operand *wnn_scatter_elements(wnn_graph_builder *builder, wnn_operand *input, wnn_operand *indices,
+                                          wnn_operand *updates, const wnn_scatter_options *options);
+
+/* scatter_nd: a copy of input where the slice at each coordinate of indices
+** [..., k] is replaced by the matching slice of updates, whose shape must be
+** indices.shape[:-1] + input.shape[k:] (SHAPE_MISMATCH). Later updates win. */
+WNN_API wnn_operand *wnn_scatter_nd(wnn_graph_builder *builder, wnn_operand *input, wnn_operand *indices,
+                                    wnn_operand *updates);
+
+/* ------------------------------------------------------------------------ */
+/* Linear algebra operators                                                 */
+/* ------------------------------------------------------------------------ */
 
 /* matmul: rank >= 2 each, a [..., M, K] x b [..., K, N], batch dimensions
 ** broadcast; float32 and float16. */
@@ -683,17 +1084,420 @@ WNN_API wnn_operand *wnn_matmul(wnn_graph_builder *builder, wnn_operand *a, wnn_
 /* gemm: alpha * A' * B' + beta * C with A', B' optionally transposed; a and b
 ** rank 2; c (optional, may be NULL) unidirectionally broadcastable to [M, N]. */
 typedef struct wnn_gemm_options {
+    const wnn_chained_struct *next_in_chain;
     wnn_operand *c;
-    double alpha;
-    double beta;
+    const double *alpha; /* NULL: 1 */
+    const double *beta;  /* NULL: 1 */
     bool a_transpose;
     bool b_transpose;
 } wnn_gemm_options;
 
-#define WNN_GEMM_OPTIONS_INIT {NULL, 1.0, 1.0, false, false}
+#define WNN_GEMM_OPTIONS_INIT WNN_OPTIONS_INIT
 
 WNN_API wnn_operand *wnn_gemm(wnn_graph_builder *builder, wnn_operand *a, wnn_operand *b,
                               const wnn_gemm_options *options);
+
+/* ------------------------------------------------------------------------ */
+/* Convolution and pooling operators                                        */
+/* ------------------------------------------------------------------------ */
+
+/* Where the channels sit in a 4-D input (and the output): [batches,
+** channels, height, width] or [batches, height, width, channels]. */
+typedef enum wnn_input_layout {
+    WNN_INPUT_LAYOUT_NCHW = 0,
+    WNN_INPUT_LAYOUT_NHWC = 1
+} wnn_input_layout;
+
+/* conv2d filter layouts: o = output channels, i = input channels / groups,
+** h and w the kernel's height and width. */
+typedef enum wnn_conv2d_filter_layout {
+    WNN_CONV2D_FILTER_LAYOUT_OIHW = 0,
+    WNN_CONV2D_FILTER_LAYOUT_HWIO = 1,
+    WNN_CONV2D_FILTER_LAYOUT_OHWI = 2,
+    WNN_CONV2D_FILTER_LAYOUT_IHWO = 3
+} wnn_conv2d_filter_layout;
+
+/* convTranspose2d filter layouts: i = input channels, o = output channels /
+** groups. */
+typedef enum wnn_conv_transpose2d_filter_layout {
+    WNN_CONV_TRANSPOSE2D_FILTER_LAYOUT_IOHW = 0,
+    WNN_CONV_TRANSPOSE2D_FILTER_LAYOUT_HWOI = 1,
+    WNN_CONV_TRANSPOSE2D_FILTER_LAYOUT_OHWI = 2
+} wnn_conv_transpose2d_filter_layout;
+
+/* conv2d. padding is [beginning height, ending height, beginning width,
+** ending width]; strides and dilations are [height, width], each >= 1, {0,
+** 0} meaning {1, 1}; groups >= 1 (0 means 1) must divide the input channels
+** and the output channels, and the filter's input channels must be input
+** channels / groups. bias (NULL: none) is rank 1 of [output channels]. */
+typedef struct wnn_conv2d_options {
+    const wnn_chained_struct *next_in_chain;
+    uint32_t padding[4];
+    uint32_t strides[2];   /* {0, 0}: {1, 1} */
+    uint32_t dilations[2]; /* {0, 0}: {1, 1} */
+    uint32_t groups;       /* 0: 1 */
+    wnn_input_layout input_layout;
+    wnn_conv2d_filter_layout filter_layout;
+    wnn_operand *bias;
+} wnn_conv2d_options;
+
+#define WNN_CONV2D_OPTIONS_INIT WNN_OPTIONS_INIT
+
+/* 2-D convolution of input (rank 4, float32 or float16) with filter (rank 4,
+** the input's type); options may be NULL (defaults). Output dimension d is
+** floor((in + pad_begin + pad_end - ((k - 1) * dilation + 1)) / stride) + 1,
+** in the input's layout. Errors: UNSUPPORTED_DATA_TYPE (type not float, or
+** filter/bias of another type); INVALID_RANK; INVALID_ARGUMENT (a stride or
+** dilation of 0 beside a non-zero one, an unknown layout); SHAPE_MISMATCH
+** (channels and groups disagree, bias shape); INVALID_DIMENSION (the window
+** does not fit in the padded input, or an output dimension over 2^31-1). */
+WNN_API wnn_operand *wnn_conv2d(wnn_graph_builder *builder, wnn_operand *input, wnn_operand *filter,
+                                const wnn_conv2d_options *options);
+
+/* convTranspose2d: as conv2d, plus output_padding ([height, width], each
+** below the stride of its dimension), added to the end of the output, and
+** output_sizes ({0, 0}, the default, when absent), the output's [height,
+** width], each >= 1, which must lie in [computed, computed + stride) where
+** computed leaves output_padding out. The filter's input channels must
+** equal the input's; output channels are the filter's output channels *
+** groups. */
+typedef struct wnn_conv_transpose2d_options {
+    const wnn_chained_struct *next_in_chain;
+    uint32_t padding[4];
+    uint32_t strides[2];   /* {0, 0}: {1, 1} */
+    uint32_t dilations[2]; /* {0, 0}: {1, 1} */
+    uint32_t output_padding[2];
+    uint32_t output_sizes[2]; /* {0, 0}: computed */
+    uint32_t groups;          /* 0: 1 */
+    wnn_input_layout input_layout;
+    wnn_conv_transpose2d_filter_layout filter_layout;
+    wnn_operand *bias;
+} wnn_conv_transpose2d_options;
+
+#define WNN_CONV_TRANSPOSE2D_OPTIONS_INIT WNN_OPTIONS_INIT
+
+/* Transposed 2-D convolution (the gradient of conv2d with respect to its
+** input). Output dimension d is (in - 1) * stride + (k - 1) * dilation + 1 -
+** pad_begin - pad_end + output_padding, or output_sizes. Types, ranks and
+** errors as wnn_conv2d, plus INVALID_ARGUMENT for output_padding >= stride
+** and output_sizes out of their range. */
+WNN_API wnn_operand *wnn_conv_transpose2d(wnn_graph_builder *builder, wnn_operand *input,
+                                          wnn_operand *filter, const wnn_conv_transpose2d_options *options);
+
+/* How pool2d rounds a fractional output size (WebNN's roundingType, formerly
+** outputShapeRounding). */
+typedef enum wnn_rounding_type {
+    WNN_ROUNDING_TYPE_FLOOR = 0,
+    WNN_ROUNDING_TYPE_CEIL = 1
+} wnn_rounding_type;
+
+/* Options of the three pooling operators. window_dimensions ([height,
+** width], each >= 1) is the input's whole height and width when {0, 0}, the
+** default. padding, strides and dilations as conv2d. Output dimension d is
+** (in + pad_begin + pad_end - ((window - 1) * dilation + 1)) / stride + 1
+** rounded by rounding_type; output_sizes (each >= 1; {0, 0}, the default,
+** when absent) overrides the rounding and must equal the floor or the ceil
+** value. Windows read only real elements: padding adds nothing and is not
+** counted by the average; a window that holds no element gives 0. */
+typedef struct wnn_pool2d_options {
+    const wnn_chained_struct *next_in_chain;
+    uint32_t window_dimensions[2]; /* {0, 0}: the whole input */
+    uint32_t padding[4];
+    uint32_t strides[2];   /* {0, 0}: {1, 1} */
+    uint32_t dilations[2]; /* {0, 0}: {1, 1} */
+    wnn_input_layout layout;
+    wnn_rounding_type rounding_type;
+    uint32_t output_sizes[2]; /* {0, 0}: computed */
+} wnn_pool2d_options;
+
+#define WNN_POOL2D_OPTIONS_INIT WNN_OPTIONS_INIT
+
+/* Pooling over the height and width of a rank-4 input; options may be NULL.
+** averagePool2d and l2Pool2d (the square root of the sum of squares) take
+** float32 and float16; maxPool2d takes every data type except int4/uint4.
+** Errors: UNSUPPORTED_DATA_TYPE; INVALID_RANK; INVALID_ARGUMENT (a window
+** size, stride, dilation or output size of 0 beside a non-zero one, an
+** unknown layout or rounding, output_sizes that match neither rounding);
+** INVALID_DIMENSION (the window does not fit in the padded input, an output
+** dimension over 2^31-1). */
+WNN_API wnn_operand *wnn_average_pool2d(wnn_graph_builder *builder, wnn_operand *input,
+                                        const wnn_pool2d_options *options);
+WNN_API wnn_operand *wnn_l2_pool2d(wnn_graph_builder *builder, wnn_operand *input,
+                                   const wnn_pool2d_options *options);
+WNN_API wnn_operand *wnn_max_pool2d(wnn_graph_builder *builder, wnn_operand *input,
+                                    const wnn_pool2d_options *options);
+
+typedef enum wnn_interpolation_mode {
+    WNN_INTERPOLATION_MODE_NEAREST_NEIGHBOR = 0,
+    WNN_INTERPOLATION_MODE_LINEAR = 1
+} wnn_interpolation_mode;
+
+/* resample2d: the two dimensions axes[0] and axes[1] (distinct, < 4; {0,
+** 0}, which is never valid, means WebNN's default {2, 3}) become sizes[i]
+** when sizes is not {0, 0} (each >= 1; scales are then ignored), else
+** floor(in * scales[i]) with scales[i] > 0 ({0, 0}: {1, 1}). */
+typedef struct wnn_resample2d_options {
+    const wnn_chained_struct *next_in_chain;
+    wnn_interpolation_mode mode;
+    float scales[2];   /* {0, 0}: {1, 1} */
+    uint32_t sizes[2]; /* {0, 0}: from scales */
+    uint32_t axes[2];  /* {0, 0}: {2, 3} */
+} wnn_resample2d_options;
+
+#define WNN_RESAMPLE2D_OPTIONS_INIT WNN_OPTIONS_INIT
+
+/* Resizes two dimensions of a rank-4 input (float32, float16, int8, uint8);
+** options may be NULL. Output element j of a resized dimension samples the
+** input at the half-pixel coordinate (j + 0.5) * in / out - 0.5, clamped to
+** [0, in - 1]: nearest-neighbor takes index ceil(coordinate - 0.5), linear
+** interpolates its two neighbours (integer types round to nearest).
+** Errors: UNSUPPORTED_DATA_TYPE; INVALID_RANK; INVALID_ARGUMENT (axes
+** repeated or >= 4, a scale <= 0 or not finite beside a non-zero one, a
+** size of 0 beside a non-zero one, an unknown mode); INVALID_DIMENSION (an
+** output dimension of 0 or over 2^31-1). */
+WNN_API wnn_operand *wnn_resample2d(wnn_graph_builder *builder, wnn_operand *input,
+                                    const wnn_resample2d_options *options);
+
+/* ------------------------------------------------------------------------ */
+/* Normalization operators                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* batchNormalization: scale and bias (NULL: 1 and 0) are rank 1 of
+** [input.shape[axis]], like mean and variance. */
+typedef struct wnn_batch_normalization_options {
+    const wnn_chained_struct *next_in_chain;
+    wnn_operand *scale;
+    wnn_operand *bias;
+    const uint32_t *axis;  /* NULL: 1 */
+    const double *epsilon; /* NULL: 1e-5 */
+} wnn_batch_normalization_options;
+
+#define WNN_BATCH_NORMALIZATION_OPTIONS_INIT WNN_OPTIONS_INIT
+
+/* (input - mean) / sqrt(variance + epsilon) * scale + bias, with mean,
+** variance, scale and bias indexed by the input's position along axis.
+** input: float32 or float16, rank >= 1; every other operand of its type.
+** options may be NULL. Errors: UNSUPPORTED_DATA_TYPE; INVALID_RANK (input
+** rank 0, a parameter not rank 1); INVALID_ARGUMENT (axis >= rank);
+** SHAPE_MISMATCH (a parameter's length is not input.shape[axis]). */
+WNN_API wnn_operand *wnn_batch_normalization(wnn_graph_builder *builder, wnn_operand *input,
+                                             wnn_operand *mean, wnn_operand *variance,
+                                             const wnn_batch_normalization_options *options);
+
+/* instanceNormalization: scale and bias (NULL: 1 and 0) are rank 1 of
+** [channels], the channels being where layout puts them. */
+typedef struct wnn_instance_normalization_options {
+    const wnn_chained_struct *next_in_chain;
+    wnn_operand *scale;
+    wnn_operand *bias;
+    const double *epsilon; /* NULL: 1e-5 */
+    wnn_input_layout layout;
+} wnn_instance_normalization_options;
+
+#define WNN_INSTANCE_NORMALIZATION_OPTIONS_INIT WNN_OPTIONS_INIT
+
+/* Normalizes each (batch, channel) plane of a rank-4 input (float32 or
+** float16) by its own mean and variance: (x - mean) / sqrt(variance +
+** epsilon) * scale + bias. options may be NULL. Errors:
+** UNSUPPORTED_DATA_TYPE; INVALID_RANK; INVALID_ARGUMENT (unknown layout);
+** SHAPE_MISMATCH (scale or bias length differs from the channels). */
+WNN_API wnn_operand *wnn_instance_normalization(wnn_graph_builder *builder, wnn_operand *input,
+                                                const wnn_instance_normalization_options *options);
+
+/* layerNormalization: the mean and variance are taken over axes
+** (axes_count distinct dimensions below the input's rank, in any order;
+** when axes is NULL, every dimension but the first). scale and bias (NULL:
+** 1 and 0) have shape [input.shape[axes[0]], input.shape[axes[1]], ...], in
+** the order axes lists them. */
+typedef struct wnn_layer_normalization_options {
+    const wnn_chained_struct *next_in_chain;
+    wnn_operand *scale;
+    wnn_operand *bias;
+    const uint32_t *axes; /* NULL: every dimension but the first */
+    uint32_t axes_count;
+    const double *epsilon; /* NULL: 1e-5 */
+} wnn_layer_normalization_options;
+
+#define WNN_LAYER_NORMALIZATION_OPTIONS_INIT WNN_OPTIONS_INIT
+
+/* Normalizes input (float32 or float16, any rank) over options' axes: (x -
+** mean) / sqrt(variance + epsilon) * scale + bias. With no axes each element
+** is its own group (the result is bias). options may be NULL. Errors:
+** UNSUPPORTED_DATA_TYPE; INVALID_ARGUMENT (an axis repeated or >= rank,
+** axes_count over WNN_MAX_RANK); INVALID_RANK and SHAPE_MISMATCH (scale or
+** bias not of the shape above). */
+WNN_API wnn_operand *wnn_layer_normalization(wnn_graph_builder *builder, wnn_operand *input,
+                                             const wnn_layer_normalization_options *options);
+
+/* ------------------------------------------------------------------------ */
+/* Quantization operators                                                   */
+/* ------------------------------------------------------------------------ */
+
+/*
+** quantizeLinear: saturate(roundEven(input / scale) + zero_point) in the
+** zero point's data type. dequantizeLinear: (input - zero_point) * scale in
+** the scale's data type. Both keep the input's shape.
+**
+** quantizeLinear: input float32 or float16; scale of the input's type;
+** zero_point int8, uint8, int32, uint32, int4 or uint4.
+** dequantizeLinear: input int8, uint8, int32, uint32, int4 or uint4;
+** zero_point of the input's type; scale float32 or float16.
+**
+** scale and zero_point have one shape, of rank at most the input's. Aligned
+** to the right with the input's shape, each of their dimensions must divide
+** the input's: a dimension of 1 broadcasts, a larger one splits the input's
+** dimension into equal blocks that share one scale and zero point.
+** Errors: UNSUPPORTED_DATA_TYPE; INVALID_RANK (scale's rank over the
+** input's); SHAPE_MISMATCH (shapes differ or do not divide).
+*/
+WNN_API wnn_operand *wnn_quantize_linear(wnn_graph_builder *builder, wnn_operand *x, wnn_operand *scale,
+                                         wnn_operand *zero_point);
+WNN_API wnn_operand *wnn_dequantize_linear(wnn_graph_builder *builder, wnn_operand *x, wnn_operand *scale,
+                                           wnn_operand *zero_point);
+
+/* ------------------------------------------------------------------------ */
+/* Recurrent operators                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* Recurrent networks: gru, gru_cell, lstm, lstm_cell.
+**
+** All operands are float32 or float16 and share input's data type
+** (UNSUPPORTED_DATA_TYPE otherwise); every shape is fixed by the arguments
+** (SHAPE_MISMATCH when it differs, INVALID_RANK for a wrong rank). Weights
+** are stacked by gate along their first (cell) or second (network) dimension
+** in the order the layout names; biases likewise. float16 is computed in
+** float32 and rounded once per output. */
+typedef enum wnn_recurrent_activation {
+    WNN_RECURRENT_ACTIVATION_RELU = 0,
+    WNN_RECURRENT_ACTIVATION_SIGMOID = 1,
+    WNN_RECURRENT_ACTIVATION_TANH = 2
+} wnn_recurrent_activation;
+
+typedef enum wnn_recurrent_direction {
+    WNN_RECURRENT_DIRECTION_FORWARD = 0,
+    WNN_RECURRENT_DIRECTION_BACKWARD = 1,
+    WNN_RECURRENT_DIRECTION_BOTH = 2
+} wnn_recurrent_direction;
+
+/* Gate order of GRU weights and biases: update, reset, new (ZRN) or reset,
+** update, new (RZN). */
+typedef enum wnn_gru_weight_layout {
+    WNN_GRU_WEIGHT_LAYOUT_ZRN = 0,
+    WNN_GRU_WEIGHT_LAYOUT_RZN = 1
+} wnn_gru_weight_layout;
+
+/* Gate order of LSTM weights and biases: input, output, forget, cell (IOFG)
+** or input, forget, cell, output (IFGO). Peephole weights are always input,
+** output, forget. */
+typedef enum wnn_lstm_weight_layout {
+    WNN_LSTM_WEIGHT_LAYOUT_IOFG = 0,
+    WNN_LSTM_WEIGHT_LAYOUT_IFGO = 1
+} wnn_lstm_weight_layout;
+
+/* Operands are NULL when absent (biases then count as zero, initial states
+** as zero). activations (NULL: sigmoid, tanh, WebNN's default), else
+** activations_count entries, which must be 2: [0] for the update and reset
+** gates, [1] for the new gate. reset_before is WebNN's resetAfter inverted,
+** so that the zero struct keeps WebNN's default (reset after). */
+typedef struct wnn_gru_options {
+    const wnn_chained_struct *next_in_chain;
+    wnn_operand *bias;                 /* [numDirections, 3 * hiddenSize] */
+    wnn_operand *recurrent_bias;       /* [numDirections, 3 * hiddenSize] */
+    wnn_operand *initial_hidden_state; /* [numDirections, batchSize, hiddenSize] */
+    bool reset_before;                 /* reset gate applied before the recurrent product */
+    bool return_sequence;
+    wnn_recurrent_direction direction;
+    wnn_gru_weight_layout layout;
+    const wnn_recurrent_activation *activations; /* NULL: sigmoid, tanh */
+    uint32_t activations_count;
+} wnn_gru_options;
+
+#define WNN_GRU_OPTIONS_INIT WNN_OPTIONS_INIT
+
+/* gru over input [steps, batchSize, inputSize] with weight [numDirections,
+** 3 * hiddenSize, inputSize] and recurrent_weight [numDirections,
+** 3 * hiddenSize, hiddenSize] (numDirections 2 for BOTH, else 1). Stores in
+** outputs the last hidden state [numDirections, batchSize, hiddenSize] and,
+** with return_sequence, every step's [steps, numDirections, batchSize,
+** hiddenSize]; outputs needs room for 2. Returns the count (1 or 2), 0 on
+** error. steps must equal input.shape[0] and hiddenSize * 6 must be a valid
+** dimension; options may be NULL. Bad enum values are INVALID_ARGUMENT. */
+WNN_API size_t wnn_gru(wnn_graph_builder *builder, wnn_operand *input, wnn_operand *weight,
+                       wnn_operand *recurrent_weight, uint32_t steps, uint32_t hidden_size,
+                       const wnn_gru_options *options, wnn_operand **outputs);
+
+typedef struct wnn_gru_cell_options {
+    const wnn_chained_struct *next_in_chain;
+    wnn_operand *bias;           /* [3 * hiddenSize] */
+    wnn_operand *recurrent_bias; /* [3 * hiddenSize] */
+    bool reset_before;           /* as in wnn_gru_options */
+    wnn_gru_weight_layout layout;
+    const wnn_recurrent_activation *activations; /* NULL: sigmoid, tanh; else 2 */
+    uint32_t activations_count;
+} wnn_gru_cell_options;
+
+#define WNN_GRU_CELL_OPTIONS_INIT WNN_OPTIONS_INIT
+
+/* gru_cell: one GRU step. input [batchSize, inputSize], weight
+** [3 * hiddenSize, inputSize], recurrent_weight [3 * hiddenSize, hiddenSize],
+** hidden_state [batchSize, hiddenSize]; returns the new hidden state
+** [batchSize, hiddenSize]. options may be NULL. */
+WNN_API wnn_operand *wnn_gru_cell(wnn_graph_builder *builder, wnn_operand *input, wnn_operand *weight,
+                                  wnn_operand *recurrent_weight, wnn_operand *hidden_state, uint32_t hidden_size,
+                                  const wnn_gru_cell_options *options);
+
+/* activations (NULL: sigmoid, tanh, tanh, WebNN's default), else
+** activations_count entries, which must be 3: [0] for the input, forget and
+** output gates, [1] for the cell gate, [2] for the cell state on its way
+** into the hidden state. */
+typedef struct wnn_lstm_options {
+    const wnn_chained_struct *next_in_chain;
+    wnn_operand *bias;                 /* [numDirections, 4 * hiddenSize] */
+    wnn_operand *recurrent_bias;       /* [numDirections, 4 * hiddenSize] */
+    wnn_operand *peephole_weight;      /* [numDirections, 3 * hiddenSize] */
+    wnn_operand *initial_hidden_state; /* [numDirections, batchSize, hiddenSize] */
+    wnn_operand *initial_cell_state;   /* [numDirections, batchSize, hiddenSize] */
+    bool return_sequence;
+    wnn_recurrent_direction direction;
+    wnn_lstm_weight_layout layout;
+    const wnn_recurrent_activation *activations; /* NULL: sigmoid, tanh, tanh */
+    uint32_t activations_count;
+} wnn_lstm_options;
+
+#define WNN_LSTM_OPTIONS_INIT WNN_OPTIONS_INIT
+
+/* lstm over input [steps, batchSize, inputSize] with weight [numDirections,
+** 4 * hiddenSize, inputSize] and recurrent_weight [numDirections,
+** 4 * hiddenSize, hiddenSize]. Stores in outputs the last hidden state and
+** the last cell state (each [numDirections, batchSize, hiddenSize]) and, with
+** return_sequence, every step's hidden state [steps, numDirections,
+** batchSize, hiddenSize]; outputs needs room for 3. Returns the count (2 or
+** 3), 0 on error. steps must be > 0 and equal input.shape[0]; hiddenSize * 8
+** must be a valid dimension; options may be NULL. */
+WNN_API size_t wnn_lstm(wnn_graph_builder *builder, wnn_operand *input, wnn_operand *weight,
+                        wnn_operand *recurrent_weight, uint32_t steps, uint32_t hidden_size,
+                        const wnn_lstm_options *options, wnn_operand **outputs);
+
+typedef struct wnn_lstm_cell_options {
+    const wnn_chained_struct *next_in_chain;
+    wnn_operand *bias;            /* [4 * hiddenSize] */
+    wnn_operand *recurrent_bias;  /* [4 * hiddenSize] */
+    wnn_operand *peephole_weight; /* [3 * hiddenSize] */
+    wnn_lstm_weight_layout layout;
+    const wnn_recurrent_activation *activations; /* NULL: sigmoid, tanh, tanh; else 3 */
+    uint32_t activations_count;
+} wnn_lstm_cell_options;
+
+#define WNN_LSTM_CELL_OPTIONS_INIT WNN_OPTIONS_INIT
+
+/* lstm_cell: one LSTM step. input [batchSize, inputSize], weight
+** [4 * hiddenSize, inputSize], recurrent_weight [4 * hiddenSize, hiddenSize],
+** hidden_state and cell_state [batchSize, hiddenSize]. Stores the new hidden
+** state and the new cell state in outputs (room for 2) and returns 2, or 0
+** on error. options may be NULL. */
+WNN_API size_t wnn_lstm_cell(wnn_graph_builder *builder, wnn_operand *input, wnn_operand *weight,
+                             wnn_operand *recurrent_weight, wnn_operand *hidden_state, wnn_operand *cell_state,
+                             uint32_t hidden_size, const wnn_lstm_cell_options *options, wnn_operand **outputs);
 
 /* ------------------------------------------------------------------------ */
 /* DLPack interop                                                            */
@@ -800,723 +1604,6 @@ typedef struct wnn_dlpack_import_options {
 WNN_API wnn_status wnn_context_import_dlpack(wnn_context *ctx, void *managed,
                                              const wnn_dlpack_import_options *options, wnn_tensor **out);
 
-/* ---- more operators, family A: element-wise, comparison, logical, activations, reductions, quantization ---- */
-/*
-** Element-wise unary math: ceil, floor, cos, sin, tan, erf, reciprocal and
-** roundEven (halves to even) take float32 or float16. sign (-1, 0 or 1; NaN
-** stays NaN) takes float32, float16, int64, int32 and int8. identity copies
-** its input bit for bit and takes every data type. A wrong data type is
-** WNN_STATUS_UNSUPPORTED_DATA_TYPE.
-*/
-WNN_API wnn_operand *wnn_ceil(wnn_graph_builder *builder, wnn_operand *x);
-WNN_API wnn_operand *wnn_floor(wnn_graph_builder *builder, wnn_operand *x);
-WNN_API wnn_operand *wnn_cos(wnn_graph_builder *builder, wnn_operand *x);
-WNN_API wnn_operand *wnn_sin(wnn_graph_builder *builder, wnn_operand *x);
-WNN_API wnn_operand *wnn_tan(wnn_graph_builder *builder, wnn_operand *x);
-WNN_API wnn_operand *wnn_erf(wnn_graph_builder *builder, wnn_operand *x);
-WNN_API wnn_operand *wnn_reciprocal(wnn_graph_builder *builder, wnn_operand *x);
-WNN_API wnn_operand *wnn_round_even(wnn_graph_builder *builder, wnn_operand *x);
-WNN_API wnn_operand *wnn_sign(wnn_graph_builder *builder, wnn_operand *x);
-WNN_API wnn_operand *wnn_identity(wnn_graph_builder *builder, wnn_operand *x);
-
-/* isNaN and isInfinite: a uint8 tensor of the input's shape, 1 where the
-** element is NaN (infinite), else 0. Every data type is accepted; integer
-** inputs give all zeros. */
-WNN_API wnn_operand *wnn_is_nan(wnn_graph_builder *builder, wnn_operand *x);
-WNN_API wnn_operand *wnn_is_infinite(wnn_graph_builder *builder, wnn_operand *x);
-
-/*
-** Comparisons: a uint8 tensor of 1 (true) and 0 (false), the bidirectional
-** broadcast of a's and b's shapes. a and b must share a data type (any data
-** type; int64/uint64 compare exactly); NaN compares unequal to everything, so
-** notEqual is 1 and the others 0. Errors: UNSUPPORTED_DATA_TYPE when the
-** types differ, SHAPE_MISMATCH when the shapes do not broadcast.
-*/
-WNN_API wnn_operand *wnn_equal(wnn_graph_builder *builder, wnn_operand *a, wnn_operand *b);
-WNN_API wnn_operand *wnn_not_equal(wnn_graph_builder *builder, wnn_operand *a, wnn_operand *b);
-WNN_API wnn_operand *wnn_greater(wnn_graph_builder *builder, wnn_operand *a, wnn_operand *b);
-WNN_API wnn_operand *wnn_greater_or_equal(wnn_graph_builder *builder, wnn_operand *a, wnn_operand *b);
-WNN_API wnn_operand *wnn_lesser(wnn_graph_builder *builder, wnn_operand *a, wnn_operand *b);
-WNN_API wnn_operand *wnn_lesser_or_equal(wnn_graph_builder *builder, wnn_operand *a, wnn_operand *b);
-
-/*
-** Logical operators on uint8 tensors, where any non-zero element is true;
-** the result is uint8 0 or 1. The binary ones broadcast bidirectionally.
-** Errors: UNSUPPORTED_DATA_TYPE for an operand that is not uint8,
-** SHAPE_MISMATCH when the shapes do not broadcast.
-*/
-WNN_API wnn_operand *wnn_logical_not(wnn_graph_builder *builder, wnn_operand *a);
-WNN_API wnn_operand *wnn_logical_and(wnn_graph_builder *builder, wnn_operand *a, wnn_operand *b);
-WNN_API wnn_operand *wnn_logical_or(wnn_graph_builder *builder, wnn_operand *a, wnn_operand *b);
-WNN_API wnn_operand *wnn_logical_xor(wnn_graph_builder *builder, wnn_operand *a, wnn_operand *b);
-
-/* where: element-wise condition ? true_value : false_value. condition must
-** be uint8 (non-zero is true); true_value and false_value share any data
-** type, which the output takes; the output shape is the bidirectional
-** broadcast of all three shapes. Errors: UNSUPPORTED_DATA_TYPE (condition
-** not uint8, or the value types differ), SHAPE_MISMATCH. */
-WNN_API wnn_operand *wnn_where(wnn_graph_builder *builder, wnn_operand *condition, wnn_operand *true_value,
-                               wnn_operand *false_value);
-
-/*
-** Activations, float32 and float16 only (UNSUPPORTED_DATA_TYPE otherwise);
-** each output has its input's descriptor. options may be NULL (defaults).
-**   elu:         x >= 0 ? x : alpha * (exp(x) - 1)         alpha = 1
-**   gelu:        0.5 * x * (1 + erf(x / sqrt(2)))
-**   hardSigmoid: max(0, min(1, alpha * x + beta))         alpha = 0.2, beta = 0.5
-**   hardSwish:   x * max(0, min(6, x + 3)) / 6
-**   leakyRelu:   x >= 0 ? x : alpha * x                     alpha = 0.01
-**   linear:      alpha * x + beta                           alpha = 1, beta = 0
-**   softplus:    ln(1 + exp(x))
-**   softsign:    x / (1 + |x|)
-*/
-typedef struct wnn_elu_options {
-    double alpha;
-} wnn_elu_options;
-
-#define WNN_ELU_OPTIONS_INIT {1.0}
-
-typedef struct wnn_hard_sigmoid_options {
-    double alpha;
-    double beta;
-} wnn_hard_sigmoid_options;
-
-#define WNN_HARD_SIGMOID_OPTIONS_INIT {0.2, 0.5}
-
-typedef struct wnn_leaky_relu_options {
-    double alpha;
-} wnn_leaky_relu_options;
-
-#define WNN_LEAKY_RELU_OPTIONS_INIT {0.01}
-
-typedef struct wnn_linear_options {
-    double alpha;
-    double beta;
-} wnn_linear_options;
-
-#define WNN_LINEAR_OPTIONS_INIT {1.0, 0.0}
-
-WNN_API wnn_operand *wnn_elu(wnn_graph_builder *builder, wnn_operand *x, const wnn_elu_options *options);
-WNN_API wnn_operand *wnn_gelu(wnn_graph_builder *builder, wnn_operand *x);
-WNN_API wnn_operand *wnn_hard_sigmoid(wnn_graph_builder *builder, wnn_operand *x,
-                                      const wnn_hard_sigmoid_options *options);
-WNN_API wnn_operand *wnn_hard_swish(wnn_graph_builder *builder, wnn_operand *x);
-WNN_API wnn_operand *wnn_leaky_relu(wnn_graph_builder *builder, wnn_operand *x,
-                                    const wnn_leaky_relu_options *options);
-WNN_API wnn_operand *wnn_linear(wnn_graph_builder *builder, wnn_operand *x, const wnn_linear_options *options);
-WNN_API wnn_operand *wnn_softplus(wnn_graph_builder *builder, wnn_operand *x);
-WNN_API wnn_operand *wnn_softsign(wnn_graph_builder *builder, wnn_operand *x);
-
-/* prelu: x >= 0 ? x : slope * x. input is float32, float16, int64, int32 or
-** int8; slope has the same data type (else UNSUPPORTED_DATA_TYPE) and a shape
-** that broadcasts bidirectionally with the input's (else SHAPE_MISMATCH);
-** the output has the broadcast shape. */
-WNN_API wnn_operand *wnn_prelu(wnn_graph_builder *builder, wnn_operand *x, wnn_operand *slope);
-
-/*
-** Reductions over a set of axes. The result keeps the input's data type;
-** reduced dimensions are dropped, or kept as 1 with keep_dimensions.
-**   reduceL1, reduceSum, reduceSumSquare, reduceProduct: float32, float16,
-**     int32, uint32, int64, uint64 (integers wrap, 64-bit ones exactly);
-**   reduceL2, reduceLogSum, reduceLogSumExp, reduceMean: float32, float16;
-**   reduceMax, reduceMin: every data type.
-** Without has_axes every axis is reduced; with has_axes the first axes_count
-** entries of axes are, and axes_count 0 reduces nothing (the operator is
-** then applied to each element alone, e.g. reduceL1 gives |x|). Errors:
-** UNSUPPORTED_DATA_TYPE; INVALID_ARGUMENT for axes_count over the rank, an
-** axis not below the rank, or an axis given twice.
-*/
-typedef struct wnn_reduce_options {
-    bool has_axes;
-    uint32_t axes_count;
-    uint32_t axes[WNN_MAX_RANK];
-    bool keep_dimensions;
-} wnn_reduce_options;
-
-#define WNN_REDUCE_OPTIONS_INIT {false, 0, {0, 0, 0, 0, 0, 0, 0, 0}, false}
-
-WNN_API wnn_operand *wnn_reduce_l1(wnn_graph_builder *builder, wnn_operand *x, const wnn_reduce_options *options);
-WNN_API wnn_operand *wnn_reduce_l2(wnn_graph_builder *builder, wnn_operand *x, const wnn_reduce_options *options);
-WNN_API wnn_operand *wnn_reduce_log_sum(wnn_graph_builder *builder, wnn_operand *x,
-                                        const wnn_reduce_options *options);
-WNN_API wnn_operand *wnn_reduce_log_sum_exp(wnn_graph_builder *builder, wnn_operand *x,
-                                            const wnn_reduce_options *options);
-WNN_API wnn_operand *wnn_reduce_max(wnn_graph_builder *builder, wnn_operand *x, const wnn_reduce_options *options);
-WNN_API wnn_operand *wnn_reduce_mean(wnn_graph_builder *builder, wnn_operand *x, const wnn_reduce_options *options);
-WNN_API wnn_operand *wnn_reduce_min(wnn_graph_builder *builder, wnn_operand *x, const wnn_reduce_options *options);
-WNN_API wnn_operand *wnn_reduce_product(wnn_graph_builder *builder, wnn_operand *x,
-                                        const wnn_reduce_options *options);
-WNN_API wnn_operand *wnn_reduce_sum(wnn_graph_builder *builder, wnn_operand *x, const wnn_reduce_options *options);
-WNN_API wnn_operand *wnn_reduce_sum_square(wnn_graph_builder *builder, wnn_operand *x,
-                                           const wnn_reduce_options *options);
-
-/* argMin and argMax: the index of the smallest (largest) element along axis,
-** the first one on ties; a NaN counts as smaller (larger) than any number
-** so that it is found. Any input data type, rank >= 1 (else INVALID_RANK);
-** axis below the rank (else INVALID_ARGUMENT); output_data_type int32 or
-** int64 (else UNSUPPORTED_DATA_TYPE). The axis is dropped from the output
-** shape, or kept as 1 with keep_dimensions. */
-typedef struct wnn_arg_min_max_options {
-    bool keep_dimensions;
-    wnn_data_type output_data_type;
-} wnn_arg_min_max_options;
-
-#define WNN_ARG_MIN_MAX_OPTIONS_INIT {false, WNN_DATA_TYPE_INT32}
-
-WNN_API wnn_operand *wnn_arg_min(wnn_graph_builder *builder, wnn_operand *x, uint32_t axis,
-                                 const wnn_arg_min_max_options *options);
-WNN_API wnn_operand *wnn_arg_max(wnn_graph_builder *builder, wnn_operand *x, uint32_t axis,
-                                 const wnn_arg_min_max_options *options);
-
-/* cumulativeSum: running sums along axis (float32, float16, int32, uint32,
-** int64, uint64; integers wrap). exclusive leaves each element out of its
-** own sum (the first is 0); reversed sums from the end of the axis. Rank
-** >= 1 (else INVALID_RANK), axis below the rank (else INVALID_ARGUMENT). */
-typedef struct wnn_cumulative_sum_options {
-    bool exclusive;
-    bool reversed;
-} wnn_cumulative_sum_options;
-
-#define WNN_CUMULATIVE_SUM_OPTIONS_INIT {false, false}
-
-WNN_API wnn_operand *wnn_cumulative_sum(wnn_graph_builder *builder, wnn_operand *x, uint32_t axis,
-                                        const wnn_cumulative_sum_options *options);
-
-/*
-** quantizeLinear: saturate(roundEven(input / scale) + zero_point) in the
-** zero point's data type. dequantizeLinear: (input - zero_point) * scale in
-** the scale's data type. Both keep the input's shape.
-**
-** quantizeLinear: input float32 or float16; scale of the input's type;
-** zero_point int8, uint8, int32, uint32, int4 or uint4.
-** dequantizeLinear: input int8, uint8, int32, uint32, int4 or uint4;
-** zero_point of the input's type; scale float32 or float16.
-**
-** scale and zero_point have one shape, of rank at most the input's. Aligned
-** to the right with the input's shape, each of their dimensions must divide
-** the input's: a dimension of 1 broadcasts, a larger one splits the input's
-** dimension into equal blocks that share one scale and zero point.
-** Errors: UNSUPPORTED_DATA_TYPE; INVALID_RANK (scale's rank over the
-** input's); SHAPE_MISMATCH (shapes differ or do not divide).
-*/
-WNN_API wnn_operand *wnn_quantize_linear(wnn_graph_builder *builder, wnn_operand *x, wnn_operand *scale,
-                                         wnn_operand *zero_point);
-WNN_API wnn_operand *wnn_dequantize_linear(wnn_graph_builder *builder, wnn_operand *x, wnn_operand *scale,
-                                           wnn_operand *zero_point);
-/* (end of family A) */
-
-/* ---- more operators, family B: convolution, pooling, normalization, resample ---- */
-
-/* Where the channels sit in a 4-D input (and the output): [batches,
-** channels, height, width] or [batches, height, width, channels]. */
-typedef enum wnn_input_layout {
-    WNN_INPUT_LAYOUT_NCHW = 0,
-    WNN_INPUT_LAYOUT_NHWC = 1
-} wnn_input_layout;
-
-/* conv2d filter layouts: o = output channels, i = input channels / groups,
-** h and w the kernel's height and width. */
-typedef enum wnn_conv2d_filter_layout {
-    WNN_CONV2D_FILTER_LAYOUT_OIHW = 0,
-    WNN_CONV2D_FILTER_LAYOUT_HWIO = 1,
-    WNN_CONV2D_FILTER_LAYOUT_OHWI = 2,
-    WNN_CONV2D_FILTER_LAYOUT_IHWO = 3
-} wnn_conv2d_filter_layout;
-
-/* convTranspose2d filter layouts: i = input channels, o = output channels /
-** groups. */
-typedef enum wnn_conv_transpose2d_filter_layout {
-    WNN_CONV_TRANSPOSE2D_FILTER_LAYOUT_IOHW = 0,
-    WNN_CONV_TRANSPOSE2D_FILTER_LAYOUT_HWOI = 1,
-    WNN_CONV_TRANSPOSE2D_FILTER_LAYOUT_OHWI = 2
-} wnn_conv_transpose2d_filter_layout;
-
-/* conv2d. padding is [beginning height, ending height, beginning width,
-** ending width]; strides and dilations are [height, width] and must be >= 1;
-** groups >= 1 must divide the input channels and the output channels, and
-** the filter's input channels must be input channels / groups. bias (NULL:
-** none) is rank 1 of [output channels]. */
-typedef struct wnn_conv2d_options {
-    uint32_t padding[4];
-    uint32_t strides[2];
-    uint32_t dilations[2];
-    uint32_t groups;
-    wnn_input_layout input_layout;
-    wnn_conv2d_filter_layout filter_layout;
-    wnn_operand *bias;
-} wnn_conv2d_options;
-
-#define WNN_CONV2D_OPTIONS_INIT                                                                      \
-    {{0, 0, 0, 0}, {1, 1}, {1, 1}, 1, WNN_INPUT_LAYOUT_NCHW, WNN_CONV2D_FILTER_LAYOUT_OIHW, NULL}
-
-/* 2-D convolution of input (rank 4, float32 or float16) with filter (rank 4,
-** the input's type); options may be NULL (defaults). Output dimension d is
-** floor((in + pad_begin + pad_end - ((k - 1) * dilation + 1)) / stride) + 1,
-** in the input's layout. Errors: UNSUPPORTED_DATA_TYPE (type not float, or
-** filter/bias of another type); INVALID_RANK; INVALID_ARGUMENT (a stride,
-** dilation or groups of 0, an unknown layout); SHAPE_MISMATCH (channels and
-** groups disagree, bias shape); INVALID_DIMENSION (the window does not fit
-** in the padded input, or an output dimension over 2^31-1). */
-WNN_API wnn_operand *wnn_conv2d(wnn_graph_builder *builder, wnn_operand *input, wnn_operand *filter,
-                                const wnn_conv2d_options *options);
-
-/* convTranspose2d: as conv2d, plus output_padding ([height, width], each
-** below the stride of its dimension), added to the end of the output, and
-** output_sizes (used when has_output_sizes), the output's [height, width],
-** which must lie in [computed, computed + stride) where computed leaves
-** output_padding out. The filter's input channels must equal the input's;
-** output channels are the filter's output channels * groups. */
-typedef struct wnn_conv_transpose2d_options {
-    uint32_t padding[4];
-    uint32_t strides[2];
-    uint32_t dilations[2];
-    uint32_t output_padding[2];
-    bool has_output_sizes;
-    uint32_t output_sizes[2];
-    uint32_t groups;
-    wnn_input_layout input_layout;
-    wnn_conv_transpose2d_filter_layout filter_layout;
-    wnn_operand *bias;
-} wnn_conv_transpose2d_options;
-
-#define WNN_CONV_TRANSPOSE2D_OPTIONS_INIT                                                              \
-    {{0, 0, 0, 0}, {1, 1}, {1, 1}, {0, 0}, false, {0, 0}, 1, WNN_INPUT_LAYOUT_NCHW,                  \
-     WNN_CONV_TRANSPOSE2D_FILTER_LAYOUT_IOHW, NULL}
-
-/* Transposed 2-D convolution (the gradient of conv2d with respect to its
-** input). Output dimension d is (in - 1) * stride + (k - 1) * dilation + 1 -
-** pad_begin - pad_end + output_padding, or output_sizes. Types, ranks and
-** errors as wnn_conv2d, plus INVALID_ARGUMENT for output_padding >= stride
-** and output_sizes out of their range. */
-WNN_API wnn_operand *wnn_conv_transpose2d(wnn_graph_builder *builder, wnn_operand *input,
-                                          wnn_operand *filter, const wnn_conv_transpose2d_options *options);
-
-/* How pool2d rounds a fractional output size (WebNN's roundingType, formerly
-** outputShapeRounding). */
-typedef enum wnn_rounding_type {
-    WNN_ROUNDING_TYPE_FLOOR = 0,
-    WNN_ROUNDING_TYPE_CEIL = 1
-} wnn_rounding_type;
-
-/* Options of the three pooling operators. window_dimensions ([height,
-** width], each >= 1) defaults to the input's whole height and width when
-** has_window_dimensions is false. padding, strides and dilations as conv2d.
-** Output dimension d is (in + pad_begin + pad_end - ((window - 1) * dilation
-** + 1)) / stride + 1 rounded by rounding_type; output_sizes (used when
-** has_output_sizes) overrides the rounding and must equal the floor or the
-** ceil value. Windows read only real elements: padding adds nothing and is
-** not counted by the average; a window that holds no element gives 0. */
-typedef struct wnn_pool2d_options {
-    bool has_window_dimensions;
-    uint32_t window_dimensions[2];
-    uint32_t padding[4];
-    uint32_t strides[2];
-    uint32_t dilations[2];
-    wnn_input_layout layout;
-    wnn_rounding_type rounding_type;
-    bool has_output_sizes;
-    uint32_t output_sizes[2];
-} wnn_pool2d_options;
-
-#define WNN_POOL2D_OPTIONS_INIT                                                                      \
-    {false, {0, 0}, {0, 0, 0, 0}, {1, 1}, {1, 1}, WNN_INPUT_LAYOUT_NCHW, WNN_ROUNDING_TYPE_FLOOR, false, \
-     {0, 0}}
-
-/* Pooling over the height and width of a rank-4 input; options may be NULL.
-** averagePool2d and l2Pool2d (the square root of the sum of squares) take
-** float32 and float16; maxPool2d takes every data type except int4/uint4.
-** Errors: UNSUPPORTED_DATA_TYPE; INVALID_RANK; INVALID_ARGUMENT (a window,
-** stride or dilation of 0, an unknown layout or rounding, output_sizes that
-** match neither rounding); INVALID_DIMENSION (the window does not fit in the
-** padded input, an output dimension over 2^31-1). */
-WNN_API wnn_operand *wnn_average_pool2d(wnn_graph_builder *builder, wnn_operand *input,
-                                        const wnn_pool2d_options *options);
-WNN_API wnn_operand *wnn_l2_pool2d(wnn_graph_builder *builder, wnn_operand *input,
-                                   const wnn_pool2d_options *options);
-WNN_API wnn_operand *wnn_max_pool2d(wnn_graph_builder *builder, wnn_operand *input,
-                                    const wnn_pool2d_options *options);
-
-typedef enum wnn_interpolation_mode {
-    WNN_INTERPOLATION_MODE_NEAREST_NEIGHBOR = 0,
-    WNN_INTERPOLATION_MODE_LINEAR = 1
-} wnn_interpolation_mode;
-
-/* resample2d: the two dimensions axes[0] and axes[1] (distinct, < 4) become
-** sizes[i] when has_sizes (each >= 1; scales are then ignored), else
-** floor(in * scales[i]) with scales[i] > 0. */
-typedef struct wnn_resample2d_options {
-    wnn_interpolation_mode mode;
-    float scales[2];
-    bool has_sizes;
-    uint32_t sizes[2];
-    uint32_t axes[2];
-} wnn_resample2d_options;
-
-#define WNN_RESAMPLE2D_OPTIONS_INIT {WNN_INTERPOLATION_MODE_NEAREST_NEIGHBOR, {1.0f, 1.0f}, false, {0, 0}, {2, 3}}
-
-/* Resizes two dimensions of a rank-4 input (float32, float16, int8, uint8);
-** options may be NULL. Output element j of a resized dimension samples the
-** input at the half-pixel coordinate (j + 0.5) * in / out - 0.5, clamped to
-** [0, in - 1]: nearest-neighbor takes index ceil(coordinate - 0.5), linear
-** interpolates its two neighbours (integer types round to nearest).
-** Errors: UNSUPPORTED_DATA_TYPE; INVALID_RANK; INVALID_ARGUMENT (axes
-** repeated or >= 4, a scale <= 0 or not finite, a size of 0, an unknown
-** mode); INVALID_DIMENSION (an output dimension of 0 or over 2^31-1). */
-WNN_API wnn_operand *wnn_resample2d(wnn_graph_builder *builder, wnn_operand *input,
-                                    const wnn_resample2d_options *options);
-
-/* batchNormalization: scale and bias (NULL: 1 and 0) are rank 1 of
-** [input.shape[axis]], like mean and variance. */
-typedef struct wnn_batch_normalization_options {
-    wnn_operand *scale;
-    wnn_operand *bias;
-    uint32_t axis;
-    double epsilon;
-} wnn_batch_normalization_options;
-
-#define WNN_BATCH_NORMALIZATION_OPTIONS_INIT {NULL, NULL, 1, 1e-5}
-
-/* (input - mean) / sqrt(variance + epsilon) * scale + bias, with mean,
-** variance, scale and bias indexed by the input's position along axis.
-** input: float32 or float16, rank >= 1; every other operand of its type.
-** options may be NULL. Errors: UNSUPPORTED_DATA_TYPE; INVALID_RANK (input
-** rank 0, a parameter not rank 1); INVALID_ARGUMENT (axis >= rank);
-** SHAPE_MISMATCH (a parameter's length is not input.shape[axis]). */
-WNN_API wnn_operand *wnn_batch_normalization(wnn_graph_builder *builder, wnn_operand *input,
-                                             wnn_operand *mean, wnn_operand *variance,
-                                             const wnn_batch_normalization_options *options);
-
-/* instanceNormalization: scale and bias (NULL: 1 and 0) are rank 1 of
-** [channels], the channels being where layout puts them. */
-typedef struct wnn_instance_normalization_options {
-    wnn_operand *scale;
-    wnn_operand *bias;
-    double epsilon;
-    wnn_input_layout layout;
-} wnn_instance_normalization_options;
-
-#define WNN_INSTANCE_NORMALIZATION_OPTIONS_INIT {NULL, NULL, 1e-5, WNN_INPUT_LAYOUT_NCHW}
-
-/* Normalizes each (batch, channel) plane of a rank-4 input (float32 or
-** float16) by its own mean and variance: (x - mean) / sqrt(variance +
-** epsilon) * scale + bias. options may be NULL. Errors:
-** UNSUPPORTED_DATA_TYPE; INVALID_RANK; INVALID_ARGUMENT (unknown layout);
-** SHAPE_MISMATCH (scale or bias length differs from the channels). */
-WNN_API wnn_operand *wnn_instance_normalization(wnn_graph_builder *builder, wnn_operand *input,
-                                                const wnn_instance_normalization_options *options);
-
-/* layerNormalization: the mean and variance are taken over axes
-** (axes_count distinct dimensions below the input's rank, in any order;
-** when has_axes is false, every dimension but the first). scale and bias
-** (NULL: 1 and 0) have shape [input.shape[axes[0]], input.shape[axes[1]],
-** ...], in the order axes lists them. */
-typedef struct wnn_layer_normalization_options {
-    wnn_operand *scale;
-    wnn_operand *bias;
-    bool has_axes;
-    uint32_t axes_count;
-    uint32_t axes[WNN_MAX_RANK];
-    double epsilon;
-} wnn_layer_normalization_options;
-
-#define WNN_LAYER_NORMALIZATION_OPTIONS_INIT {NULL, NULL, false, 0, {0, 0, 0, 0, 0, 0, 0, 0}, 1e-5}
-
-/* Normalizes input (float32 or float16, any rank) over options' axes: (x -
-** mean) / sqrt(variance + epsilon) * scale + bias. With no axes each element
-** is its own group (the result is bias). options may be NULL. Errors:
-** UNSUPPORTED_DATA_TYPE; INVALID_ARGUMENT (an axis repeated or >= rank,
-** axes_count over WNN_MAX_RANK); INVALID_RANK and SHAPE_MISMATCH (scale or
-** bias not of the shape above). */
-WNN_API wnn_operand *wnn_layer_normalization(wnn_graph_builder *builder, wnn_operand *input,
-                                             const wnn_layer_normalization_options *options);
-
-/* (end of family B) */
-
-/* ---- more operators, family C: data movement, gather/scatter, recurrent ---- */
-
-/* expand: broadcasts input to new_shape (new_rank entries, at most
-** WNN_MAX_RANK) by numpy's rule, one way: input's shape, aligned right, must
-** have 1 or new_shape's size in each dimension, and input's rank must not
-** exceed new_rank. Any data type. Errors: INVALID_RANK (new_rank over
-** WNN_MAX_RANK), SHAPE_MISMATCH (not broadcastable), INVALID_DIMENSION or
-** TOO_MANY_ELEMENTS (new_shape is not a valid shape). */
-WNN_API wnn_operand *wnn_expand(wnn_graph_builder *builder, wnn_operand *input, uint32_t new_rank,
-                                const uint32_t *new_shape);
-
-/* WebNN's MLPaddingMode. Edge repeats the border element; reflection mirrors
-** the input about its border element, without repeating it. */
-typedef enum wnn_pad_mode {
-    WNN_PAD_MODE_CONSTANT = 0,
-    WNN_PAD_MODE_EDGE = 1,
-    WNN_PAD_MODE_REFLECTION = 2
-} wnn_pad_mode;
-
-typedef struct wnn_pad_options {
-    wnn_pad_mode mode;
-    double value; /* constant mode's fill, cast to input's type as MLNumber */
-} wnn_pad_options;
-
-#define WNN_PAD_OPTIONS_INIT {WNN_PAD_MODE_CONSTANT, 0.0}
-
-/* pad: adds beginning_padding[i] elements before and ending_padding[i] after
-** dimension i; each array has rank entries. options may be NULL (constant
-** 0). Any data type, rank >= 1 (else INVALID_RANK). Errors: INVALID_ARGUMENT
-** (NULL arrays, unknown mode, reflection padding not below the dimension's
-** size), INVALID_DIMENSION or TOO_MANY_ELEMENTS (the padded shape is too
-** large). */
-WNN_API wnn_operand *wnn_pad(wnn_graph_builder *builder, wnn_operand *input, const uint32_t *beginning_padding,
-                             const uint32_t *ending_padding, const wnn_pad_options *options);
-
-typedef struct wnn_split_options {
-    uint32_t axis;
-} wnn_split_options;
-
-#define WNN_SPLIT_OPTIONS_INIT {0}
-
-/* split into count equal parts along options->axis (options may be NULL:
-** axis 0). Stores the count operands in outputs, which must have room for
-** count entries, and returns count; returns 0 on error (the builder keeps
-** it). Any data type, rank >= 1. Errors: INVALID_RANK (rank 0),
-** INVALID_ARGUMENT (axis >= rank, count 0, outputs NULL), SHAPE_MISMATCH
-** (the axis length is not a multiple of count). */
-WNN_API size_t wnn_split(wnn_graph_builder *builder, wnn_operand *input, uint32_t count,
-                         const wnn_split_options *options, wnn_operand **outputs);
-
-/* split into parts of the given sizes (n_sizes >= 1 entries, each > 0, adding
-** up to the axis length). outputs needs room for n_sizes entries; returns
-** n_sizes, or 0 on error as wnn_split(). A sum that differs is
-** SHAPE_MISMATCH; a zero size or an empty list is INVALID_ARGUMENT. */
-WNN_API size_t wnn_split_sizes(wnn_graph_builder *builder, wnn_operand *input, const uint32_t *sizes,
-                               size_t n_sizes, const wnn_split_options *options, wnn_operand **outputs);
-
-/* tile: repeats input repetitions[i] times along dimension i (rank entries,
-** each > 0; NULL allowed for rank 0). Any data type and rank. Errors:
-** INVALID_ARGUMENT (NULL or a zero repetition), INVALID_DIMENSION or
-** TOO_MANY_ELEMENTS (the result is too large). */
-WNN_API wnn_operand *wnn_tile(wnn_graph_builder *builder, wnn_operand *input, const uint32_t *repetitions);
-
-/* reverse's axes: has_axes false reverses every axis (WebNN's default); with
-** has_axes, axes_count entries of axes (0 means none) are reversed. */
-typedef struct wnn_reverse_options {
-    bool has_axes;
-    uint32_t axes_count;
-    uint32_t axes[WNN_MAX_RANK];
-} wnn_reverse_options;
-
-#define WNN_REVERSE_OPTIONS_INIT {false, 0, {0, 0, 0, 0, 0, 0, 0, 0}}
-
-/* reverse the order of elements along some axes. options may be NULL (all
-** axes). Any data type and rank. Errors: INVALID_ARGUMENT (an axis >= rank,
-** an axis listed twice, axes_count > WNN_MAX_RANK). */
-WNN_API wnn_operand *wnn_reverse(wnn_graph_builder *builder, wnn_operand *input,
-                                 const wnn_reverse_options *options);
-
-typedef struct wnn_triangular_options {
-    bool upper;       /* keep the upper triangle (true) or the lower one */
-    int32_t diagonal; /* which diagonal bounds it: 0 main, > 0 above, < 0 below */
-} wnn_triangular_options;
-
-#define WNN_TRIANGULAR_OPTIONS_INIT {true, 0}
-
-/* triangular: in each matrix of the last two dimensions keeps element (i, j)
-** where j - i >= diagonal (upper) or j - i <= diagonal (lower) and zeroes the
-** rest. options may be NULL. Any data type, rank >= 2 (else INVALID_RANK). */
-WNN_API wnn_operand *wnn_triangular(wnn_graph_builder *builder, wnn_operand *input,
-                                    const wnn_triangular_options *options);
-
-/* Gather and scatter.
-**
-** indices are int32, uint32 or int64 (else UNSUPPORTED_DATA_TYPE). An index
-** i into a dimension of size n may be negative (i < 0 counts from the end,
-** i + n); values outside [-n, n-1] are clamped into it, as WPT's vectors
-** assume (WebNN leaves them to the implementation). The gathered or scattered
-** input may have any data type. */
-typedef struct wnn_gather_options {
-    uint32_t axis;
-} wnn_gather_options;
-
-#define WNN_GATHER_OPTIONS_INIT {0}
-
-/* gather: picks slices of input along options->axis (options may be NULL:
-** axis 0); the output shape is input.shape[:axis] + indices.shape +
-** input.shape[axis+1:]. Input rank >= 1 (INVALID_RANK); axis >= rank is
-** INVALID_ARGUMENT; an output rank over WNN_MAX_RANK is INVALID_RANK. */
-WNN_API wnn_operand *wnn_gather(wnn_graph_builder *builder, wnn_operand *input, wnn_operand *indices,
-                                const wnn_gather_options *options);
-
-/* gather_elements: output[p] = input[p with p[axis] = indices[p]]. indices
-** has input's rank and input's shape except along axis (SHAPE_MISMATCH
-** otherwise); the output has indices' shape. Rank >= 1. */
-WNN_API wnn_operand *wnn_gather_elements(wnn_graph_builder *builder, wnn_operand *input, wnn_operand *indices,
-                                         const wnn_gather_options *options);
-
-/* gather_nd: indices [..., k] holds coordinates of the first k dimensions of
-** input (k <= input's rank, else SHAPE_MISMATCH); the output shape is
-** indices.shape[:-1] + input.shape[k:]. Both ranks >= 1 (INVALID_RANK). */
-WNN_API wnn_operand *wnn_gather_nd(wnn_graph_builder *builder, wnn_operand *input, wnn_operand *indices);
-
-typedef struct wnn_scatter_options {
-    uint32_t axis;
-} wnn_scatter_options;
-
-#define WNN_SCATTER_OPTIONS_INIT {0}
-
-/* scatter_elements: a copy of input where output[p with p[axis] =
-** indices[p]] = updates[p] for every p of indices, in row-major order (a
-** later update of one element wins). indices and updates have the same
-** shape, which is input's except along axis (SHAPE_MISMATCH); updates has
-** input's data type (UNSUPPORTED_DATA_TYPE). options may be NULL (axis 0). */
-WNN_API wnn_operand *wnn_scatter_elements(wnn_graph_builder *builder, wnn_operand *input, wnn_operand *indices,
-                                          wnn_operand *updates, const wnn_scatter_options *options);
-
-/* scatter_nd: a copy of input where the slice at each coordinate of indices
-** [..., k] is replaced by the matching slice of updates, whose shape must be
-** indices.shape[:-1] + input.shape[k:] (SHAPE_MISMATCH). Later updates win. */
-WNN_API wnn_operand *wnn_scatter_nd(wnn_graph_builder *builder, wnn_operand *input, wnn_operand *indices,
-                                    wnn_operand *updates);
-
-/* Recurrent networks: gru, gru_cell, lstm, lstm_cell.
-**
-** All operands are float32 or float16 and share input's data type
-** (UNSUPPORTED_DATA_TYPE otherwise); every shape is fixed by the arguments
-** (SHAPE_MISMATCH when it differs, INVALID_RANK for a wrong rank). Weights
-** are stacked by gate along their first (cell) or second (network) dimension
-** in the order the layout names; biases likewise. float16 is computed in
-** float32 and rounded once per output. */
-typedef enum wnn_recurrent_activation {
-    WNN_RECURRENT_ACTIVATION_RELU = 0,
-    WNN_RECURRENT_ACTIVATION_SIGMOID = 1,
-    WNN_RECURRENT_ACTIVATION_TANH = 2
-} wnn_recurrent_activation;
-
-typedef enum wnn_recurrent_direction {
-    WNN_RECURRENT_DIRECTION_FORWARD = 0,
-    WNN_RECURRENT_DIRECTION_BACKWARD = 1,
-    WNN_RECURRENT_DIRECTION_BOTH = 2
-} wnn_recurrent_direction;
-
-/* Gate order of GRU weights and biases: update, reset, new (ZRN) or reset,
-** update, new (RZN). */
-typedef enum wnn_gru_weight_layout {
-    WNN_GRU_WEIGHT_LAYOUT_ZRN = 0,
-    WNN_GRU_WEIGHT_LAYOUT_RZN = 1
-} wnn_gru_weight_layout;
-
-/* Gate order of LSTM weights and biases: input, output, forget, cell (IOFG)
-** or input, forget, cell, output (IFGO). Peephole weights are always input,
-** output, forget. */
-typedef enum wnn_lstm_weight_layout {
-    WNN_LSTM_WEIGHT_LAYOUT_IOFG = 0,
-    WNN_LSTM_WEIGHT_LAYOUT_IFGO = 1
-} wnn_lstm_weight_layout;
-
-/* Operands are NULL when absent (biases then count as zero, initial states
-** as zero). activations, when has_activations: [0] for the update and reset
-** gates, [1] for the new gate; default sigmoid, tanh. */
-typedef struct wnn_gru_options {
-    wnn_operand *bias;                 /* [numDirections, 3 * hiddenSize] */
-    wnn_operand *recurrent_bias;       /* [numDirections, 3 * hiddenSize] */
-    wnn_operand *initial_hidden_state; /* [numDirections, batchSize, hiddenSize] */
-    bool reset_after;                  /* reset gate applied after the recurrent product */
-    bool return_sequence;
-    wnn_recurrent_direction direction;
-    wnn_gru_weight_layout layout;
-    bool has_activations;
-    wnn_recurrent_activation activations[2];
-} wnn_gru_options;
-
-#define WNN_GRU_OPTIONS_INIT                                                                           \
-    {NULL, NULL, NULL, true, false, WNN_RECURRENT_DIRECTION_FORWARD, WNN_GRU_WEIGHT_LAYOUT_ZRN, false, \
-     {WNN_RECURRENT_ACTIVATION_SIGMOID, WNN_RECURRENT_ACTIVATION_TANH}}
-
-/* gru over input [steps, batchSize, inputSize] with weight [numDirections,
-** 3 * hiddenSize, inputSize] and recurrent_weight [numDirections,
-** 3 * hiddenSize, hiddenSize] (numDirections 2 for BOTH, else 1). Stores in
-** outputs the last hidden state [numDirections, batchSize, hiddenSize] and,
-** with return_sequence, every step's [steps, numDirections, batchSize,
-** hiddenSize]; outputs needs room for 2. Returns the count (1 or 2), 0 on
-** error. steps must equal input.shape[0] and hiddenSize * 6 must be a valid
-** dimension; options may be NULL. Bad enum values are INVALID_ARGUMENT. */
-WNN_API size_t wnn_gru(wnn_graph_builder *builder, wnn_operand *input, wnn_operand *weight,
-                       wnn_operand *recurrent_weight, uint32_t steps, uint32_t hidden_size,
-                       const wnn_gru_options *options, wnn_operand **outputs);
-
-typedef struct wnn_gru_cell_options {
-    wnn_operand *bias;           /* [3 * hiddenSize] */
-    wnn_operand *recurrent_bias; /* [3 * hiddenSize] */
-    bool reset_after;
-    wnn_gru_weight_layout layout;
-    bool has_activations;
-    wnn_recurrent_activation activations[2];
-} wnn_gru_cell_options;
-
-#define WNN_GRU_CELL_OPTIONS_INIT                                                                      \
-    {NULL, NULL, true, WNN_GRU_WEIGHT_LAYOUT_ZRN, false,                                               \
-     {WNN_RECURRENT_ACTIVATION_SIGMOID, WNN_RECURRENT_ACTIVATION_TANH}}
-
-/* gru_cell: one GRU step. input [batchSize, inputSize], weight
-** [3 * hiddenSize, inputSize], recurrent_weight [3 * hiddenSize, hiddenSize],
-** hidden_state [batchSize, hiddenSize]; returns the new hidden state
-** [batchSize, hiddenSize]. options may be NULL. */
-WNN_API wnn_operand *wnn_gru_cell(wnn_graph_builder *builder, wnn_operand *input, wnn_operand *weight,
-                                  wnn_operand *recurrent_weight, wnn_operand *hidden_state, uint32_t hidden_size,
-                                  const wnn_gru_cell_options *options);
-
-/* activations, when has_activations: [0] for the input, forget and output
-** gates, [1] for the cell gate, [2] for the cell state on its way into the
-** hidden state; default sigmoid, tanh, tanh. */
-typedef struct wnn_lstm_options {
-    wnn_operand *bias;                 /* [numDirections, 4 * hiddenSize] */
-    wnn_operand *recurrent_bias;       /* [numDirections, 4 * hiddenSize] */
-    wnn_operand *peephole_weight;      /* [numDirections, 3 * hiddenSize] */
-    wnn_operand *initial_hidden_state; /* [numDirections, batchSize, hiddenSize] */
-    wnn_operand *initial_cell_state;   /* [numDirections, batchSize, hiddenSize] */
-    bool return_sequence;
-    wnn_recurrent_direction direction;
-    wnn_lstm_weight_layout layout;
-    bool has_activations;
-    wnn_recurrent_activation activations[3];
-} wnn_lstm_options;
-
-#define WNN_LSTM_OPTIONS_INIT                                                                          \
-    {NULL, NULL, NULL, NULL, NULL, false, WNN_RECURRENT_DIRECTION_FORWARD, WNN_LSTM_WEIGHT_LAYOUT_IOFG, \
-     false, {WNN_RECURRENT_ACTIVATION_SIGMOID, WNN_RECURRENT_ACTIVATION_TANH, WNN_RECURRENT_ACTIVATION_TANH}}
-
-/* lstm over input [steps, batchSize, inputSize] with weight [numDirections,
-** 4 * hiddenSize, inputSize] and recurrent_weight [numDirections,
-** 4 * hiddenSize, hiddenSize]. Stores in outputs the last hidden state and
-** the last cell state (each [numDirections, batchSize, hiddenSize]) and, with
-** return_sequence, every step's hidden state [steps, numDirections,
-** batchSize, hiddenSize]; outputs needs room for 3. Returns the count (2 or
-** 3), 0 on error. steps must be > 0 and equal input.shape[0]; hiddenSize * 8
-** must be a valid dimension; options may be NULL. */
-WNN_API size_t wnn_lstm(wnn_graph_builder *builder, wnn_operand *input, wnn_operand *weight,
-                        wnn_operand *recurrent_weight, uint32_t steps, uint32_t hidden_size,
-                        const wnn_lstm_options *options, wnn_operand **outputs);
-
-typedef struct wnn_lstm_cell_options {
-    wnn_operand *bias;            /* [4 * hiddenSize] */
-    wnn_operand *recurrent_bias;  /* [4 * hiddenSize] */
-    wnn_operand *peephole_weight; /* [3 * hiddenSize] */
-    wnn_lstm_weight_layout layout;
-    bool has_activations;
-    wnn_recurrent_activation activations[3];
-} wnn_lstm_cell_options;
-
-#define WNN_LSTM_CELL_OPTIONS_INIT                                                                     \
-    {NULL, NULL, NULL, WNN_LSTM_WEIGHT_LAYOUT_IOFG, false,                                             \
-     {WNN_RECURRENT_ACTIVATION_SIGMOID, WNN_RECURRENT_ACTIVATION_TANH, WNN_RECURRENT_ACTIVATION_TANH}}
-
-/* lstm_cell: one LSTM step. input [batchSize, inputSize], weight
-** [4 * hiddenSize, inputSize], recurrent_weight [4 * hiddenSize, hiddenSize],
-** hidden_state and cell_state [batchSize, hiddenSize]. Stores the new hidden
-** state and the new cell state in outputs (room for 2) and returns 2, or 0
-** on error. options may be NULL. */
-WNN_API size_t wnn_lstm_cell(wnn_graph_builder *builder, wnn_operand *input, wnn_operand *weight,
-                             wnn_operand *recurrent_weight, wnn_operand *hidden_state, wnn_operand *cell_state,
-                             uint32_t hidden_size, const wnn_lstm_cell_options *options, wnn_operand **outputs);
-
-/* (end of family C) */
 
 #ifdef __cplusplus
 }

@@ -430,7 +430,7 @@ static PyObject *set_num_threads(PyObject *m, PyObject *arg)
     Py_RETURN_NONE;
 }
 
-static PyObject *get_num_threads(PyObject *m, PyObject *unused) { return PyLong_FromUnsignedLong(wnn_get_num_threads()); }
+static PyObject *get_num_threads(PyObject *m, PyObject *unused) { return PyLong_FromUnsignedLong(wnn_num_threads()); }
 
 static PyMethodDef module_methods[] = {
     {"devices", devices, METH_NOARGS,

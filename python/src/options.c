@@ -11,19 +11,16 @@
 _Static_assert(sizeof(wnn_input_layout) == sizeof(int), "enums are int-sized");
 _Static_assert(sizeof(wnn_recurrent_activation) == sizeof(int), "enums are int-sized");
 
-/* Field initialisers: S is the options struct, m its member. */
-#define F(S, key, kind, m) {key, kind, 0, offsetof(S, m), -1, -1, NULL}
-#define F_ARRAY(S, key, kind, n, m) {key, kind, n, offsetof(S, m), -1, -1, NULL}
-#define F_ARRAY_HAS(S, key, kind, n, m, has) {key, kind, n, offsetof(S, m), offsetof(S, has), -1, NULL}
-#define F_ENUM(S, key, m, names) {key, FK_ENUM, 0, offsetof(S, m), -1, -1, names}
-#define F_AXES(S, key, m, has, count) \
-    {key, FK_AXES, WNN_MAX_RANK, offsetof(S, m), offsetof(S, has), offsetof(S, count), NULL}
+/* Field initialisers: S is the options struct, m its member. Every
+** struct's defaults are its zero bytes (wnn.h, "Operator options"). */
+#define F(S, key, kind, m) {key, kind, 0, offsetof(S, m), -1, NULL}
+#define F_ARRAY(S, key, kind, n, m) {key, kind, n, offsetof(S, m), -1, NULL}
+#define F_ENUM(S, key, m, names) {key, FK_ENUM, 0, offsetof(S, m), -1, names}
+#define F_AXES(S, key, m, count) {key, FK_AXES, WNN_MAX_RANK, offsetof(S, m), offsetof(S, count), NULL}
 #define F_ACTIVATIONS(S, n) \
-    {"activations", FK_ACTIVATIONS, n, offsetof(S, activations), offsetof(S, has_activations), -1, activation_names}
-#define F_END {NULL, 0, 0, 0, -1, -1, NULL}
-#define SPEC(name, S, init) \
-    static const S name##_defaults = init; \
-    const wnnpy_options wnnpy_##name##_opts = {sizeof(S), &name##_defaults, name##_fields}
+    {"activations", FK_ACTIVATIONS, n, offsetof(S, activations), offsetof(S, activations_count), activation_names}
+#define F_END {NULL, 0, 0, 0, -1, NULL}
+#define SPEC(name, S) const wnnpy_options wnnpy_##name##_opts = {sizeof(S), name##_fields}
 
 static const char *const input_layouts[] = {"nchw", "nhwc", NULL};
 static const char *const conv2d_filter_layouts[] = {"oihw", "hwio", "ohwi", "ihwo", NULL};
@@ -36,47 +33,47 @@ static const char *const directions[] = {"forward", "backward", "both", NULL};
 static const char *const gru_layouts[] = {"zrn", "rzn", NULL};
 static const char *const lstm_layouts[] = {"iofg", "ifgo", NULL};
 
-static const wnnpy_field clamp_fields[] = {
-    {"min_value", FK_CLAMP_MIN, 0, 0, -1, -1, NULL}, {"max_value", FK_CLAMP_MAX, 0, 0, -1, -1, NULL}, F_END};
-SPEC(clamp, wnn_clamp_options, WNN_CLAMP_OPTIONS_INIT);
+static const wnnpy_field clamp_fields[] = {F(wnn_clamp_options, "min_value", FK_NUMBER, min_value),
+                                          F(wnn_clamp_options, "max_value", FK_NUMBER, max_value), F_END};
+SPEC(clamp, wnn_clamp_options);
 
 static const wnnpy_field gemm_fields[] = {
     F(wnn_gemm_options, "c", FK_OPERAND, c),
-    F(wnn_gemm_options, "alpha", FK_DOUBLE, alpha),
-    F(wnn_gemm_options, "beta", FK_DOUBLE, beta),
+    F(wnn_gemm_options, "alpha", FK_OPT_DOUBLE, alpha),
+    F(wnn_gemm_options, "beta", FK_OPT_DOUBLE, beta),
     F(wnn_gemm_options, "a_transpose", FK_BOOL, a_transpose),
     F(wnn_gemm_options, "b_transpose", FK_BOOL, b_transpose),
     F_END};
-SPEC(gemm, wnn_gemm_options, WNN_GEMM_OPTIONS_INIT);
+SPEC(gemm, wnn_gemm_options);
 
-static const wnnpy_field elu_fields[] = {F(wnn_elu_options, "alpha", FK_DOUBLE, alpha), F_END};
-SPEC(elu, wnn_elu_options, WNN_ELU_OPTIONS_INIT);
+static const wnnpy_field elu_fields[] = {F(wnn_elu_options, "alpha", FK_OPT_DOUBLE, alpha), F_END};
+SPEC(elu, wnn_elu_options);
 
-static const wnnpy_field hard_sigmoid_fields[] = {F(wnn_hard_sigmoid_options, "alpha", FK_DOUBLE, alpha),
-                                                  F(wnn_hard_sigmoid_options, "beta", FK_DOUBLE, beta), F_END};
-SPEC(hard_sigmoid, wnn_hard_sigmoid_options, WNN_HARD_SIGMOID_OPTIONS_INIT);
+static const wnnpy_field hard_sigmoid_fields[] = {F(wnn_hard_sigmoid_options, "alpha", FK_OPT_DOUBLE, alpha),
+                                                  F(wnn_hard_sigmoid_options, "beta", FK_OPT_DOUBLE, beta), F_END};
+SPEC(hard_sigmoid, wnn_hard_sigmoid_options);
 
-static const wnnpy_field leaky_relu_fields[] = {F(wnn_leaky_relu_options, "alpha", FK_DOUBLE, alpha), F_END};
-SPEC(leaky_relu, wnn_leaky_relu_options, WNN_LEAKY_RELU_OPTIONS_INIT);
+static const wnnpy_field leaky_relu_fields[] = {F(wnn_leaky_relu_options, "alpha", FK_OPT_DOUBLE, alpha), F_END};
+SPEC(leaky_relu, wnn_leaky_relu_options);
 
-static const wnnpy_field linear_fields[] = {F(wnn_linear_options, "alpha", FK_DOUBLE, alpha),
+static const wnnpy_field linear_fields[] = {F(wnn_linear_options, "alpha", FK_OPT_DOUBLE, alpha),
                                             F(wnn_linear_options, "beta", FK_DOUBLE, beta), F_END};
-SPEC(linear, wnn_linear_options, WNN_LINEAR_OPTIONS_INIT);
+SPEC(linear, wnn_linear_options);
 
 static const wnnpy_field reduce_fields[] = {
-    F_AXES(wnn_reduce_options, "axes", axes, has_axes, axes_count),
+    F_AXES(wnn_reduce_options, "axes", axes, axes_count),
     F(wnn_reduce_options, "keep_dimensions", FK_BOOL, keep_dimensions), F_END};
-SPEC(reduce, wnn_reduce_options, WNN_REDUCE_OPTIONS_INIT);
+SPEC(reduce, wnn_reduce_options);
 
 static const wnnpy_field arg_min_max_fields[] = {
     F(wnn_arg_min_max_options, "keep_dimensions", FK_BOOL, keep_dimensions),
     F(wnn_arg_min_max_options, "output_data_type", FK_DTYPE, output_data_type), F_END};
-SPEC(arg_min_max, wnn_arg_min_max_options, WNN_ARG_MIN_MAX_OPTIONS_INIT);
+SPEC(arg_min_max, wnn_arg_min_max_options);
 
 static const wnnpy_field cumulative_sum_fields[] = {
     F(wnn_cumulative_sum_options, "exclusive", FK_BOOL, exclusive),
     F(wnn_cumulative_sum_options, "reversed", FK_BOOL, reversed), F_END};
-SPEC(cumulative_sum, wnn_cumulative_sum_options, WNN_CUMULATIVE_SUM_OPTIONS_INIT);
+SPEC(cumulative_sum, wnn_cumulative_sum_options);
 
 static const wnnpy_field conv2d_fields[] = {
     F_ARRAY(wnn_conv2d_options, "padding", FK_U32_ARRAY, 4, padding),
@@ -87,106 +84,104 @@ static const wnnpy_field conv2d_fields[] = {
     F_ENUM(wnn_conv2d_options, "filter_layout", filter_layout, conv2d_filter_layouts),
     F(wnn_conv2d_options, "bias", FK_OPERAND, bias),
     F_END};
-SPEC(conv2d, wnn_conv2d_options, WNN_CONV2D_OPTIONS_INIT);
+SPEC(conv2d, wnn_conv2d_options);
 
 static const wnnpy_field conv_transpose2d_fields[] = {
     F_ARRAY(wnn_conv_transpose2d_options, "padding", FK_U32_ARRAY, 4, padding),
     F_ARRAY(wnn_conv_transpose2d_options, "strides", FK_U32_ARRAY, 2, strides),
     F_ARRAY(wnn_conv_transpose2d_options, "dilations", FK_U32_ARRAY, 2, dilations),
     F_ARRAY(wnn_conv_transpose2d_options, "output_padding", FK_U32_ARRAY, 2, output_padding),
-    F_ARRAY_HAS(wnn_conv_transpose2d_options, "output_sizes", FK_U32_ARRAY, 2, output_sizes, has_output_sizes),
+    F_ARRAY(wnn_conv_transpose2d_options, "output_sizes", FK_U32_ARRAY, 2, output_sizes),
     F(wnn_conv_transpose2d_options, "groups", FK_U32, groups),
     F_ENUM(wnn_conv_transpose2d_options, "input_layout", input_layout, input_layouts),
     F_ENUM(wnn_conv_transpose2d_options, "filter_layout", filter_layout, conv_transpose2d_filter_layouts),
     F(wnn_conv_transpose2d_options, "bias", FK_OPERAND, bias),
     F_END};
-SPEC(conv_transpose2d, wnn_conv_transpose2d_options, WNN_CONV_TRANSPOSE2D_OPTIONS_INIT);
+SPEC(conv_transpose2d, wnn_conv_transpose2d_options);
 
 static const wnnpy_field pool2d_fields[] = {
-    F_ARRAY_HAS(wnn_pool2d_options, "window_dimensions", FK_U32_ARRAY, 2, window_dimensions,
-                has_window_dimensions),
+    F_ARRAY(wnn_pool2d_options, "window_dimensions", FK_U32_ARRAY, 2, window_dimensions),
     F_ARRAY(wnn_pool2d_options, "padding", FK_U32_ARRAY, 4, padding),
     F_ARRAY(wnn_pool2d_options, "strides", FK_U32_ARRAY, 2, strides),
     F_ARRAY(wnn_pool2d_options, "dilations", FK_U32_ARRAY, 2, dilations),
     F_ENUM(wnn_pool2d_options, "layout", layout, input_layouts),
     F_ENUM(wnn_pool2d_options, "rounding_type", rounding_type, rounding_types),
-    F_ARRAY_HAS(wnn_pool2d_options, "output_sizes", FK_U32_ARRAY, 2, output_sizes, has_output_sizes),
+    F_ARRAY(wnn_pool2d_options, "output_sizes", FK_U32_ARRAY, 2, output_sizes),
     F_END};
-SPEC(pool2d, wnn_pool2d_options, WNN_POOL2D_OPTIONS_INIT);
+SPEC(pool2d, wnn_pool2d_options);
 
 static const wnnpy_field resample2d_fields[] = {
     F_ENUM(wnn_resample2d_options, "mode", mode, interpolation_modes),
     F_ARRAY(wnn_resample2d_options, "scales", FK_FLOAT_ARRAY, 2, scales),
-    F_ARRAY_HAS(wnn_resample2d_options, "sizes", FK_U32_ARRAY, 2, sizes, has_sizes),
+    F_ARRAY(wnn_resample2d_options, "sizes", FK_U32_ARRAY, 2, sizes),
     F_ARRAY(wnn_resample2d_options, "axes", FK_U32_ARRAY, 2, axes),
     F_END};
-SPEC(resample2d, wnn_resample2d_options, WNN_RESAMPLE2D_OPTIONS_INIT);
+SPEC(resample2d, wnn_resample2d_options);
 
 static const wnnpy_field batch_normalization_fields[] = {
     F(wnn_batch_normalization_options, "scale", FK_OPERAND, scale),
     F(wnn_batch_normalization_options, "bias", FK_OPERAND, bias),
-    F(wnn_batch_normalization_options, "axis", FK_U32, axis),
-    F(wnn_batch_normalization_options, "epsilon", FK_DOUBLE, epsilon),
+    F(wnn_batch_normalization_options, "axis", FK_OPT_U32, axis),
+    F(wnn_batch_normalization_options, "epsilon", FK_OPT_DOUBLE, epsilon),
     F_END};
-SPEC(batch_normalization, wnn_batch_normalization_options, WNN_BATCH_NORMALIZATION_OPTIONS_INIT);
+SPEC(batch_normalization, wnn_batch_normalization_options);
 
 static const wnnpy_field instance_normalization_fields[] = {
     F(wnn_instance_normalization_options, "scale", FK_OPERAND, scale),
     F(wnn_instance_normalization_options, "bias", FK_OPERAND, bias),
-    F(wnn_instance_normalization_options, "epsilon", FK_DOUBLE, epsilon),
+    F(wnn_instance_normalization_options, "epsilon", FK_OPT_DOUBLE, epsilon),
     F_ENUM(wnn_instance_normalization_options, "layout", layout, input_layouts),
     F_END};
-SPEC(instance_normalization, wnn_instance_normalization_options, WNN_INSTANCE_NORMALIZATION_OPTIONS_INIT);
+SPEC(instance_normalization, wnn_instance_normalization_options);
 
 static const wnnpy_field layer_normalization_fields[] = {
     F(wnn_layer_normalization_options, "scale", FK_OPERAND, scale),
     F(wnn_layer_normalization_options, "bias", FK_OPERAND, bias),
-    F_AXES(wnn_layer_normalization_options, "axes", axes, has_axes, axes_count),
-    F(wnn_layer_normalization_options, "epsilon", FK_DOUBLE, epsilon),
+    F_AXES(wnn_layer_normalization_options, "axes", axes, axes_count),
+    F(wnn_layer_normalization_options, "epsilon", FK_OPT_DOUBLE, epsilon),
     F_END};
-SPEC(layer_normalization, wnn_layer_normalization_options, WNN_LAYER_NORMALIZATION_OPTIONS_INIT);
+SPEC(layer_normalization, wnn_layer_normalization_options);
 
 static const wnnpy_field pad_fields[] = {F_ENUM(wnn_pad_options, "mode", mode, pad_modes),
                                         F(wnn_pad_options, "value", FK_DOUBLE, value), F_END};
-SPEC(pad, wnn_pad_options, WNN_PAD_OPTIONS_INIT);
+SPEC(pad, wnn_pad_options);
 
 static const wnnpy_field split_fields[] = {F(wnn_split_options, "axis", FK_U32, axis), F_END};
-SPEC(split, wnn_split_options, WNN_SPLIT_OPTIONS_INIT);
+SPEC(split, wnn_split_options);
 
-static const wnnpy_field reverse_fields[] = {F_AXES(wnn_reverse_options, "axes", axes, has_axes, axes_count),
-                                            F_END};
-SPEC(reverse, wnn_reverse_options, WNN_REVERSE_OPTIONS_INIT);
+static const wnnpy_field reverse_fields[] = {F_AXES(wnn_reverse_options, "axes", axes, axes_count), F_END};
+SPEC(reverse, wnn_reverse_options);
 
-static const wnnpy_field triangular_fields[] = {F(wnn_triangular_options, "upper", FK_BOOL, upper),
+static const wnnpy_field triangular_fields[] = {F(wnn_triangular_options, "upper", FK_NOT_BOOL, lower),
                                                F(wnn_triangular_options, "diagonal", FK_I32, diagonal), F_END};
-SPEC(triangular, wnn_triangular_options, WNN_TRIANGULAR_OPTIONS_INIT);
+SPEC(triangular, wnn_triangular_options);
 
 static const wnnpy_field gather_fields[] = {F(wnn_gather_options, "axis", FK_U32, axis), F_END};
-SPEC(gather, wnn_gather_options, WNN_GATHER_OPTIONS_INIT);
+SPEC(gather, wnn_gather_options);
 
 static const wnnpy_field scatter_fields[] = {F(wnn_scatter_options, "axis", FK_U32, axis), F_END};
-SPEC(scatter, wnn_scatter_options, WNN_SCATTER_OPTIONS_INIT);
+SPEC(scatter, wnn_scatter_options);
 
 static const wnnpy_field gru_fields[] = {
     F(wnn_gru_options, "bias", FK_OPERAND, bias),
     F(wnn_gru_options, "recurrent_bias", FK_OPERAND, recurrent_bias),
     F(wnn_gru_options, "initial_hidden_state", FK_OPERAND, initial_hidden_state),
-    F(wnn_gru_options, "reset_after", FK_BOOL, reset_after),
+    F(wnn_gru_options, "reset_after", FK_NOT_BOOL, reset_before),
     F(wnn_gru_options, "return_sequence", FK_BOOL, return_sequence),
     F_ENUM(wnn_gru_options, "direction", direction, directions),
     F_ENUM(wnn_gru_options, "layout", layout, gru_layouts),
     F_ACTIVATIONS(wnn_gru_options, 2),
     F_END};
-SPEC(gru, wnn_gru_options, WNN_GRU_OPTIONS_INIT);
+SPEC(gru, wnn_gru_options);
 
 static const wnnpy_field gru_cell_fields[] = {
     F(wnn_gru_cell_options, "bias", FK_OPERAND, bias),
     F(wnn_gru_cell_options, "recurrent_bias", FK_OPERAND, recurrent_bias),
-    F(wnn_gru_cell_options, "reset_after", FK_BOOL, reset_after),
+    F(wnn_gru_cell_options, "reset_after", FK_NOT_BOOL, reset_before),
     F_ENUM(wnn_gru_cell_options, "layout", layout, gru_layouts),
     F_ACTIVATIONS(wnn_gru_cell_options, 2),
     F_END};
-SPEC(gru_cell, wnn_gru_cell_options, WNN_GRU_CELL_OPTIONS_INIT);
+SPEC(gru_cell, wnn_gru_cell_options);
 
 static const wnnpy_field lstm_fields[] = {
     F(wnn_lstm_options, "bias", FK_OPERAND, bias),
@@ -199,7 +194,7 @@ static const wnnpy_field lstm_fields[] = {
     F_ENUM(wnn_lstm_options, "layout", layout, lstm_layouts),
     F_ACTIVATIONS(wnn_lstm_options, 3),
     F_END};
-SPEC(lstm, wnn_lstm_options, WNN_LSTM_OPTIONS_INIT);
+SPEC(lstm, wnn_lstm_options);
 
 static const wnnpy_field lstm_cell_fields[] = {
     F(wnn_lstm_cell_options, "bias", FK_OPERAND, bias),
@@ -208,7 +203,7 @@ static const wnnpy_field lstm_cell_fields[] = {
     F_ENUM(wnn_lstm_cell_options, "layout", layout, lstm_layouts),
     F_ACTIVATIONS(wnn_lstm_cell_options, 3),
     F_END};
-SPEC(lstm_cell, wnn_lstm_cell_options, WNN_LSTM_CELL_OPTIONS_INIT);
+SPEC(lstm_cell, wnn_lstm_cell_options);
 
 /* ------------------------------------------------------------------------ */
 /* Filling                                                                   */
@@ -252,14 +247,12 @@ static PyObject *sequence(PyObject *v, unsigned n, const char *op, const char *k
     return seq;
 }
 
-/* The clamp bound of v: a double, and for a Python int also the exact
-** integer (WebNN's bigint MLNumber). */
-static int clamp_bound(PyObject *v, bool *has, double *value, bool *is_integer, bool *negative,
-                       uint64_t *magnitude)
+/* The MLNumber of v: a double, and for a Python int also the exact integer
+** (WebNN's bigint). */
+static int number(PyObject *v, wnn_number *out)
 {
-    *value = PyFloat_AsDouble(v);
-    if (*value == -1.0 && PyErr_Occurred()) return -1;
-    *has = true;
+    *out = (wnn_number){PyFloat_AsDouble(v), false, false, 0};
+    if (out->value == -1.0 && PyErr_Occurred()) return -1;
     if (PyLong_Check(v) && !PyBool_Check(v)) {
         PyObject *abs = PyNumber_Absolute(v);
         if (!abs) return -1;
@@ -269,33 +262,46 @@ static int clamp_bound(PyObject *v, bool *has, double *value, bool *is_integer, 
             PyErr_Clear(); /* beyond 64 bits: the double saturates */
             return 0;
         }
-        *is_integer = true;
-        *negative = *value < 0;
-        *magnitude = m;
+        out->is_integer = true;
+        out->negative = out->value < 0;
+        out->magnitude = m;
     }
     return 0;
 }
 
-static int fill_one(const wnnpy_field *f, PyObject *v, const char *op, char *base)
+/* Sets the option of field f from v; slot holds what a pointer member
+** points at. */
+static int fill_one(const wnnpy_field *f, PyObject *v, const char *op, char *base, wnnpy_option_slot *slot)
 {
     char what[96];
     PyOS_snprintf(what, sizeof what, "%s: %s", op, f->name);
     void *p = base + f->off;
     switch (f->kind) {
-    case FK_DOUBLE: {
+    case FK_DOUBLE:
+    case FK_OPT_DOUBLE: {
         double d = PyFloat_AsDouble(v);
         if (d == -1.0 && PyErr_Occurred()) return -1;
-        *(double *)p = d;
+        if (f->kind == FK_DOUBLE) {
+            *(double *)p = d;
+        } else {
+            slot->d = d;
+            *(const double **)p = &slot->d;
+        }
         break;
     }
-    case FK_BOOL: {
+    case FK_BOOL:
+    case FK_NOT_BOOL: {
         int b = PyObject_IsTrue(v);
         if (b < 0) return -1;
-        *(bool *)p = b;
+        *(bool *)p = f->kind == FK_BOOL ? b : !b;
         break;
     }
     case FK_U32:
         if (wnnpy_uint32(v, what, (uint32_t *)p) < 0) return -1;
+        break;
+    case FK_OPT_U32:
+        if (wnnpy_uint32(v, what, &slot->u) < 0) return -1;
+        *(const uint32_t **)p = &slot->u;
         break;
     case FK_I32: {
         long l = PyLong_AsLong(v);
@@ -313,6 +319,10 @@ static int fill_one(const wnnpy_field *f, PyObject *v, const char *op, char *bas
     case FK_ENUM:
         if (enum_value(f->names, v, op, f->name, (int *)p) < 0) return -1;
         break;
+    case FK_NUMBER:
+        if (number(v, &slot->number) < 0) return -1;
+        *(const wnn_number **)p = &slot->number;
+        break;
     case FK_U32_ARRAY:
     case FK_FLOAT_ARRAY:
     case FK_AXES:
@@ -328,37 +338,30 @@ static int fill_one(const wnnpy_field *f, PyObject *v, const char *op, char *bas
                 rc = d == -1.0 && PyErr_Occurred() ? -1 : 0;
                 ((float *)p)[i] = (float)d;
             } else if (f->kind == FK_ACTIVATIONS) {
-                rc = enum_value(f->names, item, op, f->name, &((int *)p)[i]);
+                rc = enum_value(f->names, item, op, f->name, (int *)&slot->activations[i]);
             } else {
-                rc = wnnpy_uint32(item, what, &((uint32_t *)p)[i]);
+                rc = wnnpy_uint32(item, what, f->kind == FK_AXES ? &slot->list[i] : &((uint32_t *)p)[i]);
             }
         }
         Py_DECREF(seq);
         if (rc < 0) return -1;
+        if (f->kind == FK_AXES)
+            *(const uint32_t **)p = slot->list;
+        else if (f->kind == FK_ACTIVATIONS)
+            *(const wnn_recurrent_activation **)p = slot->activations;
         if (f->count_off >= 0) *(uint32_t *)(base + f->count_off) = (uint32_t)n;
         break;
     }
-    case FK_CLAMP_MIN:
-    case FK_CLAMP_MAX: {
-        wnn_clamp_options *c = (wnn_clamp_options *)base;
-        int rc = f->kind == FK_CLAMP_MIN
-                     ? clamp_bound(v, &c->has_min_value, &c->min_value, &c->min_is_integer, &c->min_negative,
-                                   &c->min_magnitude)
-                     : clamp_bound(v, &c->has_max_value, &c->max_value, &c->max_is_integer, &c->max_negative,
-                                   &c->max_magnitude);
-        if (rc < 0) return -1;
-        break;
     }
-    }
-    if (f->has_off >= 0) *(bool *)(base + f->has_off) = true;
     return 0;
 }
 
-int wnnpy_options_fill(const wnnpy_options *spec, PyObject *const *values, const char *op, void *out)
+int wnnpy_options_fill(const wnnpy_options *spec, PyObject *const *values, const char *op, wnnpy_options_buffer *out)
 {
-    memcpy(out, spec->defaults, spec->size);
+    memset(out, 0, sizeof *out);
     for (int i = 0; spec->fields[i].name; i++)
-        if (values[i] && values[i] != Py_None && fill_one(&spec->fields[i], values[i], op, out) < 0)
+        if (values[i] && values[i] != Py_None &&
+            fill_one(&spec->fields[i], values[i], op, (char *)out->opts.bytes, &out->slots[i]) < 0)
             return -1;
     return 0;
 }

@@ -20,6 +20,17 @@ bool wnn__op_begin(wnn_graph_builder *b, const char *op, wnn_operand *const *ope
                    const char *const *names, size_t n);
 bool wnn__op_check_optional(wnn_graph_builder *b, const char *op, const char *name, const wnn_operand *x);
 
+/* Refuses an options struct whose next_in_chain is set: this version
+** defines no extension structs (wnn.h, "Operator options"). Returns false
+** after recording the error. */
+static inline bool wnn__op_check_chain(wnn_graph_builder *b, const char *op, const wnn_chained_struct *next)
+{
+    if (next)
+        wnn__op_error(b, WNN_STATUS_INVALID_ARGUMENT,
+                      "%s: options.next_in_chain is set, but this version defines no extension structs", op);
+    return !next;
+}
+
 /* The inferred descriptor of an operand of b. */
 const wnn_operand_desc *wnn__desc(const wnn_operand *x);
 

@@ -65,4 +65,4 @@ wnn_status wnn_set_num_threads(uint32_t n)
     return WNN_OK;
 }
 
-uint32_t wnn_get_num_threads(void) { return (uint32_t)wnn__pool_size(); }
+uint32_t wnn_num_threads(void) { return (uint32_t)wnn__pool_size(); }

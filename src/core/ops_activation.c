@@ -125,11 +125,12 @@ wnn_operand *wnn_where(wnn_graph_builder *b, wnn_operand *condition, wnn_operand
 /* ---- activations ------------------------------------------------------------ */
 
 /* A float activation with alpha and beta, which must be finite (WebNN's
-** restricted double). */
-static wnn_operand *activation(wnn_graph_builder *b, wnn__op op, wnn_operand *x, double alpha, double beta)
+** restricted double); next is the options' extension chain. */
+static wnn_operand *activation(wnn_graph_builder *b, wnn__op op, wnn_operand *x, const wnn_chained_struct *next,
+                               double alpha, double beta)
 {
     const char *name = wnn__op_name(op);
-    if (!wnn__op_begin(b, name, &x, input_name, 1))
+    if (!wnn__op_begin(b, name, &x, input_name, 1) || !wnn__op_check_chain(b, name, next))
         return NULL;
     if (!isfinite(alpha))
         return wnn__op_error(b, WNN_STATUS_INVALID_ARGUMENT, "%s: alpha is %g, must be finite", name, alpha);
@@ -139,10 +140,15 @@ static wnn_operand *activation(wnn_graph_builder *b, wnn__op op, wnn_operand *x,
     return wnn__unary(b, op, x, WNN__TYPES_FLOAT, &attrs);
 }
 
+/* An optional option: the pointed-to value, or WebNN's default for NULL. */
+static double or_default(const double *value, double fallback) { return value ? *value : fallback; }
+
 wnn_operand *wnn_elu(wnn_graph_builder *b, wnn_operand *x, const wnn_elu_options *o)
 {
     static const wnn_elu_options defaults = WNN_ELU_OPTIONS_INIT;
-    return activation(b, WNN__OP_ELU, x, (o ? o : &defaults)->alpha, 0.0);
+    if (!o)
+        o = &defaults;
+    return activation(b, WNN__OP_ELU, x, o->next_in_chain, or_default(o->alpha, 1.0), 0.0);
 }
 
 wnn_operand *wnn_hard_sigmoid(wnn_graph_builder *b, wnn_operand *x, const wnn_hard_sigmoid_options *o)
@@ -150,13 +156,16 @@ wnn_operand *wnn_hard_sigmoid(wnn_graph_builder *b, wnn_operand *x, const wnn_ha
     static const wnn_hard_sigmoid_options defaults = WNN_HARD_SIGMOID_OPTIONS_INIT;
     if (!o)
         o = &defaults;
-    return activation(b, WNN__OP_HARD_SIGMOID, x, o->alpha, o->beta);
+    return activation(b, WNN__OP_HARD_SIGMOID, x, o->next_in_chain, or_default(o->alpha, 0.2),
+                      or_default(o->beta, 0.5));
 }
 
 wnn_operand *wnn_leaky_relu(wnn_graph_builder *b, wnn_operand *x, const wnn_leaky_relu_options *o)
 {
     static const wnn_leaky_relu_options defaults = WNN_LEAKY_RELU_OPTIONS_INIT;
-    return activation(b, WNN__OP_LEAKY_RELU, x, (o ? o : &defaults)->alpha, 0.0);
+    if (!o)
+        o = &defaults;
+    return activation(b, WNN__OP_LEAKY_RELU, x, o->next_in_chain, or_default(o->alpha, 0.01), 0.0);
 }
 
 wnn_operand *wnn_linear(wnn_graph_builder *b, wnn_operand *x, const wnn_linear_options *o)
@@ -164,7 +173,7 @@ wnn_operand *wnn_linear(wnn_graph_builder *b, wnn_operand *x, const wnn_linear_o
     static const wnn_linear_options defaults = WNN_LINEAR_OPTIONS_INIT;
     if (!o)
         o = &defaults;
-    return activation(b, WNN__OP_LINEAR, x, o->alpha, o->beta);
+    return activation(b, WNN__OP_LINEAR, x, o->next_in_chain, or_default(o->alpha, 1.0), o->beta);
 }
 
 wnn_operand *wnn_gelu(wnn_graph_builder *b, wnn_operand *x) { return wnn__unary(b, WNN__OP_GELU, x, WNN__TYPES_FLOAT, NULL); }

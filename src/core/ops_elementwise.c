@@ -61,11 +61,11 @@ typedef struct clamp_bound {
     double value;
 } clamp_bound;
 
-static clamp_bound bound_from_options(bool is_integer, bool negative, uint64_t magnitude, double value)
+static clamp_bound bound_from_number(const wnn_number *n)
 {
-    clamp_bound r = {is_integer, negative && magnitude != 0, magnitude, value};
-    if (is_integer)
-        r.value = negative ? -(double)magnitude : (double)magnitude;
+    clamp_bound r = {n->is_integer, n->negative && n->magnitude != 0, n->magnitude, n->value};
+    if (n->is_integer)
+        r.value = n->negative ? -(double)n->magnitude : (double)n->magnitude;
     return r;
 }
 
@@ -144,12 +144,12 @@ wnn_operand *wnn_clamp(wnn_graph_builder *b, wnn_operand *x, const wnn_clamp_opt
     if (!o)
         o = &defaults;
     clamp_bound lo = {false, false, 0, -INFINITY}, hi = {false, false, 0, INFINITY};
-    if (o->has_min_value)
-        lo = bound_from_options(o->min_is_integer, o->min_negative, o->min_magnitude, o->min_value);
-    if (o->has_max_value)
-        hi = bound_from_options(o->max_is_integer, o->max_negative, o->max_magnitude, o->max_value);
+    if (o->min_value)
+        lo = bound_from_number(o->min_value);
+    if (o->max_value)
+        hi = bound_from_number(o->max_value);
     static const char *const names[1] = {"input"};
-    if (!wnn__op_begin(b, "clamp", &x, names, 1))
+    if (!wnn__op_begin(b, "clamp", &x, names, 1) || !wnn__op_check_chain(b, "clamp", o->next_in_chain))
         return NULL;
     if (bound_greater(&lo, &hi))
         return wnn__op_error(b, WNN_STATUS_INVALID_ARGUMENT, "clamp: minValue %.17g is greater than maxValue %.17g",

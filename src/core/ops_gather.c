@@ -84,7 +84,8 @@ wnn_operand *wnn_gather(wnn_graph_builder *b, wnn_operand *x, wnn_operand *indic
 {
     wnn_operand *in[2] = {x, indices};
     uint32_t axis = o ? o->axis : 0;
-    if (!index_begin(b, "gather", in, gather_names, 2, false))
+    if (!index_begin(b, "gather", in, gather_names, 2, false) ||
+        !wnn__op_check_chain(b, "gather", o ? o->next_in_chain : NULL))
         return NULL;
     const wnn_operand_desc *d = wnn__desc(x), *di = wnn__desc(indices);
     if (axis >= d->rank)
@@ -109,7 +110,8 @@ wnn_operand *wnn_gather_elements(wnn_graph_builder *b, wnn_operand *x, wnn_opera
 {
     wnn_operand *in[2] = {x, indices};
     uint32_t axis = o ? o->axis : 0;
-    if (!index_begin(b, "gatherElements", in, gather_names, 2, false))
+    if (!index_begin(b, "gatherElements", in, gather_names, 2, false) ||
+        !wnn__op_check_chain(b, "gatherElements", o ? o->next_in_chain : NULL))
         return NULL;
     const wnn_operand_desc *d = wnn__desc(x), *di = wnn__desc(indices);
     if (!check_element_indices(b, "gatherElements", d, di, axis))
@@ -147,7 +149,8 @@ wnn_operand *wnn_scatter_elements(wnn_graph_builder *b, wnn_operand *x, wnn_oper
 {
     wnn_operand *in[3] = {x, indices, updates};
     uint32_t axis = o ? o->axis : 0;
-    if (!index_begin(b, "scatterElements", in, scatter_names, 3, false))
+    if (!index_begin(b, "scatterElements", in, scatter_names, 3, false) ||
+        !wnn__op_check_chain(b, "scatterElements", o ? o->next_in_chain : NULL))
         return NULL;
     const wnn_operand_desc *d = wnn__desc(x), *di = wnn__desc(indices), *du = wnn__desc(updates);
     if (!check_updates_type(b, "scatterElements", d, du) || !check_element_indices(b, "scatterElements", d, di, axis))

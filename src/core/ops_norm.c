@@ -33,6 +33,9 @@ static bool check_param(wnn_graph_builder *b, const char *op, const char *name, 
     return true;
 }
 
+/* An epsilon option: the pointed-to value, or WebNN's default 1e-5. */
+static double epsilon_of(const double *epsilon) { return epsilon ? *epsilon : 1e-5; }
+
 wnn_operand *wnn_batch_normalization(wnn_graph_builder *b, wnn_operand *input, wnn_operand *mean,
                                      wnn_operand *variance, const wnn_batch_normalization_options *options)
 {
@@ -41,22 +44,24 @@ wnn_operand *wnn_batch_normalization(wnn_graph_builder *b, wnn_operand *input, w
     const char *op = "batchNormalization";
     wnn_operand *in[5] = {input, mean, variance, o->scale, o->bias};
     static const char *const names[3] = {"input", "mean", "variance"};
-    if (!wnn__op_begin(b, op, in, names, 3) || !wnn__op_check_optional(b, op, "options.scale", o->scale) ||
+    if (!wnn__op_begin(b, op, in, names, 3) || !wnn__op_check_chain(b, op, o->next_in_chain) ||
+        !wnn__op_check_optional(b, op, "options.scale", o->scale) ||
         !wnn__op_check_optional(b, op, "options.bias", o->bias) ||
         !wnn__op_check_type(b, op, "input", input, WNN__TYPES_FLOAT) ||
         !wnn__op_check_rank(b, op, "input", input, 1, WNN_MAX_RANK))
         return NULL;
     const wnn_operand_desc *d = wnn__desc(input);
-    if (o->axis >= d->rank)
+    uint32_t axis = o->axis ? *o->axis : 1;
+    if (axis >= d->rank)
         return wnn__op_error(b, WNN_STATUS_INVALID_ARGUMENT, "batchNormalization: options.axis %u is not below rank %u",
-                             o->axis, d->rank);
-    const uint32_t *len = &d->shape[o->axis];
+                             axis, d->rank);
+    const uint32_t *len = &d->shape[axis];
     if (!check_param(b, op, "mean", mean, d->data_type, 1, len) ||
         !check_param(b, op, "variance", variance, d->data_type, 1, len) ||
         !check_param(b, op, "options.scale", o->scale, d->data_type, 1, len) ||
         !check_param(b, op, "options.bias", o->bias, d->data_type, 1, len))
         return NULL;
-    wnn__attrs attrs = {.batch_norm = {o->axis, o->epsilon}};
+    wnn__attrs attrs = {.batch_norm = {axis, epsilon_of(o->epsilon)}};
     return wnn__op_add_node(b, WNN__OP_BATCH_NORMALIZATION, in, 5, d, 1, &attrs, NULL);
 }
 
@@ -67,7 +72,8 @@ wnn_operand *wnn_instance_normalization(wnn_graph_builder *b, wnn_operand *input
     const wnn_instance_normalization_options *o = options ? options : &defaults;
     const char *op = "instanceNormalization";
     static const char *const names[1] = {"input"};
-    if (!wnn__op_begin(b, op, &input, names, 1) || !wnn__op_check_optional(b, op, "options.scale", o->scale) ||
+    if (!wnn__op_begin(b, op, &input, names, 1) || !wnn__op_check_chain(b, op, o->next_in_chain) ||
+        !wnn__op_check_optional(b, op, "options.scale", o->scale) ||
         !wnn__op_check_optional(b, op, "options.bias", o->bias) ||
         !wnn__op_check_rank(b, op, "input", input, 4, 4) ||
         !wnn__op_check_type(b, op, "input", input, WNN__TYPES_FLOAT))
@@ -81,7 +87,7 @@ wnn_operand *wnn_instance_normalization(wnn_graph_builder *b, wnn_operand *input
         !check_param(b, op, "options.bias", o->bias, d->data_type, 1, &channels))
         return NULL;
     wnn_operand *in[3] = {input, o->scale, o->bias};
-    wnn__attrs attrs = {.instance_norm = {(uint32_t)o->layout, o->epsilon}};
+    wnn__attrs attrs = {.instance_norm = {(uint32_t)o->layout, epsilon_of(o->epsilon)}};
     return wnn__op_add_node(b, WNN__OP_INSTANCE_NORMALIZATION, in, 3, d, 1, &attrs, NULL);
 }
 
@@ -92,13 +98,14 @@ wnn_operand *wnn_layer_normalization(wnn_graph_builder *b, wnn_operand *input,
     const wnn_layer_normalization_options *o = options ? options : &defaults;
     const char *op = "layerNormalization";
     static const char *const names[1] = {"input"};
-    if (!wnn__op_begin(b, op, &input, names, 1) || !wnn__op_check_optional(b, op, "options.scale", o->scale) ||
+    if (!wnn__op_begin(b, op, &input, names, 1) || !wnn__op_check_chain(b, op, o->next_in_chain) ||
+        !wnn__op_check_optional(b, op, "options.scale", o->scale) ||
         !wnn__op_check_optional(b, op, "options.bias", o->bias) ||
         !wnn__op_check_type(b, op, "input", input, WNN__TYPES_FLOAT))
         return NULL;
     const wnn_operand_desc *d = wnn__desc(input);
-    wnn__attrs attrs = {.layer_norm = {.epsilon = o->epsilon}};
-    if (o->has_axes) {
+    wnn__attrs attrs = {.layer_norm = {.epsilon = epsilon_of(o->epsilon)}};
+    if (o->axes) {
         if (o->axes_count > d->rank)
             return wnn__op_error(b, WNN_STATUS_INVALID_ARGUMENT,
                                  "layerNormalization: options.axes has %u entries, more than the rank %u",

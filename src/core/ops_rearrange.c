@@ -51,7 +51,8 @@ wnn_operand *wnn_pad(wnn_graph_builder *b, wnn_operand *x, const uint32_t *begin
 {
     static const wnn_pad_options defaults = WNN_PAD_OPTIONS_INIT;
     const wnn_pad_options *o = options ? options : &defaults;
-    if (!wnn__op_begin(b, "pad", &x, input_name, 1) || !wnn__op_check_rank(b, "pad", "input", x, 1, WNN_MAX_RANK))
+    if (!wnn__op_begin(b, "pad", &x, input_name, 1) || !wnn__op_check_chain(b, "pad", o->next_in_chain) ||
+        !wnn__op_check_rank(b, "pad", "input", x, 1, WNN_MAX_RANK))
         return NULL;
     if (!begin || !end)
         return wnn__op_error(b, WNN_STATUS_INVALID_ARGUMENT, "pad: %s is NULL, must have rank entries",
@@ -80,10 +81,11 @@ wnn_operand *wnn_pad(wnn_graph_builder *b, wnn_operand *x, const uint32_t *begin
 
 /* The checks both forms of split share; returns the input's descriptor or
 ** NULL after recording the error. */
-static const wnn_operand_desc *split_begin(wnn_graph_builder *b, wnn_operand *x, uint32_t axis,
-                                           wnn_operand **outputs)
+static const wnn_operand_desc *split_begin(wnn_graph_builder *b, wnn_operand *x, const wnn_split_options *o,
+                                           uint32_t axis, wnn_operand **outputs)
 {
     if (!wnn__op_begin(b, "split", &x, input_name, 1) ||
+        !wnn__op_check_chain(b, "split", o ? o->next_in_chain : NULL) ||
         !wnn__op_check_rank(b, "split", "input", x, 1, WNN_MAX_RANK))
         return NULL;
     if (!outputs) {
@@ -125,7 +127,7 @@ size_t wnn_split(wnn_graph_builder *b, wnn_operand *x, uint32_t count, const wnn
                  wnn_operand **outputs)
 {
     uint32_t axis = options ? options->axis : 0;
-    const wnn_operand_desc *in = split_begin(b, x, axis, outputs);
+    const wnn_operand_desc *in = split_begin(b, x, options, axis, outputs);
     if (!in)
         return 0;
     if (count == 0) {
@@ -144,7 +146,7 @@ size_t wnn_split_sizes(wnn_graph_builder *b, wnn_operand *x, const uint32_t *siz
                        const wnn_split_options *options, wnn_operand **outputs)
 {
     uint32_t axis = options ? options->axis : 0;
-    const wnn_operand_desc *in = split_begin(b, x, axis, outputs);
+    const wnn_operand_desc *in = split_begin(b, x, options, axis, outputs);
     if (!in)
         return 0;
     if (n_sizes == 0 || !sizes) {
@@ -192,11 +194,12 @@ wnn_operand *wnn_tile(wnn_graph_builder *b, wnn_operand *x, const uint32_t *repe
 
 wnn_operand *wnn_reverse(wnn_graph_builder *b, wnn_operand *x, const wnn_reverse_options *options)
 {
-    if (!wnn__op_begin(b, "reverse", &x, input_name, 1))
+    if (!wnn__op_begin(b, "reverse", &x, input_name, 1) ||
+        !wnn__op_check_chain(b, "reverse", options ? options->next_in_chain : NULL))
         return NULL;
     const wnn_operand_desc *in = wnn__desc(x);
     wnn__attrs attrs = {.reverse = {0}};
-    if (!options || !options->has_axes) {
+    if (!options || !options->axes) {
         attrs.reverse.mask = in->rank ? (uint32_t)((1ull << in->rank) - 1) : 0;
         return wnn__op_add_node(b, WNN__OP_REVERSE, &x, 1, in, 1, &attrs, NULL);
     }
@@ -220,8 +223,9 @@ wnn_operand *wnn_triangular(wnn_graph_builder *b, wnn_operand *x, const wnn_tria
     static const wnn_triangular_options defaults = WNN_TRIANGULAR_OPTIONS_INIT;
     const wnn_triangular_options *o = options ? options : &defaults;
     if (!wnn__op_begin(b, "triangular", &x, input_name, 1) ||
+        !wnn__op_check_chain(b, "triangular", o->next_in_chain) ||
         !wnn__op_check_rank(b, "triangular", "input", x, 2, WNN_MAX_RANK))
         return NULL;
-    wnn__attrs attrs = {.triangular = {o->upper, o->diagonal}};
+    wnn__attrs attrs = {.triangular = {!o->lower, o->diagonal}};
     return wnn__op_add_node(b, WNN__OP_TRIANGULAR, &x, 1, wnn__desc(x), 1, &attrs, NULL);
 }

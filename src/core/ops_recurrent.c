@@ -103,12 +103,20 @@ static bool check_hidden_size(rnn_ctx *c, uint32_t hidden_size, uint32_t gates)
     return false;
 }
 
-/* Copies the activations (n of them) after checking each is known. */
-static bool check_activations(rnn_ctx *c, bool has, const wnn_recurrent_activation *given,
-                              const wnn_recurrent_activation *defaults, size_t n, wnn_recurrent_activation *out)
+/* Copies the n activations, given (given_count of them, which must be n)
+** or WebNN's defaults when given is NULL, after checking each is known. */
+static bool check_activations(rnn_ctx *c, const wnn_recurrent_activation *given, uint32_t given_count, size_t n,
+                              wnn_recurrent_activation *out)
 {
+    static const wnn_recurrent_activation defaults[3] = {
+        WNN_RECURRENT_ACTIVATION_SIGMOID, WNN_RECURRENT_ACTIVATION_TANH, WNN_RECURRENT_ACTIVATION_TANH};
+    if (given && given_count != n) {
+        wnn__op_error(c->b, WNN_STATUS_INVALID_ARGUMENT, "%s: activations has %u entries, must be %zu", c->op,
+                      given_count, n);
+        return false;
+    }
     for (size_t i = 0; i < n; i++) {
-        wnn_recurrent_activation a = has ? given[i] : defaults[i];
+        wnn_recurrent_activation a = given ? given[i] : defaults[i];
         if (a != WNN_RECURRENT_ACTIVATION_RELU && a != WNN_RECURRENT_ACTIVATION_SIGMOID &&
             a != WNN_RECURRENT_ACTIVATION_TANH) {
             wnn__op_error(c->b, WNN_STATUS_INVALID_ARGUMENT, "%s: activations[%zu] = %d is not an activation", c->op,
@@ -197,7 +205,7 @@ size_t wnn_gru(wnn_graph_builder *b, wnn_operand *input, wnn_operand *weight, wn
     rnn_ctx c = {b, "gru", WNN_DATA_TYPE_INVALID};
     wnn_operand *in[6] = {input, weight, recurrent_weight, o->bias, o->recurrent_bias, o->initial_hidden_state};
     uint32_t nd, batch;
-    wnn__attrs attrs = {.rnn = {o->direction, (int)o->layout, {0}, o->reset_after}};
+    wnn__attrs attrs = {.rnn = {o->direction, (int)o->layout, {0}, !o->reset_before}};
     if (!wnn__op_begin(b, "gru", in, req_names, 3) || !check_optionals(&c, in + 3, opt_names, 3) ||
         !check_outputs_arg(&c, outputs) ||
         !network_begin(&c, in, steps, hidden_size, 3, o->direction, &nd, &batch))
@@ -205,8 +213,8 @@ size_t wnn_gru(wnn_graph_builder *b, wnn_operand *input, wnn_operand *weight, wn
     uint32_t bias[2] = {nd, 3 * hidden_size}, state[3] = {nd, batch, hidden_size};
     if (!check_option(&c, o->bias, "bias", bias, 2) || !check_option(&c, o->recurrent_bias, "recurrentBias", bias, 2) ||
         !check_option(&c, o->initial_hidden_state, "initialHiddenState", state, 3) ||
-        !check_layout(&c, (int)o->layout) ||
-        !check_activations(&c, o->has_activations, o->activations, defaults.activations, 2, attrs.rnn.activations))
+        !check_layout(&c, (int)o->layout) || !wnn__op_check_chain(b, c.op, o->next_in_chain) ||
+        !check_activations(&c, o->activations, o->activations_count, 2, attrs.rnn.activations))
         return 0;
     wnn_operand_desc out[2] = {{c.type, 3, {nd, batch, hidden_size}}, {c.type, 4, {steps, nd, batch, hidden_size}}};
     uint32_t n_out = o->return_sequence ? 2 : 1;
@@ -238,7 +246,8 @@ size_t wnn_lstm(wnn_graph_builder *b, wnn_operand *input, wnn_operand *weight, w
         !check_option(&c, o->peephole_weight, "peepholeWeight", peep, 2) ||
         !check_option(&c, o->initial_hidden_state, "initialHiddenState", state, 3) ||
         !check_option(&c, o->initial_cell_state, "initialCellState", state, 3) || !check_layout(&c, (int)o->layout) ||
-        !check_activations(&c, o->has_activations, o->activations, defaults.activations, 3, attrs.rnn.activations))
+        !wnn__op_check_chain(b, c.op, o->next_in_chain) ||
+        !check_activations(&c, o->activations, o->activations_count, 3, attrs.rnn.activations))
         return 0;
     wnn_operand_desc out[3] = {{c.type, 3, {nd, batch, hidden_size}},
                                {c.type, 3, {nd, batch, hidden_size}},
@@ -288,14 +297,14 @@ wnn_operand *wnn_gru_cell(wnn_graph_builder *b, wnn_operand *input, wnn_operand 
     rnn_ctx c = {b, "gruCell", WNN_DATA_TYPE_INVALID};
     wnn_operand *in[6] = {input, weight, recurrent_weight, hidden_state, o->bias, o->recurrent_bias};
     uint32_t batch;
-    wnn__attrs attrs = {.rnn = {WNN_RECURRENT_DIRECTION_FORWARD, (int)o->layout, {0}, o->reset_after}};
+    wnn__attrs attrs = {.rnn = {WNN_RECURRENT_DIRECTION_FORWARD, (int)o->layout, {0}, !o->reset_before}};
     if (!wnn__op_begin(b, "gruCell", in, req_names, 4) || !check_optionals(&c, in + 4, opt_names, 2) ||
         !cell_begin(&c, in, req_names, 4, hidden_size, 3, &batch))
         return NULL;
     uint32_t bias[1] = {3 * hidden_size};
     if (!check_option(&c, o->bias, "bias", bias, 1) || !check_option(&c, o->recurrent_bias, "recurrentBias", bias, 1) ||
-        !check_layout(&c, (int)o->layout) ||
-        !check_activations(&c, o->has_activations, o->activations, defaults.activations, 2, attrs.rnn.activations))
+        !check_layout(&c, (int)o->layout) || !wnn__op_check_chain(b, c.op, o->next_in_chain) ||
+        !check_activations(&c, o->activations, o->activations_count, 2, attrs.rnn.activations))
         return NULL;
     wnn_operand_desc out = {c.type, 2, {batch, hidden_size}};
     return wnn__op_add_node(b, WNN__OP_GRU_CELL, in, 6, &out, 1, &attrs, NULL);
@@ -320,7 +329,8 @@ size_t wnn_lstm_cell(wnn_graph_builder *b, wnn_operand *input, wnn_operand *weig
     uint32_t bias[1] = {4 * hidden_size}, peep[1] = {3 * hidden_size};
     if (!check_option(&c, o->bias, "bias", bias, 1) || !check_option(&c, o->recurrent_bias, "recurrentBias", bias, 1) ||
         !check_option(&c, o->peephole_weight, "peepholeWeight", peep, 1) || !check_layout(&c, (int)o->layout) ||
-        !check_activations(&c, o->has_activations, o->activations, defaults.activations, 3, attrs.rnn.activations))
+        !wnn__op_check_chain(b, c.op, o->next_in_chain) ||
+        !check_activations(&c, o->activations, o->activations_count, 3, attrs.rnn.activations))
         return 0;
     wnn_operand_desc out[2] = {{c.type, 2, {batch, hidden_size}}, {c.type, 2, {batch, hidden_size}}};
     return wnn__op_add_node(b, WNN__OP_LSTM_CELL, in, 8, out, 2, &attrs, outputs) ? 2 : 0;

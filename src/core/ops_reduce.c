@@ -17,11 +17,12 @@ static wnn_operand *reduce(wnn_graph_builder *b, wnn__op op, wnn_operand *x, con
     static const wnn_reduce_options defaults = WNN_REDUCE_OPTIONS_INIT;
     const wnn_reduce_options *o = options ? options : &defaults;
     const char *name = wnn__op_name(op);
-    if (!wnn__op_begin(b, name, &x, input_name, 1) || !wnn__op_check_type(b, name, "input", x, types))
+    if (!wnn__op_begin(b, name, &x, input_name, 1) || !wnn__op_check_chain(b, name, o->next_in_chain) ||
+        !wnn__op_check_type(b, name, "input", x, types))
         return NULL;
     const wnn_operand_desc *in = wnn__desc(x);
     uint32_t mask = 0;
-    if (!o->has_axes) {
+    if (!o->axes) {
         mask = in->rank ? (uint32_t)((1ull << in->rank) - 1) : 0;
     } else {
         if (o->axes_count > in->rank)
@@ -80,14 +81,14 @@ static wnn_operand *arg_min_max(wnn_graph_builder *b, wnn__op op, wnn_operand *x
     static const wnn_arg_min_max_options defaults = WNN_ARG_MIN_MAX_OPTIONS_INIT;
     const wnn_arg_min_max_options *o = options ? options : &defaults;
     const char *name = wnn__op_name(op);
-    if (!check_axis_op(b, name, x, WNN__TYPES_ALL, axis))
+    if (!check_axis_op(b, name, x, WNN__TYPES_ALL, axis) || !wnn__op_check_chain(b, name, o->next_in_chain))
         return NULL;
-    if (o->output_data_type != WNN_DATA_TYPE_INT32 && o->output_data_type != WNN_DATA_TYPE_INT64)
+    wnn_data_type type = o->output_data_type ? o->output_data_type : WNN_DATA_TYPE_INT32;
+    if (type != WNN_DATA_TYPE_INT32 && type != WNN_DATA_TYPE_INT64)
         return wnn__op_error(b, WNN_STATUS_UNSUPPORTED_DATA_TYPE, "%s: outputDataType is %s, must be int32 or int64",
-                             name, wnn_data_type_name(o->output_data_type) ? wnn_data_type_name(o->output_data_type)
-                                                                          : "invalid");
+                             name, wnn_data_type_name(type) ? wnn_data_type_name(type) : "invalid");
     const wnn_operand_desc *in = wnn__desc(x);
-    wnn_operand_desc out = {o->output_data_type, 0, {0}};
+    wnn_operand_desc out = {type, 0, {0}};
     for (uint32_t i = 0; i < in->rank; i++) {
         if (i != axis)
             out.shape[out.rank++] = in->shape[i];
@@ -113,7 +114,8 @@ wnn_operand *wnn_cumulative_sum(wnn_graph_builder *b, wnn_operand *x, uint32_t a
 {
     static const wnn_cumulative_sum_options defaults = WNN_CUMULATIVE_SUM_OPTIONS_INIT;
     const wnn_cumulative_sum_options *o = options ? options : &defaults;
-    if (!check_axis_op(b, "cumulativeSum", x, TYPES_SUM, axis))
+    if (!check_axis_op(b, "cumulativeSum", x, TYPES_SUM, axis) ||
+        !wnn__op_check_chain(b, "cumulativeSum", o->next_in_chain))
         return NULL;
     wnn__attrs attrs = {.cumulative_sum = {axis, o->exclusive, o->reversed}};
     return wnn__op_add_node(b, WNN__OP_CUMULATIVE_SUM, &x, 1, wnn__desc(x), 1, &attrs, NULL);

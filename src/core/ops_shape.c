@@ -175,7 +175,8 @@ wnn_operand *wnn_gemm(wnn_graph_builder *b, wnn_operand *a, wnn_operand *x, cons
     const wnn_gemm_options *o = options ? options : &defaults;
     wnn_operand *in[3] = {a, x, o->c};
     if (!float_pair(b, "gemm", in) || !wnn__op_check_rank(b, "gemm", "a", a, 2, 2) ||
-        !wnn__op_check_rank(b, "gemm", "b", x, 2, 2) || !wnn__op_check_optional(b, "gemm", "c", o->c))
+        !wnn__op_check_rank(b, "gemm", "b", x, 2, 2) || !wnn__op_check_optional(b, "gemm", "c", o->c) ||
+        !wnn__op_check_chain(b, "gemm", o->next_in_chain))
         return NULL;
     const wnn_operand_desc *da = wnn__desc(a), *db = wnn__desc(x);
     uint32_t m = o->a_transpose ? da->shape[1] : da->shape[0];
@@ -194,6 +195,7 @@ wnn_operand *wnn_gemm(wnn_graph_builder *b, wnn_operand *a, wnn_operand *x, cons
         if (!wnn__broadcastable_to(dc, &out))
             return wnn__op_error(b, WNN_STATUS_SHAPE_MISMATCH, "gemm: c cannot be broadcast to [%u, %u]", m, n);
     }
-    wnn__attrs attrs = {.gemm = {o->alpha, o->beta, o->a_transpose, o->b_transpose}};
+    wnn__attrs attrs = {.gemm = {o->alpha ? *o->alpha : 1.0, o->beta ? *o->beta : 1.0, o->a_transpose,
+                                 o->b_transpose}};
     return wnn__op_add_node(b, WNN__OP_GEMM, in, 3, &out, 1, &attrs, NULL);
 }

@@ -20,13 +20,17 @@ wnn_operand_desc wnn__layout_desc(wnn_data_type type, uint32_t batches, uint32_t
     return (wnn_operand_desc){type, 4, {batches, channels, height, width}};
 }
 
-bool wnn__check_hw_at_least_one(wnn_graph_builder *b, const char *op, const char *name, const uint32_t *values)
+bool wnn__hw_option(wnn_graph_builder *b, const char *op, const char *name, const uint32_t *values, uint32_t *out)
 {
+    if (values[0] == 0 && values[1] == 0)
+        return true;
     for (int i = 0; i < 2; i++)
         if (values[i] == 0) {
             wnn__op_error(b, WNN_STATUS_INVALID_ARGUMENT, "%s: options.%s[%d] is 0, must be >= 1", op, name, i);
             return false;
         }
+    out[0] = values[0];
+    out[1] = values[1];
     return true;
 }
 

@@ -20,8 +20,11 @@ wnn__layout_dims wnn__layout_dims_of(const wnn_operand_desc *d, wnn_input_layout
 wnn_operand_desc wnn__layout_desc(wnn_data_type type, uint32_t batches, uint32_t channels, uint32_t height,
                                   uint32_t width, wnn_input_layout layout);
 
-/* Checks both entries of a [height, width] option are >= 1. */
-bool wnn__check_hw_at_least_one(wnn_graph_builder *b, const char *op, const char *name, const uint32_t *values);
+/* Reads a [height, width] option whose values must be >= 1 when given:
+** {0, 0} is absent and leaves out as it is (the caller's default); a 0
+** beside a non-zero value is INVALID_ARGUMENT (recorded, false); else the
+** values are copied to out. */
+bool wnn__hw_option(wnn_graph_builder *b, const char *op, const char *name, const uint32_t *values, uint32_t *out);
 
 /* The window of k taps, dilation apart, slid by stride over in elements
 ** padded by pad_begin and pad_end: the number of positions, rounded down

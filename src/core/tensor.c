@@ -434,4 +434,4 @@ bool wnn_tensor_is_readable(const wnn_tensor *t) { return t && t->desc.readable;
 bool wnn_tensor_is_writable(const wnn_tensor *t) { return t && t->desc.writable; }
 bool wnn_tensor_is_constant(const wnn_tensor *t) { return t && t->constant; }
 bool wnn_tensor_is_destroyed(const wnn_tensor *t) { return !t || atomic_load(&t->destroyed); }
-wnn_context *wnn_tensor_get_context(const wnn_tensor *t) { return t ? t->ctx : NULL; }
+wnn_context *wnn_tensor_context(const wnn_tensor *t) { return t ? t->ctx : NULL; }

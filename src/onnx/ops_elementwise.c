@@ -130,17 +130,21 @@ static wnn_status lower_activation(onx_importer *im, const Onnx__NodeProto *n)
         return im->status;
     wnn_data_type t = type_of(x);
     if (strcmp(op, "LeakyRelu") == 0) {
-        wnn_leaky_relu_options o = {onx_attr_float(n, "alpha", 0.01f)};
+        double alpha = onx_attr_float(n, "alpha", 0.01f);
+        wnn_leaky_relu_options o = {.alpha = &alpha};
         y = wnn_leaky_relu(b, x, &o);
     } else if (strcmp(op, "Elu") == 0) {
-        wnn_elu_options o = {onx_attr_float(n, "alpha", 1.0f)};
+        double alpha = onx_attr_float(n, "alpha", 1.0f);
+        wnn_elu_options o = {.alpha = &alpha};
         y = wnn_elu(b, x, &o);
     } else if (strcmp(op, "Selu") == 0) {
         /* gamma * elu(x, alpha) */
-        wnn_elu_options o = {onx_attr_float(n, "alpha", 1.67326319217681884765625f)};
+        double alpha = onx_attr_float(n, "alpha", 1.67326319217681884765625f);
+        wnn_elu_options o = {.alpha = &alpha};
         y = wnn_mul(b, wnn_elu(b, x, &o), onx_scalar(im, t, onx_attr_float(n, "gamma", 1.05070102214813232421875f)));
     } else if (strcmp(op, "HardSigmoid") == 0) {
-        wnn_hard_sigmoid_options o = {onx_attr_float(n, "alpha", 0.2f), onx_attr_float(n, "beta", 0.5f)};
+        double alpha = onx_attr_float(n, "alpha", 0.2f), beta = onx_attr_float(n, "beta", 0.5f);
+        wnn_hard_sigmoid_options o = {.alpha = &alpha, .beta = &beta};
         y = wnn_hard_sigmoid(b, x, &o);
     } else if (strcmp(op, "Gelu") == 0) {
         char mode[16];
@@ -248,11 +252,10 @@ static wnn_status lower_clip(onx_importer *im, const Onnx__NodeProto *n)
     if (x == NULL)
         return im->status;
     wnn_clamp_options o = WNN_CLAMP_OPTIONS_INIT;
+    wnn_number bounds[2] = {{.value = onx_attr_float(n, "min", 0)}, {.value = onx_attr_float(n, "max", 0)}};
     if (im->opset < 11) {
-        o.has_min_value = onx_attr(n, "min") != NULL;
-        o.min_value = onx_attr_float(n, "min", 0);
-        o.has_max_value = onx_attr(n, "max") != NULL;
-        o.max_value = onx_attr_float(n, "max", 0);
+        o.min_value = onx_attr(n, "min") != NULL ? &bounds[0] : NULL;
+        o.max_value = onx_attr(n, "max") != NULL ? &bounds[1] : NULL;
         return onx_out(im, n, 0, wnn_clamp(im->b, x, &o));
     }
     wnn_operand *y = x;
@@ -261,9 +264,8 @@ static wnn_status lower_clip(onx_importer *im, const Onnx__NodeProto *n)
         if (v == NULL)
             continue;
         if (v->c != NULL && v->c->count == 1) {
-            bool lo = i == 1;
-            (lo ? &o.has_min_value : &o.has_max_value)[0] = true;
-            (lo ? &o.min_value : &o.max_value)[0] = onx_get_f64(v->c, 0);
+            bounds[i - 1] = (wnn_number){.value = onx_get_f64(v->c, 0)};
+            *(i == 1 ? &o.min_value : &o.max_value) = &bounds[i - 1];
         } else { /* a computed bound: max(x, lo), min(x, hi) */
             wnn_operand *bound = onx_operand(im, v);
             y = i == 1 ? wnn_max(im->b, y, bound) : wnn_min(im->b, y, bound);
@@ -293,11 +295,11 @@ static const struct {
     {"ReduceLogSumExp", wnn_reduce_log_sum_exp, 18}, {"ReduceSumSquare", wnn_reduce_sum_square, 18},
 };
 
-/* The axes of a reduction-like node (attribute or input 1 by opset) into o;
-** returns 0, 1 when the node is a no-op (empty axes, noop_with_empty_axes),
-** -1 on failure. */
+/* The axes of a reduction-like node (attribute or input 1 by opset) into o,
+** stored in axes_room (WNN_MAX_RANK entries); returns 0, 1 when the node is
+** a no-op (empty axes, noop_with_empty_axes), -1 on failure. */
 static int reduce_axes(onx_importer *im, const Onnx__NodeProto *n, bool from_input, uint32_t rank,
-                       wnn_reduce_options *o)
+                       wnn_reduce_options *o, uint32_t *axes_room)
 {
     int64_t axes[WNN_MAX_RANK];
     int count = -1;
@@ -313,16 +315,16 @@ static int reduce_axes(onx_importer *im, const Onnx__NodeProto *n, bool from_inp
     if (count <= 0) {
         if (onx_attr_int(n, "noop_with_empty_axes", 0) != 0)
             return 1;
-        o->has_axes = false;
+        o->axes = NULL;
         return 0;
     }
-    o->has_axes = true;
+    o->axes = axes_room;
     o->axes_count = (uint32_t)count;
     for (int i = 0; i < count; i++) {
         int a = onx_axis(im, axes[i], rank);
         if (a < 0)
             return -1;
-        o->axes[i] = (uint32_t)a;
+        axes_room[i] = (uint32_t)a;
     }
     return 0;
 }
@@ -338,7 +340,8 @@ static wnn_status lower_reduce(onx_importer *im, const Onnx__NodeProto *n)
     wnn_operand_desc d;
     wnn_operand_get_desc(x, &d);
     wnn_reduce_options o = WNN_REDUCE_OPTIONS_INIT;
-    int r = reduce_axes(im, n, im->opset >= reduce_ops[k].axes_input_opset, d.rank, &o);
+    uint32_t axes[WNN_MAX_RANK];
+    int r = reduce_axes(im, n, im->opset >= reduce_ops[k].axes_input_opset, d.rank, &o, axes);
     if (r < 0)
         return im->status;
     if (r == 1)
@@ -356,10 +359,12 @@ static wnn_status lower_arg(onx_importer *im, const Onnx__NodeProto *n)
     int axis = onx_axis(im, onx_attr_int(n, "axis", 0), d.rank);
     if (axis < 0)
         return im->status;
-    wnn_arg_min_max_options o = {onx_attr_int(n, "keepdims", 1) != 0, WNN_DATA_TYPE_INT64};
+    wnn_arg_min_max_options o = {.keep_dimensions = onx_attr_int(n, "keepdims", 1) != 0,
+                                 .output_data_type = WNN_DATA_TYPE_INT64};
     bool last = onx_attr_int(n, "select_last_index", 0) != 0;
     if (last) { /* the first index of the reversed axis, counted from the end */
-        wnn_reverse_options ro = {true, 1, {(uint32_t)axis}};
+        uint32_t reversed = (uint32_t)axis;
+        wnn_reverse_options ro = {.axes = &reversed, .axes_count = 1};
         x = wnn_reverse(im->b, x, &ro);
     }
     wnn_operand *y = n->op_type[3] == 'M' && n->op_type[4] == 'a' ? wnn_arg_max(im->b, x, (uint32_t)axis, &o)
@@ -380,7 +385,8 @@ static wnn_status lower_cumsum(onx_importer *im, const Onnx__NodeProto *n)
     int a = onx_axis(im, axis, d.rank);
     if (a < 0)
         return im->status;
-    wnn_cumulative_sum_options o = {onx_attr_int(n, "exclusive", 0) != 0, onx_attr_int(n, "reverse", 0) != 0};
+    wnn_cumulative_sum_options o = {.exclusive = onx_attr_int(n, "exclusive", 0) != 0,
+                                    .reversed = onx_attr_int(n, "reverse", 0) != 0};
     return onx_out(im, n, 0, wnn_cumulative_sum(im->b, x, (uint32_t)a, &o));
 }
 
@@ -412,7 +418,7 @@ static wnn_status lower_softmax(onx_importer *im, const Onnx__NodeProto *n)
     wnn_operand *y;
     if (strcmp(n->op_type, "LogSoftmax") == 0) {
         /* x - max - log(sum(exp(x - max))) */
-        wnn_reduce_options o = {true, 1, {ax}, true};
+        wnn_reduce_options o = {.axes = &ax, .axes_count = 1, .keep_dimensions = true};
         wnn_operand *shifted = wnn_sub(b, in, wnn_reduce_max(b, in, &o));
         y = wnn_sub(b, shifted, wnn_log(b, wnn_reduce_sum(b, wnn_exp(b, shifted), &o)));
     } else {

@@ -61,7 +61,7 @@ static wnn_operand *nll(onx_importer *im, const Onnx__NodeProto *n, wnn_operand 
     uint32_t s[WNN_MAX_RANK] = {td.shape[0], 1};
     for (uint32_t i = 1; i < td.rank; i++)
         s[i + 1] = td.shape[i];
-    wnn_gather_options go = {1};
+    wnn_gather_options go = {.axis = 1};
     wnn_operand *picked = wnn_gather_elements(b, x, wnn_reshape(b, t, td.rank + 1, s), &go);
     picked = wnn_reshape(b, picked, td.rank, td.shape);
     wnn_operand *w = NULL;
@@ -99,7 +99,8 @@ static wnn_status lower_softmax_ce(onx_importer *im, const Onnx__NodeProto *n)
     if (x == NULL)
         return im->status;
     /* log-softmax along the class axis: x - max - log(sum(exp(x - max))) */
-    wnn_reduce_options o = {true, 1, {1}, true};
+    static const uint32_t class_axis = 1;
+    wnn_reduce_options o = {.axes = &class_axis, .axes_count = 1, .keep_dimensions = true};
     wnn_operand *shifted = wnn_sub(b, x, wnn_reduce_max(b, x, &o));
     wnn_operand *logp = wnn_sub(b, shifted, wnn_log(b, wnn_reduce_sum(b, wnn_exp(b, shifted), &o)));
     wnn_operand *w = onx_in(im, n, 2) ? onx_in_op(im, n, 2) : NULL;
@@ -144,7 +145,7 @@ static wnn_status lower_hardmax(onx_importer *im, const Onnx__NodeProto *n)
         in = wnn_reshape(b, x, 2, s);
         ax = 1, r = 2, dim = s[1];
     }
-    wnn_arg_min_max_options o = {true, WNN_DATA_TYPE_INT64};
+    wnn_arg_min_max_options o = {.keep_dimensions = true, .output_data_type = WNN_DATA_TYPE_INT64};
     wnn_operand *y = wnn_cast(b, wnn_equal(b, iota(im, dim, ax, r), wnn_arg_max(b, in, ax, &o)), d.data_type);
     if (y != NULL && in != x)
         y = wnn_reshape(b, y, d.rank, d.shape);
@@ -203,7 +204,6 @@ static wnn_status lower_lrn(onx_importer *im, const Onnx__NodeProto *n)
     uint32_t begin[4] = {0, 0, (size - 1) / 2, 0}, end[4] = {0, 0, size - 1 - (size - 1) / 2, 0};
     sq = wnn_pad(b, sq, begin, end, NULL);
     wnn_pool2d_options po = WNN_POOL2D_OPTIONS_INIT;
-    po.has_window_dimensions = true;
     po.window_dimensions[0] = size;
     po.window_dimensions[1] = 1;
     wnn_operand *avg = wnn_reshape(b, wnn_average_pool2d(b, sq, &po), d.rank, d.shape);
@@ -273,7 +273,7 @@ static int recurrent_common(onx_importer *im, const Onnx__NodeProto *n, uint32_t
     *bias = *rbias = NULL;
     if (onx_in(im, n, 3) != NULL) {
         wnn_operand *bb = onx_in_op(im, n, 3), *parts[2];
-        wnn_split_options so = {1};
+        wnn_split_options so = {.axis = 1};
         if (bb == NULL || wnn_split(im->b, bb, 2, &so, parts) != 2)
             return onx_builder_failed(im), -1;
         *bias = parts[0];
@@ -307,8 +307,12 @@ static wnn_status lower_lstm(onx_importer *im, const Onnx__NodeProto *n)
     if (recurrent_common(im, n, 4, &o.direction, &steps, &hidden, &o.bias, &o.recurrent_bias) < 0)
         return im->status ? im->status : onx_builder_failed(im);
     uint32_t dirs = o.direction == WNN_RECURRENT_DIRECTION_BOTH ? 2 : 1;
-    if (activations(im, n, 3, dirs, o.activations, &o.has_activations) < 0)
+    wnn_recurrent_activation acts[3];
+    bool given;
+    if (activations(im, n, 3, dirs, acts, &given) < 0)
         return im->status;
+    o.activations = given ? acts : NULL;
+    o.activations_count = 3;
     o.initial_hidden_state = rin(im, n, 5);
     o.initial_cell_state = rin(im, n, 6);
     onx_value *p = onx_in(im, n, 7);
@@ -339,10 +343,14 @@ static wnn_status lower_gru(onx_importer *im, const Onnx__NodeProto *n)
     if (recurrent_common(im, n, 3, &o.direction, &steps, &hidden, &o.bias, &o.recurrent_bias) < 0)
         return im->status ? im->status : onx_builder_failed(im);
     uint32_t dirs = o.direction == WNN_RECURRENT_DIRECTION_BOTH ? 2 : 1;
-    if (activations(im, n, 2, dirs, o.activations, &o.has_activations) < 0)
+    wnn_recurrent_activation acts[2];
+    bool given;
+    if (activations(im, n, 2, dirs, acts, &given) < 0)
         return im->status;
+    o.activations = given ? acts : NULL;
+    o.activations_count = 2;
     o.initial_hidden_state = rin(im, n, 5);
-    o.reset_after = onx_attr_int(n, "linear_before_reset", 0) != 0;
+    o.reset_before = onx_attr_int(n, "linear_before_reset", 0) == 0;
     o.return_sequence = n->n_output > 0 && n->output[0] && n->output[0][0];
     o.layout = WNN_GRU_WEIGHT_LAYOUT_ZRN;
     wnn_operand *outs[2] = {NULL, NULL};
@@ -443,7 +451,8 @@ static wnn_status lower_dynamic_quantize(onx_importer *im, const Onnx__NodeProto
     wnn_operand *zero = onx_scalar(im, t, 0.0);
     wnn_operand *lo = wnn_min(b, wnn_reduce_min(b, x, &all), zero), *hi = wnn_max(b, wnn_reduce_max(b, x, &all), zero);
     wnn_operand *scale = wnn_div(b, wnn_sub(b, hi, lo), onx_scalar(im, t, 255.0));
-    wnn_clamp_options co = {true, 0.0, true, 255.0, false, false, 0, false, false, 0};
+    static const wnn_number zp_lo = {.value = 0.0}, zp_hi = {.value = 255.0};
+    wnn_clamp_options co = {.min_value = &zp_lo, .max_value = &zp_hi};
     wnn_operand *zp = wnn_cast(b, wnn_clamp(b, wnn_round_even(b, wnn_div(b, wnn_neg(b, lo), scale)), &co),
                                WNN_DATA_TYPE_UINT8);
     wnn_status st = onx_out(im, n, 0, wnn_quantize_linear(b, x, scale, zp));
@@ -487,13 +496,14 @@ static bool has(const term *t, char c) { return memchr(t->letters, c, t->rank) !
 static wnn_operand *sum_unused(onx_importer *im, wnn_operand *x, term *t, const term *keep1, const term *keep2)
 {
     wnn_reduce_options o = WNN_REDUCE_OPTIONS_INIT;
-    o.has_axes = true;
+    uint32_t axes[WNN_MAX_RANK];
+    o.axes = axes;
     term kept = {{0}, 0};
     for (uint32_t i = 0; i < t->rank; i++) {
         if (has(keep1, t->letters[i]) || (keep2 && has(keep2, t->letters[i])))
             kept.letters[kept.rank++] = t->letters[i];
         else
-            o.axes[o.axes_count++] = i;
+            axes[o.axes_count++] = i;
     }
     kept.letters[kept.rank] = '\0';
     *t = kept;

@@ -501,7 +501,7 @@ static void op_conv(state *s, reader *r, slot *x, bool transpose)
         memcpy(co.dilations, dil, sizeof dil);
         co.output_padding[0] = small(r) % 2;
         co.output_padding[1] = small(r) % 2;
-        if ((co.has_output_sizes = (take(r) & 3) == 0)) {
+        if ((take(r) & 3) == 0) { /* {0, 0} otherwise: computed */
             co.output_sizes[0] = dim(r) + small(r);
             co.output_sizes[1] = dim(r) + small(r);
         }
@@ -521,7 +521,7 @@ static void op_pool(state *s, reader *r, slot *x)
     } pools[3] = {{"averagePool2d", wnn_average_pool2d}, {"l2Pool2d", wnn_l2_pool2d}, {"maxPool2d", wnn_max_pool2d}};
     unsigned k = below(r, 3);
     wnn_pool2d_options o = WNN_POOL2D_OPTIONS_INIT;
-    if ((o.has_window_dimensions = flag(r))) {
+    if (flag(r)) { /* {0, 0} otherwise: the whole input */
         o.window_dimensions[0] = dim(r);
         o.window_dimensions[1] = dim(r);
     }
@@ -533,7 +533,7 @@ static void op_pool(state *s, reader *r, slot *x)
     }
     o.layout = (wnn_input_layout)((take(r) & 3) == 0);
     o.rounding_type = (wnn_rounding_type)(take(r) & 1);
-    if ((o.has_output_sizes = (take(r) & 7) == 0)) {
+    if ((take(r) & 7) == 0) {
         o.output_sizes[0] = dim(r);
         o.output_sizes[1] = dim(r);
     }
@@ -574,21 +574,21 @@ static void op_recurrent(state *s, reader *r, unsigned which)
         o.bias = b;
         o.recurrent_bias = rb;
         o.initial_hidden_state = flag(r) ? fresh(s, r, t, 3, st) : NULL;
-        o.reset_after = flag(r);
+        o.reset_before = !flag(r);
         o.return_sequence = flag(r);
         o.direction = dir;
         o.layout = (wnn_gru_weight_layout)(take(r) & 1);
-        o.has_activations = has_act;
-        memcpy(o.activations, act, sizeof o.activations);
+        o.activations = has_act ? act : NULL;
+        o.activations_count = 2;
         n = wnn_gru(s->b, x, wt, rwt, steps_arg, hidden, &o, outs);
     } else if (which == 1) {
         wnn_gru_cell_options o = WNN_GRU_CELL_OPTIONS_INIT;
         o.bias = b;
         o.recurrent_bias = rb;
-        o.reset_after = flag(r);
+        o.reset_before = !flag(r);
         o.layout = (wnn_gru_weight_layout)(take(r) & 1);
-        o.has_activations = has_act;
-        memcpy(o.activations, act, sizeof o.activations);
+        o.activations = has_act ? act : NULL;
+        o.activations_count = 2;
         wnn_operand *h = fresh(s, r, t, 2, st + 1);
         outs[0] = wnn_gru_cell(s->b, x, wt, rwt, h, hidden, &o);
         n = outs[0] != NULL;
@@ -602,8 +602,8 @@ static void op_recurrent(state *s, reader *r, unsigned which)
         o.return_sequence = flag(r);
         o.direction = dir;
         o.layout = (wnn_lstm_weight_layout)(take(r) & 1);
-        o.has_activations = has_act;
-        memcpy(o.activations, act, sizeof o.activations);
+        o.activations = has_act ? act : NULL;
+        o.activations_count = 3;
         n = wnn_lstm(s->b, x, wt, rwt, steps_arg, hidden, &o, outs);
     } else {
         wnn_lstm_cell_options o = WNN_LSTM_CELL_OPTIONS_INIT;
@@ -611,8 +611,8 @@ static void op_recurrent(state *s, reader *r, unsigned which)
         o.recurrent_bias = rb;
         o.peephole_weight = flag(r) ? fresh(s, r, t, 1, peep + 1) : NULL;
         o.layout = (wnn_lstm_weight_layout)(take(r) & 1);
-        o.has_activations = has_act;
-        memcpy(o.activations, act, sizeof o.activations);
+        o.activations = has_act ? act : NULL;
+        o.activations_count = 3;
         wnn_operand *h = fresh(s, r, t, 2, st + 1), *c = fresh(s, r, t, 2, st + 1);
         n = wnn_lstm_cell(s->b, x, wt, rwt, h, c, hidden, &o, outs);
     }
@@ -677,16 +677,16 @@ static void step(state *s, reader *r)
         unsigned k = below(r, 4);
         double a = real(r), b = real(r);
         if (k == 0) {
-            wnn_elu_options o = {a};
+            wnn_elu_options o = {.alpha = &a};
             note(s, "elu", x->op, wnn_elu(s->b, x->op, flag(r) ? NULL : &o), false);
         } else if (k == 1) {
-            wnn_hard_sigmoid_options o = {a, b};
+            wnn_hard_sigmoid_options o = {.alpha = &a, .beta = &b};
             note(s, "hardSigmoid", x->op, wnn_hard_sigmoid(s->b, x->op, flag(r) ? NULL : &o), false);
         } else if (k == 2) {
-            wnn_leaky_relu_options o = {a};
+            wnn_leaky_relu_options o = {.alpha = &a};
             note(s, "leakyRelu", x->op, wnn_leaky_relu(s->b, x->op, flag(r) ? NULL : &o), false);
         } else {
-            wnn_linear_options o = {a, b};
+            wnn_linear_options o = {.alpha = &a, .beta = b};
             note(s, "linear", x->op, wnn_linear(s->b, x->op, flag(r) ? NULL : &o), false);
         }
         break;
@@ -695,17 +695,16 @@ static void step(state *s, reader *r)
         static const uint64_t mags[8] = {0, 1, 3, 127, 128, (uint64_t)1 << 53 | 1, INT64_MAX, UINT64_MAX};
         wnn_clamp_options o = WNN_CLAMP_OPTIONS_INIT;
         uint8_t m = take(r);
-        o.has_min_value = m & 1;
-        o.has_max_value = m & 2;
-        o.min_value = real(r);
-        o.max_value = real(r);
-        if ((o.min_is_integer = m & 4)) {
-            o.min_negative = m & 8;
-            o.min_magnitude = mags[take(r) & 7];
+        wnn_number lo = {.value = real(r)}, hi = {.value = real(r)};
+        o.min_value = m & 1 ? &lo : NULL;
+        o.max_value = m & 2 ? &hi : NULL;
+        if ((lo.is_integer = m & 4)) {
+            lo.negative = m & 8;
+            lo.magnitude = mags[take(r) & 7];
         }
-        if ((o.max_is_integer = m & 16)) {
-            o.max_negative = m & 32;
-            o.max_magnitude = mags[take(r) & 7];
+        if ((hi.is_integer = m & 16)) {
+            hi.negative = m & 32;
+            hi.magnitude = mags[take(r) & 7];
         }
         note(s, "clamp", x->op, wnn_clamp(s->b, x->op, (m & 0xc0) == 0xc0 ? NULL : &o), false);
         break;
@@ -777,8 +776,9 @@ static void step(state *s, reader *r)
             note(s, "matmul", x->op, wnn_matmul(s->b, x->op, b), false);
         } else {
             wnn_gemm_options o = WNN_GEMM_OPTIONS_INIT;
-            o.alpha = real(r);
-            o.beta = real(r);
+            double alpha = real(r), beta = real(r);
+            o.alpha = &alpha;
+            o.beta = &beta;
             o.a_transpose = flag(r);
             o.b_transpose = flag(r);
             if (flag(r)) {
@@ -809,8 +809,11 @@ static void step(state *s, reader *r)
     case 18: {
         unsigned i = below(r, COUNT(reductions));
         wnn_reduce_options o = WNN_REDUCE_OPTIONS_INIT;
-        if ((o.has_axes = flag(r)))
-            o.axes_count = axes_list(r, rank, o.axes);
+        uint32_t axes[WNN_MAX_RANK] = {0};
+        if (flag(r)) {
+            o.axes_count = axes_list(r, rank, axes);
+            o.axes = axes;
+        }
         if ((take(r) & 0x3f) == 0)
             o.axes_count = edges[take(r) & 15];
         o.keep_dimensions = flag(r);
@@ -828,7 +831,9 @@ static void step(state *s, reader *r)
         break;
     }
     case 20: {
-        wnn_cumulative_sum_options o = {flag(r), flag(r)};
+        wnn_cumulative_sum_options o = WNN_CUMULATIVE_SUM_OPTIONS_INIT;
+        o.exclusive = flag(r);
+        o.reversed = flag(r);
         note(s, "cumulativeSum", x->op, wnn_cumulative_sum(s->b, x->op, axis(r, rank), &o), false);
         break;
     }
@@ -866,7 +871,7 @@ static void step(state *s, reader *r)
         o.mode = (wnn_interpolation_mode)(below(r, 2) + ((take(r) & 0x3f) == 0 ? 4 : 0));
         o.scales[0] = (take(r) & 0x3f) == 0 ? NAN : scales[take(r) & 7];
         o.scales[1] = scales[take(r) & 7];
-        if ((o.has_sizes = flag(r))) {
+        if (flag(r)) { /* {0, 0} otherwise: from the scales */
             o.sizes[0] = dim(r);
             o.sizes[1] = dim(r);
         }
@@ -879,12 +884,14 @@ static void step(state *s, reader *r)
     }
     case 27: {
         wnn_batch_normalization_options o = WNN_BATCH_NORMALIZATION_OPTIONS_INIT;
-        o.axis = axis(r, rank);
-        uint32_t len = o.axis < rank ? shape[o.axis] : dim(r);
+        uint32_t bn_axis = axis(r, rank);
+        o.axis = &bn_axis;
+        uint32_t len = bn_axis < rank ? shape[bn_axis] : dim(r);
         wnn_operand *mean = fresh(s, r, d->data_type, 1, &len), *var = fresh(s, r, d->data_type, 1, &len);
         o.scale = flag(r) ? fresh(s, r, d->data_type, 1, &len) : NULL;
         o.bias = flag(r) ? fresh(s, r, d->data_type, 1, &len) : NULL;
-        o.epsilon = real(r);
+        double epsilon = real(r);
+        o.epsilon = &epsilon;
         note(s, "batchNormalization", x->op,
              wnn_batch_normalization(s->b, x->op, mean, var, flag(r) ? NULL : &o), false);
         break;
@@ -895,17 +902,21 @@ static void step(state *s, reader *r)
         uint32_t ch = rank == 4 ? shape[o.layout == WNN_INPUT_LAYOUT_NHWC ? 3 : 1] : dim(r);
         o.scale = flag(r) ? fresh(s, r, d->data_type, 1, &ch) : NULL;
         o.bias = flag(r) ? fresh(s, r, d->data_type, 1, &ch) : NULL;
-        o.epsilon = real(r);
+        double epsilon = real(r);
+        o.epsilon = &epsilon;
         note(s, "instanceNormalization", x->op,
              wnn_instance_normalization(s->b, x->op, flag(r) ? NULL : &o), false);
         break;
     }
     case 29: {
         wnn_layer_normalization_options o = WNN_LAYER_NORMALIZATION_OPTIONS_INIT;
-        if ((o.has_axes = flag(r)))
-            o.axes_count = axes_list(r, rank, o.axes);
+        uint32_t axes[WNN_MAX_RANK] = {0};
+        if (flag(r)) {
+            o.axes_count = axes_list(r, rank, axes);
+            o.axes = axes;
+        }
         uint32_t n = 0;
-        if (o.has_axes) {
+        if (o.axes) {
             for (uint32_t i = 0; i < o.axes_count; i++)
                 v[n++] = o.axes[i] < rank ? shape[o.axes[i]] : 1;
         } else {
@@ -914,7 +925,8 @@ static void step(state *s, reader *r)
         }
         o.scale = flag(r) ? fresh(s, r, d->data_type, n, v) : NULL;
         o.bias = flag(r) ? fresh(s, r, d->data_type, n, v) : NULL;
-        o.epsilon = real(r);
+        double epsilon = real(r);
+        o.epsilon = &epsilon;
         note(s, "layerNormalization", x->op, wnn_layer_normalization(s->b, x->op, flag(r) ? NULL : &o), false);
         break;
     }
@@ -936,13 +948,15 @@ static void step(state *s, reader *r)
             v[i] = small(r);
             w[i] = small(r);
         }
-        wnn_pad_options o = {(wnn_pad_mode)(below(r, 3) + ((take(r) & 0x3f) == 0 ? 3 : 0)), real(r)};
+        wnn_pad_options o = WNN_PAD_OPTIONS_INIT;
+        o.mode = (wnn_pad_mode)(below(r, 3) + ((take(r) & 0x3f) == 0 ? 3 : 0));
+        o.value = real(r);
         note(s, "pad", x->op, wnn_pad(s->b, x->op, v, w, flag(r) ? NULL : &o), false);
         break;
     }
     case 32: {
         wnn_operand *outs[MAX_SPLIT];
-        wnn_split_options o = {axis(r, rank)};
+        wnn_split_options o = {.axis = axis(r, rank)};
         size_t n;
         if (flag(r)) {
             uint32_t count = 1 + below(r, 4);
@@ -973,14 +987,19 @@ static void step(state *s, reader *r)
         break;
     case 34: {
         wnn_reverse_options o = WNN_REVERSE_OPTIONS_INIT;
-        if ((o.has_axes = flag(r)))
-            o.axes_count = axes_list(r, rank, o.axes);
+        uint32_t axes[WNN_MAX_RANK] = {0};
+        if (flag(r)) {
+            o.axes_count = axes_list(r, rank, axes);
+            o.axes = axes;
+        }
         note(s, "reverse", x->op, wnn_reverse(s->b, x->op, flag(r) ? NULL : &o), false);
         break;
     }
     case 35: {
         static const int32_t diagonals[8] = {0, 1, -1, 2, -2, 5, INT32_MAX, INT32_MIN};
-        wnn_triangular_options o = {flag(r), diagonals[take(r) & 7]};
+        wnn_triangular_options o = WNN_TRIANGULAR_OPTIONS_INIT;
+        o.lower = !flag(r);
+        o.diagonal = diagonals[take(r) & 7];
         note(s, "triangular", x->op, wnn_triangular(s->b, x->op, flag(r) ? NULL : &o), false);
         break;
     }
@@ -989,7 +1008,7 @@ static void step(state *s, reader *r)
     case 38: {
         static const wnn_data_type index_types[4] = {I32, U32, I64, I32};
         wnn_data_type it = (take(r) & 0x1f) == 0 ? any_type(r) : index_types[take(r) & 3];
-        wnn_gather_options o = {axis(r, rank)};
+        wnn_gather_options o = {.axis = axis(r, rank)};
         wnn_operand *idx;
         if (op == 36) {
             uint32_t n = below(r, 3);
@@ -1013,7 +1032,7 @@ static void step(state *s, reader *r)
         break;
     }
     case 39: {
-        wnn_scatter_options o = {axis(r, rank)};
+        wnn_scatter_options o = {.axis = axis(r, rank)};
         if (o.axis < rank)
             shape[o.axis] = 1 + below(r, shape[o.axis] < 4 ? shape[o.axis] : 4);
         wnn_operand *idx = fresh(s, r, (take(r) & 1) ? I64 : I32, rank, shape);
