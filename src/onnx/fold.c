@@ -122,20 +122,26 @@ static wnn_status fold_range(onx_importer *im, const Onnx__NodeProto *n)
     double start = onx_get_f64(s, 0), limit = onx_get_f64(l, 0), delta = onx_get_f64(d, 0);
     if (delta == 0)
         return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "delta is 0");
+    /* the count in unsigned arithmetic: extreme bounds must not overflow */
     double steps = ceil((limit - start) / delta);
-    int64_t count = steps > 0 ? (int64_t)steps : 0;
+    uint64_t m = steps > 0 ? (steps < 0x1p63 ? (uint64_t)steps : UINT64_MAX) : 0; /* NaN: 0 */
     if (!f) {
         int64_t is = onx_get_i64(s, 0), il = onx_get_i64(l, 0), id = onx_get_i64(d, 0);
-        count = id > 0 ? (il > is ? (il - is + id - 1) / id : 0) : (is > il ? (is - il - id - 1) / -id : 0);
+        bool ahead = id > 0 ? il > is : is > il;
+        uint64_t span = id > 0 ? (uint64_t)il - (uint64_t)is : (uint64_t)is - (uint64_t)il;
+        uint64_t step = id > 0 ? (uint64_t)id : 0 - (uint64_t)id;
+        m = ahead ? (span - 1) / step + 1 : 0;
     }
-    if ((size_t)count > FOLD_MAX_ELEMENTS * 64)
-        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "a range of %lld elements is too large", (long long)count);
+    if (m > FOLD_MAX_ELEMENTS * 64)
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "a range of %llu elements is too large", (unsigned long long)m);
+    int64_t count = (int64_t)m;
     onx_const *c = onx_const_new(s->type, 1, &count);
     for (int64_t i = 0; c != NULL && i < count; i++) {
         if (f)
             onx_set_f64(c, (size_t)i, start + (double)i * delta);
         else
-            onx_set_i64(c, (size_t)i, onx_get_i64(s, 0) + i * onx_get_i64(d, 0));
+            onx_set_i64(c, (size_t)i,
+                        (int64_t)((uint64_t)onx_get_i64(s, 0) + (uint64_t)i * (uint64_t)onx_get_i64(d, 0)));
     }
     return onx_out_const(im, n, 0, c);
 }
