@@ -164,8 +164,9 @@ static wnn_status lower_conv(onx_importer *im, const Onnx__NodeProto *n)
 static wnn_status lower_gemm(onx_importer *im, const Onnx__NodeProto *n)
 {
     wnn_gemm_options o = WNN_GEMM_OPTIONS_INIT;
-    o.alpha = onx_attr_float(n, "alpha", 1.0f);
-    o.beta = onx_attr_float(n, "beta", 1.0f);
+    double alpha = onx_attr_float(n, "alpha", 1.0f), beta = onx_attr_float(n, "beta", 1.0f);
+    o.alpha = &alpha;
+    o.beta = &beta;
     o.a_transpose = onx_attr_int(n, "transA", 0) != 0;
     o.b_transpose = onx_attr_int(n, "transB", 0) != 0;
     if (onx_in(im, n, 2) != NULL)
@@ -227,7 +228,6 @@ static wnn_status lower_pool(onx_importer *im, const Onnx__NodeProto *n)
     if (k == 1)
         x = to_4d(im, x);
     wnn_pool2d_options o = WNN_POOL2D_OPTIONS_INIT;
-    o.has_window_dimensions = true;
     memcpy(o.window_dimensions, s.kernel, sizeof o.window_dimensions);
     memcpy(o.padding, s.pads, sizeof o.padding);
     memcpy(o.strides, s.strides, sizeof o.strides);
@@ -265,10 +265,11 @@ static wnn_status lower_global_pool(onx_importer *im, const Onnx__NodeProto *n)
     if (d.rank < 3)
         return onx_fail(im, WNN_STATUS_INVALID_RANK, "input rank %u, needs 3 or more", d.rank);
     wnn_reduce_options o = WNN_REDUCE_OPTIONS_INIT;
-    o.has_axes = true;
+    uint32_t axes[WNN_MAX_RANK];
+    o.axes = axes;
     o.keep_dimensions = true;
     for (uint32_t i = 2; i < d.rank; i++)
-        o.axes[o.axes_count++] = i;
+        axes[o.axes_count++] = i;
     const char *op = n->op_type;
     wnn_operand *y;
     if (strcmp(op, "GlobalMaxPool") == 0)
@@ -304,10 +305,12 @@ static wnn_status lower_batch_norm(onx_importer *im, const Onnx__NodeProto *n)
     wnn_batch_normalization_options o = WNN_BATCH_NORMALIZATION_OPTIONS_INIT;
     o.scale = onx_in_op(im, n, 1);
     o.bias = onx_in_op(im, n, 2);
-    o.epsilon = onx_attr_float(n, "epsilon", 1e-5f);
+    double epsilon = onx_attr_float(n, "epsilon", 1e-5f);
+    static const uint32_t axis0 = 0;
+    o.epsilon = &epsilon;
     wnn_operand *x = onx_in_op(im, n, 0);
     if (x != NULL && desc_of(x).rank < 2)
-        o.axis = 0;
+        o.axis = &axis0;
     return onx_out(im, n, 0, wnn_batch_normalization(im->b, x, onx_in_op(im, n, 3), onx_in_op(im, n, 4), &o));
 }
 
@@ -329,17 +332,18 @@ static wnn_status lower_instance_norm(onx_importer *im, const Onnx__NodeProto *n
     double eps = onx_attr_float(n, "epsilon", 1e-5f);
     wnn_operand_desc d = desc_of(x);
     if (d.rank == 4) {
-        wnn_instance_normalization_options o = {scale, bias, eps, WNN_INPUT_LAYOUT_NCHW};
+        wnn_instance_normalization_options o = {.scale = scale, .bias = bias, .epsilon = &eps};
         return onx_out(im, n, 0, wnn_instance_normalization(im->b, x, &o));
     }
     if (d.rank < 3)
         return onx_fail(im, WNN_STATUS_INVALID_RANK, "input rank %u, needs 3 or more", d.rank);
     wnn_reduce_options o = WNN_REDUCE_OPTIONS_INIT;
-    o.has_axes = true;
+    uint32_t axes[WNN_MAX_RANK];
+    o.axes = axes;
     o.keep_dimensions = true;
     uint32_t s[WNN_MAX_RANK] = {d.shape[1]};
     for (uint32_t i = 2; i < d.rank; i++) {
-        o.axes[o.axes_count++] = i;
+        axes[o.axes_count++] = i;
         s[i - 1] = 1;
     }
     wnn_operand *y = normalize(im, x, &o, eps);
@@ -364,7 +368,8 @@ static wnn_status lower_group_norm(onx_importer *im, const Onnx__NodeProto *n)
     for (uint32_t i = 2; i < d.rank; i++)
         spatial *= d.shape[i];
     uint32_t g3[3] = {d.shape[0], groups, c / groups * spatial};
-    wnn_reduce_options o = {true, 1, {2}, true};
+    static const uint32_t group_axis = 2;
+    wnn_reduce_options o = {.axes = &group_axis, .axes_count = 1, .keep_dimensions = true};
     wnn_operand *y = wnn_reshape(b, normalize(im, wnn_reshape(b, x, 3, g3), &o, onx_attr_float(n, "epsilon", 1e-5f)),
                                  d.rank, d.shape);
     uint32_t cs[WNN_MAX_RANK] = {c};
@@ -406,14 +411,10 @@ static wnn_status layer_norm_parts(onx_importer *im, const Onnx__NodeProto *n, w
 {
     wnn_graph_builder *b = im->b;
     wnn_data_type t = desc_of(x).data_type;
-    wnn_reduce_options o = WNN_REDUCE_OPTIONS_INIT;
-    o.has_axes = true;
-    o.keep_dimensions = true;
-    o.axes_count = ln->axes_count;
-    memcpy(o.axes, ln->axes, sizeof o.axes);
+    wnn_reduce_options o = {.axes = ln->axes, .axes_count = ln->axes_count, .keep_dimensions = true};
     wnn_operand *mean = wnn_reduce_mean(b, x, &o), *centered = wnn_sub(b, x, mean);
     wnn_operand *var = wnn_reduce_mean(b, wnn_mul(b, centered, centered), &o);
-    wnn_operand *inv = wnn_reciprocal(b, wnn_sqrt(b, wnn_add(b, var, onx_scalar(im, t, ln->epsilon))));
+    wnn_operand *inv = wnn_reciprocal(b, wnn_sqrt(b, wnn_add(b, var, onx_scalar(im, t, *ln->epsilon))));
     wnn_operand *y = wnn_mul(b, wnn_mul(b, centered, inv), ln->scale);
     if (ln->bias != NULL)
         y = wnn_add(b, y, ln->bias);
@@ -435,10 +436,12 @@ static wnn_status lower_layer_norm(onx_importer *im, const Onnx__NodeProto *n)
     if (axis < 0)
         return im->status;
     wnn_layer_normalization_options o = WNN_LAYER_NORMALIZATION_OPTIONS_INIT;
-    o.epsilon = onx_attr_float(n, "epsilon", 1e-5f);
-    o.has_axes = true;
+    double epsilon = onx_attr_float(n, "epsilon", 1e-5f);
+    uint32_t axes[WNN_MAX_RANK];
+    o.epsilon = &epsilon;
+    o.axes = axes;
     for (uint32_t i = (uint32_t)axis; i < d.rank; i++)
-        o.axes[o.axes_count++] = i;
+        axes[o.axes_count++] = i;
     o.scale = fit_norm_param(im, onx_in_op(im, n, 1), &d, (uint32_t)axis);
     o.bias = onx_in(im, n, 2) ? fit_norm_param(im, onx_in_op(im, n, 2), &d, (uint32_t)axis) : NULL;
     if (extra_outputs(n))
@@ -458,7 +461,8 @@ static wnn_status lower_lp_norm(onx_importer *im, const Onnx__NodeProto *n)
         return im->status;
     if (p != 1 && p != 2)
         return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "p %lld", (long long)p);
-    wnn_reduce_options o = {true, 1, {(uint32_t)axis}, true};
+    uint32_t norm_axis = (uint32_t)axis;
+    wnn_reduce_options o = {.axes = &norm_axis, .axes_count = 1, .keep_dimensions = true};
     wnn_operand *norm = p == 2 ? wnn_reduce_l2(im->b, x, &o) : wnn_reduce_l1(im->b, x, &o);
     return onx_out(im, n, 0, wnn_div(im->b, x, norm));
 }
@@ -474,13 +478,14 @@ static wnn_status lower_mvn(onx_importer *im, const Onnx__NodeProto *n)
     if (c < 0)
         c = 3;
     wnn_reduce_options o = WNN_REDUCE_OPTIONS_INIT;
-    o.has_axes = true;
+    uint32_t reduced[WNN_MAX_RANK];
+    o.axes = reduced;
     o.keep_dimensions = true;
     for (int i = 0; i < c; i++) {
         int a = onx_axis(im, axes[i], d.rank);
         if (a < 0)
             return im->status;
-        o.axes[o.axes_count++] = (uint32_t)a;
+        reduced[o.axes_count++] = (uint32_t)a;
     }
     return onx_out(im, n, 0, normalize(im, x, &o, 1e-9));
 }
@@ -585,7 +590,6 @@ static wnn_status lower_resize(onx_importer *im, const Onnx__NodeProto *n)
     } else {
         return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "mode '%s' has no WebNN resample2d equivalent", mode);
     }
-    o.has_sizes = true;
     for (uint32_t i = 0; i < 2; i++) {
         o.axes[i] = axes[i];
         o.sizes[i] = out[axes[i]];

@@ -260,7 +260,7 @@ static wnn_status lower_split(onx_importer *im, const Onnx__NodeProto *n)
         }
     }
     wnn_operand *ys[64];
-    wnn_split_options o = {(uint32_t)axis};
+    wnn_split_options o = {.axis = (uint32_t)axis};
     if (wnn_split_sizes(im->b, x, sizes, outs, &o, ys) != outs)
         return onx_builder_failed(im);
     for (size_t i = 0; i < outs; i++) {
@@ -336,14 +336,15 @@ static wnn_status lower_slice(onx_importer *im, const Onnx__NodeProto *n)
     if (onx_slice_rule(im, n, d.rank, dims, &s) < 0)
         return im->status;
     uint32_t starts[WNN_MAX_RANK], sizes[WNN_MAX_RANK], strides[WNN_MAX_RANK];
-    wnn_reverse_options ro = WNN_REVERSE_OPTIONS_INIT;
+    uint32_t reversed[WNN_MAX_RANK];
+    wnn_reverse_options ro = {.axes = reversed};
     for (uint32_t i = 0; i < d.rank; i++) {
         if (s.count[i] == 0)
             return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "the slice of axis %u is empty: WebNN has no empty "
                             "tensors", i);
         int64_t start = s.start[i], step = s.step[i];
         if (step < 0) { /* walk the reversed axis forwards */
-            ro.axes[ro.axes_count++] = i;
+            reversed[ro.axes_count++] = i;
             start = dims[i] - 1 - start;
             step = -step;
         }
@@ -351,10 +352,8 @@ static wnn_status lower_slice(onx_importer *im, const Onnx__NodeProto *n)
         strides[i] = (uint32_t)step;
         sizes[i] = (uint32_t)((s.count[i] - 1) * step + 1);
     }
-    if (ro.axes_count > 0) {
-        ro.has_axes = true;
+    if (ro.axes_count > 0)
         x = wnn_reverse(im->b, x, &ro);
-    }
     return onx_out(im, n, 0, wnn_slice(im->b, x, starts, sizes, strides));
 }
 
@@ -373,7 +372,7 @@ static wnn_status lower_gather(onx_importer *im, const Onnx__NodeProto *n)
     int axis = onx_axis(im, onx_attr_int(n, "axis", 0), d.rank);
     if (axis < 0)
         return im->status;
-    wnn_gather_options o = {(uint32_t)axis};
+    wnn_gather_options o = {.axis = (uint32_t)axis};
     return onx_out(im, n, 0, strcmp(op, "Gather") == 0 ? wnn_gather(im->b, x, idx, &o)
                                                        : wnn_gather_elements(im->b, x, idx, &o));
 }
@@ -392,7 +391,7 @@ static wnn_status lower_scatter(onx_importer *im, const Onnx__NodeProto *n)
     int axis = onx_axis(im, onx_attr_int(n, "axis", 0), desc_of(x).rank);
     if (axis < 0)
         return im->status;
-    wnn_scatter_options o = {(uint32_t)axis};
+    wnn_scatter_options o = {.axis = (uint32_t)axis};
     return onx_out(im, n, 0, wnn_scatter_elements(im->b, x, idx, upd, &o));
 }
 
@@ -480,7 +479,7 @@ static wnn_status lower_pad(onx_importer *im, const Onnx__NodeProto *n)
     }
     char mode[16];
     onx_attr_string(n, "mode", "constant", mode, sizeof mode);
-    wnn_pad_options o = {WNN_PAD_MODE_CONSTANT, value};
+    wnn_pad_options o = {.mode = WNN_PAD_MODE_CONSTANT, .value = value};
     if (strcmp(mode, "edge") == 0)
         o.mode = WNN_PAD_MODE_EDGE;
     else if (strcmp(mode, "reflect") == 0)
@@ -500,7 +499,7 @@ static wnn_status lower_trilu(onx_importer *im, const Onnx__NodeProto *n)
         return im->status ? im->status : onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "k must be one value");
     if (k > INT32_MAX || k < INT32_MIN)
         k = k > 0 ? INT32_MAX : INT32_MIN;
-    wnn_triangular_options o = {onx_attr_int(n, "upper", 1) != 0, (int32_t)k};
+    wnn_triangular_options o = {.lower = onx_attr_int(n, "upper", 1) == 0, .diagonal = (int32_t)k};
     return onx_out(im, n, 0, wnn_triangular(im->b, x, &o));
 }
 
