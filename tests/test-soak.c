@@ -40,7 +40,10 @@
 ** each records its own failures in its job and main() checks them.
 */
 #include <errno.h>
+#include <execinfo.h>
 #include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -1001,8 +1004,24 @@ static bool device_present(const char *name)
     return false;
 }
 
+/* A crash prints the stack of the crashing thread (frames as
+** module(+offset), for addr2line) before the process dies: a soak that
+** fails once in a while must say where. */
+static void on_crash(int sig)
+{
+    void *frames[48];
+    static const char head[] = "test-soak: fatal signal; stack:\n";
+    (void)!write(2, head, sizeof head - 1);
+    backtrace_symbols_fd(frames, backtrace(frames, 48), 2);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 int main(int argc, char **argv)
 {
+    signal(SIGSEGV, on_crash);
+    signal(SIGBUS, on_crash);
+    signal(SIGABRT, on_crash);
     const char *device = argc > 1 ? argv[1] : test_device();
     const char *s = getenv("WNN_SOAK_SECONDS");
     double seconds = s && atof(s) > 0 ? atof(s) : 1.0;
