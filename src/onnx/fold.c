@@ -472,8 +472,8 @@ static wnn_status fold_unary(onx_importer *im, const Onnx__NodeProto *n)
                      : op[0] == 'C' ? ceil(v) : op[0] == 'S' ? sqrt(v) : op[0] == 'R' ? (v > 0 ? v : 0) : (v == 0);
             onx_set_f64(c, i, r);
         } else {
-            int64_t v = onx_get_i64(x, i);
-            int64_t r = op[0] == 'N' && op[1] == 'e' ? -v : op[0] == 'A' ? (v < 0 ? -v : v)
+            int64_t v = onx_get_i64(x, i), neg = (int64_t)(0 - (uint64_t)v); /* wraps at INT64_MIN */
+            int64_t r = op[0] == 'N' && op[1] == 'e' ? neg : op[0] == 'A' ? (v < 0 ? neg : v)
                       : op[0] == 'R' ? (v > 0 ? v : 0) : op[0] == 'N' ? !v : v;
             onx_set_i64(c, i, r);
         }
