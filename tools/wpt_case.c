@@ -137,14 +137,16 @@ static void stop(run_state *s, wpt_outcome outcome, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Turns a refused builder call into a skip (data type the device lacks) or a
-** failure naming the call. */
+/* Turns a refused builder call into a skip (a data type or an operator the
+** device's opSupportLimits leave out) or a failure naming the call. */
 static void stop_for_builder(run_state *s, const char *what)
 {
     wnn_status st = wnn_graph_builder_status(s->builder);
     const char *msg = wnn_graph_builder_error_message(s->builder);
     if (st == WNN_STATUS_UNSUPPORTED_DATA_TYPE)
         stop(s, WPT_SKIP, "unsupported data type: %s", msg ? msg : "");
+    else if (st == WNN_STATUS_NOT_SUPPORTED)
+        stop(s, WPT_SKIP, "operator not supported on this device: %s", msg ? msg : "");
     else
         stop(s, WPT_FAIL, "%s: builder refused it: %s: %s", what, wnn_status_string(st), msg ? msg : "");
 }

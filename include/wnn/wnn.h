@@ -550,7 +550,9 @@ typedef struct wnn_named_tensor {
 ** OUT_OF_MEMORY when the least memory any execution needs (the constants
 ** plus the peak of intermediates alive together) is over the context's
 ** memory_limit, else the device's memory (the host's for cpu and null);
-** OPERATION_ERROR if the device cannot compile it. */
+** NOT_SUPPORTED if the device has no kernel for a node (supports_op should
+** have refused it at the builder), OPERATION_ERROR if it cannot compile it
+** otherwise. */
 WNN_API wnn_status wnn_graph_builder_build(wnn_graph_builder *builder, const wnn_named_operand *outputs,
                                            size_t output_count, wnn_graph **out);
 

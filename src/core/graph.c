@@ -218,7 +218,7 @@ wnn_status wnn_graph_builder_build(wnn_graph_builder *b, const wnn_named_operand
     if ((s = ctx->backend->graph_compile(ctx->device, &ctx->alloc, &g->ir, &g->compiled)) != WNN_OK) {
         wnn__ir_free(&g->ir);
         free(g);
-        if (s != WNN_STATUS_OUT_OF_MEMORY)
+        if (s != WNN_STATUS_OUT_OF_MEMORY && s != WNN_STATUS_NOT_SUPPORTED)
             s = WNN_STATUS_OPERATION_ERROR;
         return wnn__fail(s, "%s: device \"%s\" cannot compile the graph", fn, ctx->info.name);
     }
