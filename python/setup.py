@@ -128,7 +128,8 @@ extension = Extension(
     "wnn._wnn",
     sources=sorted(glob(os.path.join("src", "*.c"))),
     extra_compile_args=["-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter",
-                        "-Wno-missing-field-initializers", "-fvisibility=hidden"],
+                        "-Wno-missing-field-initializers", "-Wmissing-prototypes", "-Wstrict-prototypes",
+                        "-Wshadow", "-fvisibility=hidden"],
     **flags,
 )
 

@@ -559,10 +559,10 @@ static void test_default_values(void)
 
     /* gemm with a zeroed struct is a plain product (alpha 1), plus c (beta 1) */
     float got[4];
-    const float one[4] = {1, 2, 3, 4};
+    const float m_values[4] = {1, 2, 3, 4};
     wnn_operand_desc d22 = {F32, 2, {2, 2}};
     CHECK_OK(wnn_graph_builder_create(ctx, &b));
-    wnn_operand *m = wnn_graph_builder_constant(b, &d22, one, sizeof one);
+    wnn_operand *m = wnn_graph_builder_constant(b, &d22, m_values, sizeof m_values);
     wnn_gemm_options g = {.c = m};
     wnn_named_operand out = {"y", wnn_gemm(b, m, m, &g)};
     wnn_graph *graph = NULL;

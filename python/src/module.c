@@ -485,6 +485,9 @@ static int add_data_types(PyObject *m)
     return rc;
 }
 
+/* The one symbol the extension exports; Python finds it by name. */
+PyMODINIT_FUNC PyInit__wnn(void);
+
 PyMODINIT_FUNC PyInit__wnn(void)
 {
     PyObject *m = PyModule_Create(&module_def);

@@ -2,59 +2,11 @@
 /*
 ** cpu_ops.c -- the table that maps each operator to its portable C kernel.
 **
-** The kernels live in k_*.c, one file per family; this is the one place that
+** The kernels live in k_*.c, one file per topic (declared in kernels.h); this is the one place that
 ** says which kernel computes which operator. An operator missing here has no
 ** cpu kernel and wnn__cpu_kernel_for() returns NULL for it.
 */
 #include "backends/cpu/kernels.h"
-
-/* Kernel entry points of the k_*.c files (private to the cpu backend). */
-wnn_status wnn__k_binary(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_unary(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_clamp(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_cast(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_reshape(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_transpose(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_concat(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_slice(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_softmax(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_matmul(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_gemm(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-/* family A */
-wnn_status wnn__k_math(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_compare(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_where(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_reduce(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_arg_min_max(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_cumulative_sum(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_quantize(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-/* end of family A */
-/* family B */
-wnn_status wnn__k_conv2d(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_conv_transpose2d(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_pool2d(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_resample2d(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_batch_normalization(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_instance_normalization(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_layer_normalization(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-/* end of family B */
-/* family C */
-wnn_status wnn__k_expand(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_pad(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_split(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_tile(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_reverse(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_triangular(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_gather(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_gather_elements(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_gather_nd(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_scatter_elements(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_scatter_nd(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_gru(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_gru_cell(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_lstm(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-wnn_status wnn__k_lstm_cell(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-/* end of family C */
 
 static const wnn__cpu_kernel kernels[WNN__OP_COUNT] = {
     [WNN__OP_ADD] = wnn__k_binary,

@@ -106,20 +106,20 @@ typedef void (*tile_fn)(kind k, acc *a, const void *x, size_t n);
 #define LOAD_F32(v) ((double)(v))
 #define LOAD_F16(v) ((double)wnn__half_to_float(v))
 
-/* s += TERM for k in [0, n) (TERM reads the index k) with four partial
-** sums, so that the additions do not wait on one another. */
-#define SUM4(s, k, TERM)                                                       \
+/* s += TERM for i in [0, n) (TERM reads the index named i) with four
+** partial sums, so that the additions do not wait on one another. */
+#define SUM4(s, i, TERM)                                                       \
     do {                                                                       \
         double p0_ = 0, p1_ = 0, p2_ = 0, p3_ = 0;                             \
         size_t b_ = 0;                                                         \
         for (; b_ + 4 <= n; b_ += 4) {                                         \
-            { const size_t k = b_; p0_ += TERM; }                              \
-            { const size_t k = b_ + 1; p1_ += TERM; }                          \
-            { const size_t k = b_ + 2; p2_ += TERM; }                          \
-            { const size_t k = b_ + 3; p3_ += TERM; }                          \
+            { const size_t i = b_; p0_ += TERM; }                              \
+            { const size_t i = b_ + 1; p1_ += TERM; }                          \
+            { const size_t i = b_ + 2; p2_ += TERM; }                          \
+            { const size_t i = b_ + 3; p3_ += TERM; }                          \
         }                                                                      \
         for (; b_ < n; b_++) {                                                 \
-            const size_t k = b_;                                               \
+            const size_t i = b_;                                               \
             p0_ += TERM;                                                       \
         }                                                                      \
         s += (p0_ + p1_) + (p2_ + p3_);                                        \
@@ -133,13 +133,13 @@ typedef void (*tile_fn)(kind k, acc *a, const void *x, size_t n);
         double s = k == K_LSE_MAX ? a->m : a->d;                               \
         switch (k) {                                                           \
         case K_SUM:                                                            \
-            SUM4(s, k, LOAD(x[k]));                                            \
+            SUM4(s, i, LOAD(x[i]));                                            \
             break;                                                             \
         case K_L1:                                                             \
-            SUM4(s, k, fabs(LOAD(x[k])));                                      \
+            SUM4(s, i, fabs(LOAD(x[i])));                                      \
             break;                                                             \
         case K_SUMSQ:                                                          \
-            SUM4(s, k, LOAD(x[k]) * LOAD(x[k]));                               \
+            SUM4(s, i, LOAD(x[i]) * LOAD(x[i]));                               \
             break;                                                             \
         case K_PROD:                                                           \
             for (size_t i = 0; i < n; i++)                                     \

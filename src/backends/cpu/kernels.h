@@ -28,6 +28,62 @@ wnn__cpu_kernel wnn__cpu_kernel_for(wnn__op op);
 ** a builder rule that let one through can never become an overflow. */
 bool wnn__cpu_kernel_packs_4bit(wnn__op op);
 
+/* The kernels (each a wnn__cpu_kernel), by the file that holds them;
+** cpu_ops.c maps operators to them. */
+/* k_elementwise.c */
+wnn_status wnn__k_binary(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_unary(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_clamp(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_cast(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+/* k_math.c */
+wnn_status wnn__k_math(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+/* k_compare.c */
+wnn_status wnn__k_compare(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_where(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+/* k_reduce.c, k_scan.c */
+wnn_status wnn__k_reduce(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_arg_min_max(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_cumulative_sum(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+/* k_movement.c */
+wnn_status wnn__k_reshape(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_transpose(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_slice(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_concat(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+/* k_rearrange.c */
+wnn_status wnn__k_expand(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_tile(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_reverse(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_pad(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_triangular(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_split(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+/* k_gather.c */
+wnn_status wnn__k_gather(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_gather_elements(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_gather_nd(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_scatter_elements(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_scatter_nd(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+/* k_matmul.c */
+wnn_status wnn__k_matmul(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_gemm(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+/* k_softmax.c */
+wnn_status wnn__k_softmax(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+/* k_conv.c, k_pool.c, k_resample.c */
+wnn_status wnn__k_conv2d(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_conv_transpose2d(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_pool2d(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_resample2d(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+/* k_norm.c */
+wnn_status wnn__k_batch_normalization(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_instance_normalization(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_layer_normalization(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+/* k_quantize.c */
+wnn_status wnn__k_quantize(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+/* k_recurrent.c */
+wnn_status wnn__k_gru(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_gru_cell(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_lstm(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+wnn_status wnn__k_lstm_cell(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+
 /* Element count of a view (1 for a scalar). */
 size_t wnn__view_count(const wnn__view *v);
 
