@@ -95,21 +95,57 @@ static wnn_status cu_device_info(uint32_t index, wnn_device_info *info)
     return WNN_OK;
 }
 
-/* cuBLAS handles are made and destroyed one at a time in the process: the
-** soak under ASan saw cublasDestroy crash inside the driver while other
-** threads made and destroyed their contexts' handles on the same device. */
+/* cuBLAS handles are kept for the life of the process and lent to contexts:
+** a context takes one at open and gives it back at close. cublasDestroy
+** synchronizes the whole device context, and the soak (test-soak cuda, its
+** "own" part: contexts opened and closed on several threads while others
+** dispatch) saw it crash inside the driver; pooling also saves the cost of
+** cublasCreate on every context. Under blas_lifetime. */
+#define CU_BLAS_POOL 64
 static pthread_mutex_t blas_lifetime = PTHREAD_MUTEX_INITIALIZER;
+typedef struct pooled_blas {
+    int ordinal;
+    cublasHandle_t handle;
+} pooled_blas;
+static pooled_blas blas_pool[CU_BLAS_POOL];
+static int blas_pooled;
+
+/* A handle for device ordinal: a pooled one, else a new one; NULL on failure. */
+static cublasHandle_t blas_take(int ordinal)
+{
+    cublasHandle_t h = NULL;
+    pthread_mutex_lock(&blas_lifetime);
+    for (int i = blas_pooled; i-- > 0;)
+        if (blas_pool[i].ordinal == ordinal) {
+            h = blas_pool[i].handle;
+            blas_pool[i] = blas_pool[--blas_pooled];
+            break;
+        }
+    if (!h && cublasCreate(&h) != CUBLAS_STATUS_SUCCESS)
+        h = NULL;
+    pthread_mutex_unlock(&blas_lifetime);
+    return h;
+}
+
+/* Gives h back, detached from the closing context's stream and workspace;
+** a full pool keeps the handle alive rather than destroy it under others. */
+static void blas_give(int ordinal, cublasHandle_t h)
+{
+    cublasSetStream(h, NULL);
+    cublasSetWorkspace(h, NULL, 0);
+    pthread_mutex_lock(&blas_lifetime);
+    if (blas_pooled < CU_BLAS_POOL)
+        blas_pool[blas_pooled++] = (pooled_blas){ordinal, h};
+    pthread_mutex_unlock(&blas_lifetime);
+}
 
 static void cu_device_close(wnn__device *d)
 {
     wnn__cu_lock(d);
     if (d->stream)
         cudaStreamSynchronize(d->stream);
-    if (d->blas) {
-        pthread_mutex_lock(&blas_lifetime);
-        cublasDestroy(d->blas);
-        pthread_mutex_unlock(&blas_lifetime);
-    }
+    if (d->blas)
+        blas_give(d->ordinal, d->blas);
     cudaFree(d->blas_workspace);
     for (int i = 0; i < CU_STAGES; i++)
         if (d->staged[i])
@@ -147,13 +183,8 @@ static wnn_status cu_device_open(uint32_t index, wnn__device **out)
     if (e == cudaSuccess)
         e = cudaMalloc(&d->blas_workspace, CU_BLAS_WORKSPACE);
     wnn_status s = wnn__cu_status(e);
-    pthread_mutex_lock(&blas_lifetime);
-    bool blas_made = s == WNN_OK && cublasCreate(&d->blas) == CUBLAS_STATUS_SUCCESS;
-    pthread_mutex_unlock(&blas_lifetime);
-    if (s == WNN_OK && !blas_made) {
-        d->blas = NULL;
+    if (s == WNN_OK && !(d->blas = blas_take(d->ordinal)))
         s = WNN_STATUS_OPERATION_ERROR;
-    }
     /* true float32 (no TF32), on our stream, with a workspace of our own so
     ** that calls can be captured into CUDA graphs */
     if (s == WNN_OK && (cublasSetStream(d->blas, d->stream) != CUBLAS_STATUS_SUCCESS ||
