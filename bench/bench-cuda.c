@@ -8,7 +8,9 @@
 **                                      also relu(a + b) * 2, fused into one kernel
 **   10-operator element-wise chain     microseconds per dispatch, end to end
 **   matmul 8192^3 float32 / float16    TFLOP/s beside cublasSgemm / cublasGemmEx
-**   conv2d 3x3, 64 channels, 56x56     TFLOP/s (peer: a separate script)
+**   conv2d 3x3, 64 channels, 56x56     TFLOP/s (peer: a separate script), alone
+**                                      and with bias + relu (cuDNN's fused epilogue;
+**                                      WNN_CUDA_CUDNN=0 for im2col + cuBLAS)
 **   create + destroy a tensor          ns after warm-up, beside cudaMalloc+cudaFree
 **   write / read 256 MiB               GB/s beside cudaMemcpy from pageable memory
 **
@@ -309,42 +311,52 @@ static void bench_matmul(wnn_context *ctx, wnn_data_type t)
 
 /* ---- conv2d 3x3, ResNet-like ------------------------------------------------------------------ */
 
-static void bench_conv(wnn_context *ctx, wnn_data_type t)
+/* With relu, the conv takes a bias [64] and feeds a relu (the fused epilogue). */
+static void bench_conv(wnn_context *ctx, wnn_data_type t, bool relu)
 {
     const uint32_t n = 32, c = 64, h = 56, w = 56;
     const uint32_t xs[4] = {n, c, h, w}, fs[4] = {c, c, 3, 3};
     wnn_graph_builder *b;
     MUST(wnn_graph_builder_create(ctx, &b));
     wnn_operand_desc xd = {t, 4, {n, c, h, w}}, fd = {t, 4, {c, c, 3, 3}};
+    wnn_operand_desc bd = {t, 1, {c}};
     wnn_operand *x = wnn_graph_builder_input(b, "x", &xd), *f = wnn_graph_builder_input(b, "f", &fd);
     wnn_conv2d_options o = WNN_CONV2D_OPTIONS_INIT;
     o.padding[0] = o.padding[1] = o.padding[2] = o.padding[3] = 1;
-    wnn_named_operand out = {"y", wnn_conv2d(b, x, f, &o)};
+    if (relu)
+        o.bias = wnn_graph_builder_input(b, "b", &bd);
+    wnn_operand *y = wnn_conv2d(b, x, f, &o);
+    wnn_named_operand out = {"y", relu ? wnn_relu(b, y) : y};
     wnn_graph *g = NULL;
     MUST(wnn_graph_builder_build(b, &out, 1, &g));
     wnn_graph_builder_release(b);
+    const uint32_t bs[1] = {c};
     wnn_tensor *tx = tensor(ctx, t, 4, xs), *tf = tensor(ctx, t, 4, fs), *ty = tensor(ctx, t, 4, xs);
-    wnn_named_tensor in[2] = {{"x", tx}, {"f", tf}}, bo = {"y", ty};
+    wnn_tensor *tb = tensor(ctx, t, 1, bs);
+    wnn_named_tensor in[3] = {{"x", tx}, {"f", tf}, {"b", tb}}, bo = {"y", ty};
+    uint32_t n_in = relu ? 3 : 2;
     for (int i = 0; i < 3; i++)
-        MUST(wnn_context_dispatch(ctx, g, in, 2, &bo, 1));
+        MUST(wnn_context_dispatch(ctx, g, in, n_in, &bo, 1));
     MUST(wnn_context_finish(ctx));
     const int iters = 20;
     double best = 1e300;
     for (int rep = 0; rep < 3; rep++) {
         double t0 = bench_now_ns();
         for (int i = 0; i < iters; i++)
-            MUST(wnn_context_dispatch(ctx, g, in, 2, &bo, 1));
+            MUST(wnn_context_dispatch(ctx, g, in, n_in, &bo, 1));
         MUST(wnn_context_finish(ctx));
         double dt = seconds_since(t0) / iters;
         best = dt < best ? dt : best;
     }
     double flops = 2.0 * n * c * h * w * c * 9;
-    char what[64];
-    snprintf(what, sizeof what, "conv2d 3x3 [32,64,56,56] %s (TFLOP/s)", t == WNN_DATA_TYPE_FLOAT16 ? "f16" : "f32");
+    char what[80];
+    snprintf(what, sizeof what, "conv2d 3x3 [32,64,56,56]%s %s (TFLOP/s)", relu ? " +bias+relu" : "",
+             t == WNN_DATA_TYPE_FLOAT16 ? "f16" : "f32");
     row(what, flops / best * 1e-12, "TFLOP/s", 0, "cuDNN via PyTorch: separate script", true);
     wnn_tensor_release(tx);
     wnn_tensor_release(tf);
     wnn_tensor_release(ty);
+    wnn_tensor_release(tb);
     wnn_graph_release(g);
 }
 
@@ -452,8 +464,10 @@ int main(int argc, char **argv)
         bench_matmul(ctx, WNN_DATA_TYPE_FLOAT16);
     }
     if (!only || !strcmp(only, "conv")) {
-        bench_conv(ctx, WNN_DATA_TYPE_FLOAT32);
-        bench_conv(ctx, WNN_DATA_TYPE_FLOAT16);
+        bench_conv(ctx, WNN_DATA_TYPE_FLOAT32, false);
+        bench_conv(ctx, WNN_DATA_TYPE_FLOAT16, false);
+        bench_conv(ctx, WNN_DATA_TYPE_FLOAT32, true);
+        bench_conv(ctx, WNN_DATA_TYPE_FLOAT16, true);
     }
     if (!only || !strcmp(only, "tensors"))
         bench_tensors(ctx);

@@ -223,6 +223,8 @@ static const char environment_page[] =
     "  WNN_CUDA_FUSION=0       cuda runs every operator as its own kernel\n"
     "  WNN_CUDA_DIRECT_CONV=1  cuda conv2d by a direct kernel instead of cuBLAS\n"
     "                          (set to any value)\n"
+    "  WNN_CUDA_CUDNN=0        cuda conv2d without cuDNN, even where libcudnn.so.9\n"
+    "                          loads\n"
     "\n"
     "For wnn's own tests (not needed to use wnn):\n"
     "  WNN_TEST_DEVICE=D       the device the unit tests run on (default cpu)\n"

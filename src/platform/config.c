@@ -55,6 +55,7 @@ static void read_all(void)
     config.cuda_graphs = on_unless_zero("WNN_CUDA_GRAPHS");
     config.cuda_fusion = on_unless_zero("WNN_CUDA_FUSION");
     config.cuda_direct_conv = text("WNN_CUDA_DIRECT_CONV") != NULL;
+    config.cuda_cudnn = on_unless_zero("WNN_CUDA_CUDNN");
     config.null_copy_delay_us = count("WNN_NULL_COPY_DELAY_US", 10000000, 0);
     config.cuda_module = text("WNN_CUDA_MODULE");
     config.webgpu_module = text("WNN_WEBGPU_MODULE");

@@ -8,8 +8,9 @@
 ** graph runs are queued on it in call order and the host waits only to read
 ** or to synchronize (cuda_memory.c). One recursive lock per device keeps
 ** anything from another thread out of the stream while a dispatch is being
-** captured. Compiled graphs are cuda_graph.c's. WNN_CUDA_GRAPHS=0 and
-** WNN_CUDA_FUSION=0 turn CUDA-graph capture and element-wise fusion off.
+** captured. Compiled graphs are cuda_graph.c's. WNN_CUDA_GRAPHS=0,
+** WNN_CUDA_FUSION=0 and WNN_CUDA_CUDNN=0 turn CUDA-graph capture,
+** element-wise fusion and cuDNN convolutions (cuda_dnn.c) off.
 ** DLPack's other streams are ordered against ours with events.
 **
 ** The backend is absent when no driver or no GPU of compute capability 9.0
@@ -144,6 +145,7 @@ static void cu_device_close(wnn__device *d)
     wnn__cu_lock(d);
     if (d->stream)
         cudaStreamSynchronize(d->stream);
+    wnn__cu_dnn_close(d);
     if (d->blas)
         blas_give(d->ordinal, d->blas);
     cudaFree(d->blas_workspace);
@@ -169,6 +171,7 @@ static wnn_status cu_device_open(uint32_t index, wnn__device **out)
     d->ordinal = devices.ordinal[index];
     d->use_graphs = wnn__config_get()->cuda_graphs;
     d->use_fusion = wnn__config_get()->cuda_fusion;
+    d->use_cudnn = wnn__config_get()->cuda_cudnn && !wnn__config_get()->cuda_direct_conv;
     pthread_mutexattr_t attr;
     pthread_mutexattr_init(&attr);
     pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);

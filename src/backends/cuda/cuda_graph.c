@@ -3,8 +3,9 @@
 ** cuda_graph.c -- compiled graphs of the cuda devices: planning, upload,
 ** launch, and capture into CUDA graphs.
 **
-** A compiled graph is a list of prepared nodes (ops_table.c), with runs of
-** element-wise nodes fused into one kernel each (fusion.c), plus one arena
+** A compiled graph is a list of prepared nodes (ops_table.c), with conv2d
+** moved to cuDNN where it loads (cuda_dnn.c) and runs of element-wise nodes
+** fused into one kernel each (fusion.c), plus one arena
 ** for every intermediate and every node's scratch, planned first-fit over
 ** the nodes' lifetimes (reshape-like nodes alias their input, fused
 ** intermediates live in registers). A dispatch resolves each value's
@@ -164,6 +165,8 @@ static void drop_graph(wnn__device *d, cu_graph *g)
     }
     for (uint32_t n = 0; g->nodes && n < g->ir->n_nodes; n++) {
         wnn__cu_node *cn = &g->nodes[n];
+        if (cn->release && cn->plan)
+            cn->release(cn->plan);
         free(cn->plan);
         free(cn->aux_host);
         if (cn->aux)
@@ -217,6 +220,8 @@ wnn_status wnn__cu_graph_compile(wnn__device *d, wnn__allocator *alloc, const wn
         s = WNN_STATUS_OUT_OF_MEMORY;
     for (uint32_t n = 0; s == WNN_OK && n < ir->n_nodes; n++)
         pos[n] = n;
+    if (s == WNN_OK && d->use_cudnn)
+        s = wnn__cu_dnn_convs(d, ir, g->nodes, internal, pos);
     if (s == WNN_OK && d->use_fusion)
         s = wnn__cu_fuse(ir, g->nodes, internal, pos);
     if (s == WNN_OK)
@@ -278,7 +283,7 @@ static void resolve(cu_graph *g, void *const *inputs, void *const *outputs)
 static wnn_status launch_all(wnn__device *d, cu_graph *g, void *const *outputs)
 {
     const wnn__ir *ir = g->ir;
-    wnn__cu_exec x = {d->stream, d->blas, g->ptr, NULL, NULL};
+    wnn__cu_exec x = {d->stream, d->blas, g->ptr, NULL, NULL, d->dnn};
     for (uint32_t n = 0; n < ir->n_nodes; n++) {
         const wnn__cu_node *cn = &g->nodes[n];
         if (!cn->run)

@@ -40,6 +40,9 @@ struct wnn__device {
     wnn_status error; /* first failure of queued work since the last synchronize */
     bool use_graphs;  /* WNN_CUDA_GRAPHS=0 turns capture off */
     bool use_fusion;  /* WNN_CUDA_FUSION=0 turns element-wise fusion off */
+    bool use_cudnn;   /* WNN_CUDA_CUDNN=0 (or WNN_CUDA_DIRECT_CONV) keeps cuDNN out */
+    bool dnn_tried;   /* the cuDNN handle was asked for (cuda_dnn.c) */
+    void *dnn;        /* cudnnHandle_t on stream, or NULL */
 };
 
 /* A cudaError_t as a wnn status (OUT_OF_MEMORY or OPERATION_ERROR). */
@@ -95,6 +98,7 @@ typedef struct wnn__cu_exec {
     void *const *ptr; /* per value id: its device pointer (NULL for none) */
     void *scratch;    /* the node's scratch in the arena (NULL if it asked none) */
     const void *aux;  /* the node's uploaded table (NULL if none) */
+    void *dnn;        /* the device's cudnnHandle_t (NULL without cuDNN) */
 } wnn__cu_exec;
 
 /* Queues the node's work on x->stream; records nothing else. */
@@ -104,6 +108,7 @@ struct wnn__cu_node {
     const wnn__node *node;
     wnn__cu_run_fn run;  /* NULL: nothing to do (an alias) */
     void *plan;          /* the operator's plan, malloc'd (freed with the graph) */
+    void (*release)(void *plan); /* what to undo in the plan before freeing it, or NULL */
     size_t scratch_bytes;
     void *aux_host;      /* a table to upload once (malloc'd; freed after upload) */
     size_t aux_bytes;
@@ -126,5 +131,20 @@ wnn_status wnn__cu_prepare(const wnn__ir *ir, wnn__cu_node *n);
 ** itself when not fused), so that the memory planner keeps the run's inputs
 ** alive until it. internal and pos come in as false and identity. */
 wnn_status wnn__cu_fuse(const wnn__ir *ir, wnn__cu_node *nodes, bool *internal, uint32_t *pos);
+
+/* ---- cuDNN (cuda_dnn.c) ---------------------------------------------------------- */
+
+/* Moves conv2d nodes that cuDNN 9 takes onto it (libcudnn.so.9 is loaded
+** on first use, never linked): algorithm chosen once here, workspace as
+** the node's scratch. A conv2d whose output feeds only an add of a
+** per-channel constant or of a tensor of the output's shape, then a relu
+** (or clamp to [0, inf)), becomes one cudnnConvolutionBiasActivationForward
+** run by the relu node; internal and pos as for wnn__cu_fuse. Nodes cuDNN
+** refuses keep their plans; without cuDNN nothing changes. Fails only for
+** OUT_OF_MEMORY. Called before wnn__cu_fuse. */
+wnn_status wnn__cu_dnn_convs(wnn__device *d, const wnn__ir *ir, wnn__cu_node *nodes, bool *internal, uint32_t *pos);
+
+/* Destroys the device's cuDNN handle, if any (the stream is idle). */
+void wnn__cu_dnn_close(wnn__device *d);
 
 #endif

@@ -165,6 +165,9 @@ wnn_status wnn__cu_prep_gemm(const wnn__ir *ir, wnn__cu_node *n);
 
 /* ops_conv.c: conv2d, convTranspose2d */
 wnn_status wnn__cu_prep_conv(const wnn__ir *ir, wnn__cu_node *n);
+/* The geometry of a conv2d or convTranspose2d node, its filter strides
+** included; NOT_SUPPORTED for what no kernel takes. */
+wnn_status wnn__cu_conv_describe(const wnn__ir *ir, const wnn__node *node, wnn__cu_conv *c);
 
 /* ops_pool.c: averagePool2d, l2Pool2d, maxPool2d */
 wnn_status wnn__cu_prep_pool(const wnn__ir *ir, wnn__cu_node *n);

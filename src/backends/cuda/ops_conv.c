@@ -2,6 +2,7 @@
 /*
 ** ops_conv.c -- conv2d and convTranspose2d (float32, float16): im2col plus
 ** cuBLAS where it pays, the direct kernel of kernels_spatial.cu otherwise.
+** cuda_dnn.c may later replace a conv2d's plan with a cuDNN one.
 */
 #include <string.h>
 
@@ -137,18 +138,13 @@ static void plan_conv_gemm(const wnn__ir *ir, wnn__cu_node *n, conv_plan *p, uin
     n->run = run_conv_gemm;
 }
 
-wnn_status wnn__cu_prep_conv(const wnn__ir *ir, wnn__cu_node *n)
+wnn_status wnn__cu_conv_describe(const wnn__ir *ir, const wnn__node *node, wnn__cu_conv *c)
 {
-    const wnn__node *node = n->node;
     const wnn_operand_desc *in = in_desc(ir, node, 0), *f = in_desc(ir, node, 1), *out = out_desc(ir, node, 0);
     if (!is_float(in->data_type) || f->data_type != in->data_type || in->rank != 4 || f->rank != 4 ||
         (has_in(node, 2) && in_desc(ir, node, 2)->data_type != in->data_type))
         return WNN_STATUS_NOT_SUPPORTED;
-    conv_plan *p = new_plan(n, sizeof *p);
-    if (!p)
-        return WNN_STATUS_OUT_OF_MEMORY;
-    p->t = in->data_type;
-    wnn__cu_conv *c = &p->c;
+    memset(c, 0, sizeof *c);
     bool nhwc = node->attrs.conv.input_layout == WNN_INPUT_LAYOUT_NHWC;
     c->nhwc = nhwc;
     c->n = in->shape[0];
@@ -197,8 +193,22 @@ wnn_status wnn__cu_prep_conv(const wnn__ir *ir, wnn__cu_node *n)
     if (!c->stride[0] || !c->stride[1] || !c->dilation[0] || !c->dilation[1] || c->c_in % c->groups ||
         c->c_out % c->groups)
         return WNN_STATUS_NOT_SUPPORTED;
+    return WNN_OK;
+}
+
+wnn_status wnn__cu_prep_conv(const wnn__ir *ir, wnn__cu_node *n)
+{
+    wnn__cu_conv c;
+    wnn_status s = wnn__cu_conv_describe(ir, n->node, &c);
+    if (s != WNN_OK)
+        return s;
+    conv_plan *p = new_plan(n, sizeof *p);
+    if (!p)
+        return WNN_STATUS_OUT_OF_MEMORY;
+    p->t = in_desc(ir, n->node, 0)->data_type;
+    p->c = c;
     n->run = run_conv;
     if (!wnn__config_get()->cuda_direct_conv)
-        plan_conv_gemm(ir, n, p, layout);
+        plan_conv_gemm(ir, n, p, n->node->attrs.conv.filter_layout);
     return WNN_OK;
 }

@@ -1,0 +1,538 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+** cuda_dnn.c -- conv2d through cuDNN 9's convolution API, loaded with
+** dlopen on first use (never linked): the process-wide function table, the
+** device's handle, and the compile-time pass that moves conv2d nodes onto
+** cuDNN (see wnn__cu_dnn_convs in cuda_internal.h).
+**
+** Only the handful of types and constants used here are declared, with
+** cuDNN 9's values, so that the module builds without cuDNN's headers; the
+** library is used only when cudnnGetVersion says 9.x. Everything is chosen
+** at compile: descriptors, the algorithm (cuDNN's heuristics, no TF32 for
+** float32, tensor cores for float16, no FFT algorithms), the workspace
+** (the node's scratch in the graph's arena, so runs are capturable), and
+** the filter in the layout cuDNN reads (OIHW for NCHW input, OHWI for NHWC;
+** constant filters in other layouts are transposed once, on the host).
+** What cuDNN refuses at compile keeps ops_conv.c's plan.
+*/
+#include <dlfcn.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/cuda/cuda_ops.h"
+
+/* ---- cuDNN 9's ABI: the part used here ------------------------------------------- */
+
+enum {
+    DNN_STATUS_SUCCESS = 0,
+    DNN_DATA_FLOAT = 0,
+    DNN_DATA_HALF = 2,
+    DNN_TENSOR_NCHW = 0,
+    DNN_TENSOR_NHWC = 1,
+    DNN_CROSS_CORRELATION = 1,
+    DNN_DEFAULT_MATH = 0,
+    DNN_TENSOR_OP_MATH = 1,
+    DNN_TENSOR_OP_MATH_ALLOW_CONVERSION = 2,
+    DNN_FMA_MATH = 3,
+    DNN_ACTIVATION_RELU = 1,
+    DNN_PROPAGATE_NAN = 1,
+    DNN_FWD_ALGO_FFT = 4,
+    DNN_FWD_ALGO_FFT_TILING = 5,
+    DNN_FWD_ALGO_COUNT = 8,
+};
+
+typedef struct dnn_perf { /* cudnnConvolutionFwdAlgoPerf_t */
+    int algo;
+    int status;
+    float time;
+    size_t memory;
+    int determinism;
+    int math_type;
+    int reserved[3];
+} dnn_perf;
+
+typedef void *dnn_desc; /* any of cuDNN's descriptor handles */
+
+static struct {
+    pthread_once_t once;
+    bool ok;
+    size_t (*GetVersion)(void);
+    int (*Create)(void **handle);
+    int (*Destroy)(void *handle);
+    int (*SetStream)(void *handle, cudaStream_t stream);
+    int (*CreateTensorDescriptor)(dnn_desc *d);
+    int (*SetTensor4dDescriptor)(dnn_desc d, int format, int type, int n, int c, int h, int w);
+    int (*DestroyTensorDescriptor)(dnn_desc d);
+    int (*CreateFilterDescriptor)(dnn_desc *d);
+    int (*SetFilter4dDescriptor)(dnn_desc d, int type, int format, int k, int c, int h, int w);
+    int (*DestroyFilterDescriptor)(dnn_desc d);
+    int (*CreateConvolutionDescriptor)(dnn_desc *d);
+    int (*SetConvolution2dDescriptor)(dnn_desc d, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w,
+                                      int mode, int compute_type);
+    int (*SetConvolutionGroupCount)(dnn_desc d, int groups);
+    int (*SetConvolutionMathType)(dnn_desc d, int math_type);
+    int (*DestroyConvolutionDescriptor)(dnn_desc d);
+    int (*CreateActivationDescriptor)(dnn_desc *d);
+    int (*SetActivationDescriptor)(dnn_desc d, int mode, int nan, double coef);
+    int (*DestroyActivationDescriptor)(dnn_desc d);
+    int (*GetConvolutionForwardAlgorithm_v7)(void *handle, dnn_desc x, dnn_desc w, dnn_desc conv, dnn_desc y,
+                                             int requested, int *returned, dnn_perf *perf);
+    int (*GetConvolutionForwardWorkspaceSize)(void *handle, dnn_desc x, dnn_desc w, dnn_desc conv, dnn_desc y,
+                                              int algo, size_t *bytes);
+    int (*ConvolutionForward)(void *handle, const void *alpha, dnn_desc xd, const void *x, dnn_desc wd,
+                              const void *w, dnn_desc conv, int algo, void *workspace, size_t workspace_bytes,
+                              const void *beta, dnn_desc yd, void *y);
+    int (*ConvolutionBiasActivationForward)(void *handle, const void *alpha1, dnn_desc xd, const void *x,
+                                            dnn_desc wd, const void *w, dnn_desc conv, int algo, void *workspace,
+                                            size_t workspace_bytes, const void *alpha2, dnn_desc zd, const void *z,
+                                            dnn_desc bd, const void *bias, dnn_desc act, dnn_desc yd, void *y);
+    int (*AddTensor)(void *handle, const void *alpha, dnn_desc ad, const void *a, const void *beta, dnn_desc cd,
+                     void *c);
+} api = {.once = PTHREAD_ONCE_INIT};
+
+/* Resolves cudnn<name> into api.name; false when it is missing. */
+#define DNN_SYM(lib, name)                                   \
+    do {                                                     \
+        void *f_ = dlsym((lib), "cudnn" #name);              \
+        if (!f_)                                             \
+            return false;                                    \
+        memcpy(&api.name, &f_, sizeof f_);                   \
+    } while (0)
+
+static bool resolve_all(void *lib)
+{
+    DNN_SYM(lib, GetVersion);
+    DNN_SYM(lib, Create);
+    DNN_SYM(lib, Destroy);
+    DNN_SYM(lib, SetStream);
+    DNN_SYM(lib, CreateTensorDescriptor);
+    DNN_SYM(lib, SetTensor4dDescriptor);
+    DNN_SYM(lib, DestroyTensorDescriptor);
+    DNN_SYM(lib, CreateFilterDescriptor);
+    DNN_SYM(lib, SetFilter4dDescriptor);
+    DNN_SYM(lib, DestroyFilterDescriptor);
+    DNN_SYM(lib, CreateConvolutionDescriptor);
+    DNN_SYM(lib, SetConvolution2dDescriptor);
+    DNN_SYM(lib, SetConvolutionGroupCount);
+    DNN_SYM(lib, SetConvolutionMathType);
+    DNN_SYM(lib, DestroyConvolutionDescriptor);
+    DNN_SYM(lib, CreateActivationDescriptor);
+    DNN_SYM(lib, SetActivationDescriptor);
+    DNN_SYM(lib, DestroyActivationDescriptor);
+    DNN_SYM(lib, GetConvolutionForwardAlgorithm_v7);
+    DNN_SYM(lib, GetConvolutionForwardWorkspaceSize);
+    DNN_SYM(lib, ConvolutionForward);
+    DNN_SYM(lib, ConvolutionBiasActivationForward);
+    DNN_SYM(lib, AddTensor);
+    return true;
+}
+
+/* Loads libcudnn.so.9 once per process; the library stays loaded. */
+static void load_api(void)
+{
+    void *lib = dlopen("libcudnn.so.9", RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+        return;
+    size_t version = 0;
+    if (resolve_all(lib))
+        version = api.GetVersion(); /* major * 10000 + minor * 100 + patch */
+    if (version >= 90000 && version < 100000)
+        api.ok = true;
+    else
+        dlclose(lib);
+}
+
+/* ---- the device's handle ------------------------------------------------------------ */
+
+/* Handles are made and destroyed one at a time in the process, as cuBLAS's
+** are (cuda.c): the driver crashed in a soak when threads did it at once. */
+static pthread_mutex_t dnn_lifetime = PTHREAD_MUTEX_INITIALIZER;
+
+/* The device's handle, made on first use, on the device's stream; NULL
+** without cuDNN. Called under the device's lock. */
+static void *device_handle(wnn__device *d)
+{
+    if (d->dnn_tried)
+        return d->dnn;
+    d->dnn_tried = true;
+    pthread_once(&api.once, load_api);
+    if (!api.ok)
+        return NULL;
+    void *h = NULL;
+    pthread_mutex_lock(&dnn_lifetime);
+    if (api.Create(&h) != DNN_STATUS_SUCCESS)
+        h = NULL;
+    else if (api.SetStream(h, d->stream) != DNN_STATUS_SUCCESS) {
+        api.Destroy(h);
+        h = NULL;
+    }
+    pthread_mutex_unlock(&dnn_lifetime);
+    (void)cudaGetLastError();
+    d->dnn = h;
+    return h;
+}
+
+void wnn__cu_dnn_close(wnn__device *d)
+{
+    if (!d->dnn)
+        return;
+    pthread_mutex_lock(&dnn_lifetime);
+    api.Destroy(d->dnn);
+    pthread_mutex_unlock(&dnn_lifetime);
+    d->dnn = NULL;
+}
+
+/* ---- plans ------------------------------------------------------------------------- */
+
+#define DNN_WORKSPACE_MAX ((size_t)256 << 20)
+
+typedef struct dnn_plan {
+    dnn_desc xd, wd, yd, bd, cd, ad; /* ad only when fused */
+    int algo;
+    size_t workspace;
+    uint32_t x, w, b, z, y;   /* value ids; b, z WNN__NONE for none */
+    size_t filter_at, zero_at; /* in the node's table; SIZE_MAX: none */
+    bool fused;               /* y = relu(conv(x) + bias + z) in one call */
+} dnn_plan;
+
+static void release_plan(void *plan)
+{
+    dnn_plan *p = plan;
+    if (p->xd)
+        api.DestroyTensorDescriptor(p->xd);
+    if (p->yd)
+        api.DestroyTensorDescriptor(p->yd);
+    if (p->bd)
+        api.DestroyTensorDescriptor(p->bd);
+    if (p->wd)
+        api.DestroyFilterDescriptor(p->wd);
+    if (p->cd)
+        api.DestroyConvolutionDescriptor(p->cd);
+    if (p->ad)
+        api.DestroyActivationDescriptor(p->ad);
+}
+
+static wnn_status dnn_status(int s) { return s == DNN_STATUS_SUCCESS ? WNN_OK : WNN_STATUS_OPERATION_ERROR; }
+
+static wnn_status run_dnn_conv(const wnn__cu_exec *x, const wnn__cu_node *n)
+{
+    const dnn_plan *p = n->plan;
+    const float one = 1.0f, zero = 0.0f; /* scaling factors are float for float and half data */
+    const void *w = p->filter_at != SIZE_MAX ? (const char *)x->aux + p->filter_at : x->ptr[p->w];
+    void *y = x->ptr[p->y];
+    if (p->fused) {
+        const void *bias = p->b != WNN__NONE ? x->ptr[p->b] : (const char *)x->aux + p->zero_at;
+        /* without a residual z is y scaled by 0, as the API allows */
+        const void *z = p->z != WNN__NONE ? x->ptr[p->z] : y;
+        return dnn_status(api.ConvolutionBiasActivationForward(
+            x->dnn, &one, p->xd, x->ptr[p->x], p->wd, w, p->cd, p->algo, x->scratch, p->workspace,
+            p->z != WNN__NONE ? &one : &zero, p->yd, z, p->bd, bias, p->ad, p->yd, y));
+    }
+    int s = api.ConvolutionForward(x->dnn, &one, p->xd, x->ptr[p->x], p->wd, w, p->cd, p->algo, x->scratch,
+                                   p->workspace, &zero, p->yd, y);
+    if (s == DNN_STATUS_SUCCESS && p->b != WNN__NONE)
+        s = api.AddTensor(x->dnn, &one, p->bd, x->ptr[p->b], &one, p->yd, y);
+    return dnn_status(s);
+}
+
+/* What the pattern around a conv2d gave: the bias and residual values and
+** the node whose run does the work (the conv itself when unfused). */
+typedef struct dnn_match {
+    uint32_t bias, z;
+    uint32_t add, last; /* node indices; add UINT32_MAX for none */
+    bool fused;
+} dnn_match;
+
+/* The filter rearranged on the host into [O, I/g, kh, kw] (NCHW) or
+** [O, kh, kw, I/g] (NHWC), from the strides the conv's plan computed. */
+static void repack_filter(const wnn__cu_conv *c, const void *src, size_t es, char *dst)
+{
+    uint32_t ig = c->c_in / c->groups;
+    size_t k = 0;
+    for (uint32_t o = 0; o < c->c_out; o++)
+        for (uint32_t a = 0; a < (c->nhwc ? c->kh : ig); a++)
+            for (uint32_t b = 0; b < (c->nhwc ? c->kw : c->kh); b++)
+                for (uint32_t e = 0; e < (c->nhwc ? ig : c->kw); e++, k++) {
+                    uint32_t i = c->nhwc ? e : a, y = c->nhwc ? a : b, xx = c->nhwc ? b : e;
+                    uint64_t at = o * c->f_stride[0] + i * c->f_stride[1] + y * c->f_stride[2] +
+                                  xx * c->f_stride[3];
+                    memcpy(dst + k * es, (const char *)src + at * es, es);
+                }
+}
+
+/* The descriptors of conv node k and the best algorithm cuDNN's heuristics
+** give for them; false when cuDNN refuses. */
+static bool plan_descriptors(void *h, const wnn__cu_conv *c, wnn_data_type t, dnn_plan *p)
+{
+    int type = t == WNN_DATA_TYPE_FLOAT16 ? DNN_DATA_HALF : DNN_DATA_FLOAT;
+    int format = c->nhwc ? DNN_TENSOR_NHWC : DNN_TENSOR_NCHW;
+    if (api.CreateTensorDescriptor(&p->xd) || api.CreateTensorDescriptor(&p->yd) ||
+        api.CreateTensorDescriptor(&p->bd) || api.CreateFilterDescriptor(&p->wd) ||
+        api.CreateConvolutionDescriptor(&p->cd))
+        return false;
+    int math = t == WNN_DATA_TYPE_FLOAT16 ? DNN_TENSOR_OP_MATH : DNN_FMA_MATH; /* no TF32 */
+    if (api.SetTensor4dDescriptor(p->xd, format, type, (int)c->n, (int)c->c_in, (int)c->h_in, (int)c->w_in) ||
+        api.SetTensor4dDescriptor(p->yd, format, type, (int)c->n, (int)c->c_out, (int)c->h_out, (int)c->w_out) ||
+        api.SetTensor4dDescriptor(p->bd, format, type, 1, (int)c->c_out, 1, 1) ||
+        api.SetFilter4dDescriptor(p->wd, type, format, (int)c->c_out, (int)(c->c_in / c->groups), (int)c->kh,
+                                  (int)c->kw) ||
+        api.SetConvolution2dDescriptor(p->cd, (int)c->pad_top, (int)c->pad_left, (int)c->stride[0],
+                                       (int)c->stride[1], (int)c->dilation[0], (int)c->dilation[1],
+                                       DNN_CROSS_CORRELATION, DNN_DATA_FLOAT) ||
+        api.SetConvolutionGroupCount(p->cd, (int)c->groups) || api.SetConvolutionMathType(p->cd, math))
+        return false;
+    dnn_perf perf[DNN_FWD_ALGO_COUNT];
+    int got = 0;
+    if (api.GetConvolutionForwardAlgorithm_v7(h, p->xd, p->wd, p->cd, p->yd, DNN_FWD_ALGO_COUNT, &got, perf))
+        return false;
+    /* best first; FFT algorithms are less accurate than WebNN's tolerances
+    ** allow for, and float32 stays on FMA math */
+    for (int i = 0; i < got && i < DNN_FWD_ALGO_COUNT; i++) {
+        const dnn_perf *q = &perf[i];
+        if (q->status != DNN_STATUS_SUCCESS || q->algo == DNN_FWD_ALGO_FFT || q->algo == DNN_FWD_ALGO_FFT_TILING ||
+            q->memory > DNN_WORKSPACE_MAX || q->math_type == DNN_TENSOR_OP_MATH_ALLOW_CONVERSION)
+            continue;
+        if (t == WNN_DATA_TYPE_FLOAT32 && q->math_type != DNN_FMA_MATH && q->math_type != DNN_DEFAULT_MATH)
+            continue;
+        if (t == WNN_DATA_TYPE_FLOAT16 && api.SetConvolutionMathType(p->cd, q->math_type))
+            continue;
+        size_t bytes = 0;
+        if (api.GetConvolutionForwardWorkspaceSize(h, p->xd, p->wd, p->cd, p->yd, q->algo, &bytes) ||
+            bytes > DNN_WORKSPACE_MAX)
+            continue;
+        p->algo = q->algo;
+        p->workspace = bytes > q->memory ? bytes : q->memory;
+        return true;
+    }
+    return false;
+}
+
+/* Whether conv2d node's geometry suits cuDNN's legacy API: symmetric
+** padding, int-sized tensors, and a filter usable as is or constant. */
+static bool conv_fits(const wnn__ir *ir, const wnn__node *node, const wnn__cu_conv *c)
+{
+    const uint32_t *pad = node->attrs.conv.padding;
+    if (pad[0] != pad[1] || pad[2] != pad[3])
+        return false;
+    uint64_t ext_h = (uint64_t)(c->kh - 1) * c->dilation[0] + 1, ext_w = (uint64_t)(c->kw - 1) * c->dilation[1] + 1;
+    if (c->h_in + 2ull * pad[0] < ext_h || c->w_in + 2ull * pad[2] < ext_w ||
+        (c->h_in + 2ull * pad[0] - ext_h) / c->stride[0] + 1 != c->h_out ||
+        (c->w_in + 2ull * pad[2] - ext_w) / c->stride[1] + 1 != c->w_out)
+        return false;
+    const wnn_operand_desc *in = in_desc(ir, node, 0), *f = in_desc(ir, node, 1), *out = out_desc(ir, node, 0);
+    if (!wnn__cu_count(in) || !wnn__cu_count(out) || wnn__cu_count(in) > INT32_MAX ||
+        wnn__cu_count(out) > INT32_MAX || wnn__cu_count(f) > INT32_MAX)
+        return false;
+    uint32_t layout = node->attrs.conv.filter_layout;
+    bool native = layout == (c->nhwc ? WNN_CONV2D_FILTER_LAYOUT_OHWI : WNN_CONV2D_FILTER_LAYOUT_OIHW);
+    const wnn__value *fv = &ir->values[node->in[1]];
+    return native || (fv->kind == WNN__VALUE_CONSTANT && fv->data);
+}
+
+/* relu, or clamp to [0, +inf), of type t. */
+static bool is_relu(const wnn__ir *ir, const wnn__cu_node *cn, wnn_data_type t)
+{
+    const wnn__node *node = cn->node;
+    if (!cn->run || node->n_out != 1 || out_desc(ir, node, 0)->data_type != t)
+        return false;
+    if (node->op == WNN__OP_RELU)
+        return true;
+    return node->op == WNN__OP_CLAMP && node->attrs.clamp.min_value == 0.0 &&
+           isinf(node->attrs.clamp.max_value) && node->attrs.clamp.max_value > 0;
+}
+
+/* A constant of type t holding one value per output channel, in a shape
+** that broadcasts against the conv's output along the channel axis only. */
+static bool per_channel_constant(const wnn__ir *ir, uint32_t v, const wnn__cu_conv *c, wnn_data_type t)
+{
+    const wnn__value *val = &ir->values[v];
+    const wnn_operand_desc *d = &val->desc;
+    if (val->kind != WNN__VALUE_CONSTANT || d->data_type != t || d->rank > 4 || wnn__cu_count(d) != c->c_out)
+        return false;
+    uint32_t channel_axis = c->nhwc ? 3 : 1;
+    for (uint32_t i = 0; i < d->rank; i++) {
+        uint32_t axis = 4 - d->rank + i;
+        if (d->shape[i] != 1 && axis != channel_axis)
+            return false;
+    }
+    return true;
+}
+
+static bool same_desc(const wnn_operand_desc *a, const wnn_operand_desc *b)
+{
+    return a->data_type == b->data_type && a->rank == b->rank &&
+           memcmp(a->shape, b->shape, sizeof a->shape[0] * a->rank) == 0;
+}
+
+/* The node that reads v, when exactly one node reads it once and v is not
+** a graph output; UINT32_MAX otherwise. */
+static uint32_t only_reader(const wnn__ir *ir, const uint32_t *uses, const bool *is_output, uint32_t v)
+{
+    if (uses[v] != 1 || is_output[v])
+        return UINT32_MAX;
+    for (uint32_t m = 0; m < ir->n_nodes; m++)
+        for (uint32_t j = 0; j < ir->nodes[m].n_in; j++)
+            if (ir->nodes[m].in[j] == v)
+                return m;
+    return UINT32_MAX;
+}
+
+/* conv2d node k, then optionally add(bias or residual), then relu. */
+static dnn_match match_epilogue(const wnn__ir *ir, const wnn__cu_node *nodes, const uint32_t *uses,
+                                const bool *is_output, uint32_t k, const wnn__cu_conv *c)
+{
+    const wnn__node *conv = &ir->nodes[k];
+    wnn_data_type t = out_desc(ir, conv, 0)->data_type;
+    dnn_match m = {has_in(conv, 2) ? conv->in[2] : WNN__NONE, WNN__NONE, UINT32_MAX, k, false};
+    uint32_t v = conv->out[0];
+    uint32_t r = only_reader(ir, uses, is_output, v);
+    if (r == UINT32_MAX || r <= k)
+        return m;
+    const wnn__node *next = &ir->nodes[r];
+    uint32_t bias = m.bias, z = WNN__NONE, add = UINT32_MAX;
+    if (next->op == WNN__OP_ADD && nodes[r].run && next->n_in == 2 && next->n_out == 1 &&
+        same_desc(out_desc(ir, next, 0), out_desc(ir, conv, 0))) {
+        uint32_t other = next->in[0] == v ? next->in[1] : next->in[0];
+        if (other == v)
+            return m;
+        if (bias == WNN__NONE && per_channel_constant(ir, other, c, t))
+            bias = other;
+        else if (same_desc(&ir->values[other].desc, out_desc(ir, conv, 0)))
+            z = other;
+        else
+            return m;
+        add = r;
+        r = only_reader(ir, uses, is_output, next->out[0]);
+        if (r == UINT32_MAX || r <= add)
+            return m;
+    }
+    if (!is_relu(ir, &nodes[r], t) || ir->nodes[r].in[0] != (add != UINT32_MAX ? ir->nodes[add].out[0] : v))
+        return m;
+    return (dnn_match){bias, z, add, r, true};
+}
+
+/* Plans conv node k on cuDNN, fused with its epilogue when it has one.
+** Leaves the node alone when cuDNN refuses; OUT_OF_MEMORY only. */
+static wnn_status plan_conv(wnn__device *d, void *h, const wnn__ir *ir, wnn__cu_node *nodes, const uint32_t *uses,
+                            const bool *is_output, uint32_t k, bool *internal, uint32_t *pos)
+{
+    const wnn__node *node = &ir->nodes[k];
+    wnn__cu_conv c;
+    if (wnn__cu_conv_describe(ir, node, &c) != WNN_OK || !conv_fits(ir, node, &c))
+        return WNN_OK;
+    wnn_data_type t = in_desc(ir, node, 0)->data_type;
+    dnn_plan *p = calloc(1, sizeof *p);
+    if (!p)
+        return WNN_STATUS_OUT_OF_MEMORY;
+    wnn__cu_lock(d); /* the handle is the stream's: keep dispatches out */
+    bool ok = plan_descriptors(h, &c, t, p);
+    wnn__cu_unlock(d);
+    dnn_match m = match_epilogue(ir, nodes, uses, is_output, k, &c);
+    if (ok && m.fused) {
+        ok = api.CreateActivationDescriptor(&p->ad) == DNN_STATUS_SUCCESS &&
+             api.SetActivationDescriptor(p->ad, DNN_ACTIVATION_RELU, DNN_PROPAGATE_NAN, 0.0) == DNN_STATUS_SUCCESS;
+        if (!ok) { /* the plain convolution then */
+            m = (dnn_match){has_in(node, 2) ? node->in[2] : WNN__NONE, WNN__NONE, UINT32_MAX, k, false};
+            ok = true;
+        }
+    }
+    if (!ok) {
+        release_plan(p);
+        free(p);
+        (void)cudaGetLastError();
+        return WNN_OK;
+    }
+    /* the node's table: the repacked filter, then zeros for a missing bias */
+    size_t es = wnn_data_type_size(t), table = 0;
+    p->filter_at = p->zero_at = SIZE_MAX;
+    bool native = node->attrs.conv.filter_layout ==
+                  (c.nhwc ? WNN_CONV2D_FILTER_LAYOUT_OHWI : WNN_CONV2D_FILTER_LAYOUT_OIHW);
+    size_t filter_bytes = (size_t)wnn__cu_count(in_desc(ir, node, 1)) * es;
+    if (!native) {
+        p->filter_at = 0;
+        table = (filter_bytes + 255) / 256 * 256;
+    }
+    if (m.fused && m.bias == WNN__NONE) {
+        p->zero_at = table;
+        table += (size_t)c.c_out * es;
+    }
+    char *aux = NULL;
+    if (table) {
+        aux = calloc(1, table);
+        if (!aux) {
+            release_plan(p);
+            free(p);
+            return WNN_STATUS_OUT_OF_MEMORY;
+        }
+        if (!native)
+            repack_filter(&c, ir->values[node->in[1]].data, es, aux);
+    }
+    p->x = node->in[0];
+    p->w = node->in[1];
+    p->b = m.bias;
+    p->z = m.z;
+    p->fused = m.fused;
+    p->y = ir->nodes[m.last].out[0];
+    /* the conv's own plan goes; the work moves to the node that runs it */
+    wnn__cu_node *conv = &nodes[k], *last = &nodes[m.last];
+    free(conv->plan);
+    conv->plan = NULL;
+    conv->run = NULL;
+    conv->scratch_bytes = 0;
+    if (m.fused) {
+        free(last->plan);
+        internal[node->out[0]] = true;
+        pos[k] = m.last;
+        if (m.add != UINT32_MAX) {
+            nodes[m.add].run = NULL;
+            internal[ir->nodes[m.add].out[0]] = true;
+            pos[m.add] = m.last;
+        }
+    }
+    last->plan = p;
+    last->release = release_plan;
+    last->run = run_dnn_conv;
+    last->scratch_bytes = p->workspace;
+    free(last->aux_host);
+    last->aux_host = aux;
+    last->aux_bytes = table;
+    return WNN_OK;
+}
+
+wnn_status wnn__cu_dnn_convs(wnn__device *d, const wnn__ir *ir, wnn__cu_node *nodes, bool *internal, uint32_t *pos)
+{
+    bool any = false;
+    for (uint32_t k = 0; k < ir->n_nodes && !any; k++)
+        any = ir->nodes[k].op == WNN__OP_CONV2D && nodes[k].run;
+    if (!any)
+        return WNN_OK;
+    wnn__cu_lock(d);
+    void *h = device_handle(d);
+    wnn__cu_unlock(d);
+    if (!h)
+        return WNN_OK;
+    uint32_t nv = ir->n_values ? ir->n_values : 1;
+    uint32_t *uses = calloc(nv, sizeof *uses);
+    bool *is_output = calloc(nv, sizeof *is_output);
+    if (!uses || !is_output) {
+        free(uses);
+        free(is_output);
+        return WNN_STATUS_OUT_OF_MEMORY;
+    }
+    for (uint32_t n = 0; n < ir->n_nodes; n++)
+        for (uint32_t j = 0; j < ir->nodes[n].n_in; j++)
+            if (ir->nodes[n].in[j] != WNN__NONE)
+                uses[ir->nodes[n].in[j]]++;
+    for (uint32_t i = 0; i < ir->n_outputs; i++)
+        is_output[ir->output_values[i]] = true;
+    wnn_status s = WNN_OK;
+    for (uint32_t k = 0; k < ir->n_nodes && s == WNN_OK; k++)
+        if (ir->nodes[k].op == WNN__OP_CONV2D && nodes[k].run)
+            s = plan_conv(d, h, ir, nodes, uses, is_output, k, internal, pos);
+    free(uses);
+    free(is_output);
+    return s;
+}
