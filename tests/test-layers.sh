@@ -5,8 +5,9 @@
 #
 #   public API (include/wnn) <- core <- interop            (core: objects, timeline)
 #   core -> backends/backend.h (the table) -> backends/<name>
-#   backends see only the IR (core/ir.h, ops.h, ops.def, half.h), memory/, platform/
-#   memory/ and platform/ are below core; onnx/, tools/ and python/ see only include/wnn.
+#   backends see only the IR (core/ir.h, ops.h, ops.def, half.h, shape.h), memory/, platform/
+#   memory/ and platform/ are below core; onnx/, tools/ and python/ see only include/wnn
+#   (tools also core/shape.h: the shape and number rules, header-only on the public types).
 #
 # Prints each include that breaks a rule and fails; exits 0 when all hold.
 set -u
@@ -33,7 +34,7 @@ rule() {
     done
 }
 
-IR='core/(ir\.h|ops\.h|ops\.def|half\.h)'
+IR='core/(ir\.h|ops\.h|ops\.def|half\.h|shape\.h)'
 PUBLIC='wnn/[a-z_]+\.h'
 rule src/platform "platform/[a-z_]+\.h|$PUBLIC" "platform/ is below everything: it sees only itself and the public header"
 rule src/memory "memory/[a-z_]+\.h|platform/[a-z_]+\.h|backends/backend\.h|$PUBLIC" \
@@ -54,7 +55,7 @@ for b in cpu cuda webgpu null; do
         "a backend sees the IR, memory/, platform/ and itself, never core's objects or another backend"
 done
 rule src/onnx "$PUBLIC|[a-z_]+\.h|onnx\.pb-c\.h" "the ONNX importer is built on the public API only"
-rule tools "$PUBLIC|[a-z_]+\.h" "tools are built on the public API only"
+rule tools "$PUBLIC|core/shape\.h|[a-z_]+\.h" "tools are built on the public API (and core/shape.h's header-only rules) only"
 rule python/src "$PUBLIC|[a-z_]+\.h" "the Python module is built on the public API only"
 
 echo "layers: $checked includes checked, $bad broken"

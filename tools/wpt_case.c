@@ -25,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/shape.h"
 #include "wpt_ops.h"
 
 /* ------------------------------------------------------------------------ */
@@ -246,17 +247,6 @@ static bool parse_descriptor(run_state *s, const json_t *operand, const char *wh
     return true;
 }
 
-static uint64_t element_count(const wnn_operand_desc *d)
-{
-    uint64_t n = 1;
-    for (uint32_t i = 0; i < d->rank; i++) {
-        n *= d->shape[i];
-        if (n > WNN_MAX_DIMENSION)
-            return UINT64_MAX;
-    }
-    return n;
-}
-
 static uint64_t packed_bytes(wnn_data_type t, uint64_t count)
 {
     if (t == WNN_DATA_TYPE_INT4 || t == WNN_DATA_TYPE_UINT4)
@@ -359,7 +349,7 @@ static void encode_element(wnn_data_type t, const wpt_number *n, uint8_t *out, u
 static bool decode_data(run_state *s, const json_t *operand, const char *what, const wnn_operand_desc *desc,
                         void **bytes, size_t *byte_length)
 {
-    uint64_t count = element_count(desc);
+    uint64_t count = wnn__shape_count_within(desc, WNN_MAX_DIMENSION);
     if (count == UINT64_MAX) {
         stop(s, WPT_FAIL, "%s: more than 2^31-1 elements", what);
         return false;
@@ -623,7 +613,7 @@ static bool add_output(run_state *s, named *source, const json_t *expected)
              wnn_data_type_name(o->desc.data_type), got, wnn_data_type_name(want.data_type), exp);
         return false;
     }
-    uint64_t count = element_count(&want);
+    uint64_t count = wnn__shape_count_within(&want, WNN_MAX_DIMENSION);
     if (count == UINT64_MAX) {
         stop(s, WPT_FAIL, "%s: more than 2^31-1 elements", what);
         return false;
@@ -782,7 +772,8 @@ static bool create_outputs(run_state *s)
         o->tensor = create_tensor(s, &o->desc, true, false, o->display);
         if (o->tensor == NULL)
             return false;
-        o->byte_length = (size_t)packed_bytes(o->desc.data_type, element_count(&o->desc));
+        uint64_t count = wnn__shape_count_within(&o->desc, WNN_MAX_DIMENSION);
+        o->byte_length = (size_t)packed_bytes(o->desc.data_type, count);
         o->data = calloc(o->byte_length ? o->byte_length : 1, 1);
         if (o->data == NULL) {
             stop(s, WPT_FAIL, "out of memory for output '%s'", o->display);
@@ -802,8 +793,9 @@ static void judge(run_state *s, const wpt_tolerance *tol)
         if (o->expected == NULL)
             continue;
         wpt_mismatch m;
-        bool ok = wpt_compare_values(o->desc.data_type, o->data, element_count(&o->desc), o->values,
-                                     o->value_count, o->fill, tol, &m);
+        uint64_t count = wnn__shape_count_within(&o->desc, WNN_MAX_DIMENSION);
+        bool ok = wpt_compare_values(o->desc.data_type, o->data, count, o->values, o->value_count, o->fill, tol,
+                                     &m);
         if (o->verdict != 0)
             o->verdict = ok ? 1 : 0;
         if (ok || s->stopped)

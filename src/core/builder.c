@@ -1,16 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** builder.c -- MLGraphBuilder: the builder object, inputs and constants, the
-** shared operator checks, node recording, and build().
+** shared operator checks and node recording (build() is in graph.c; the
+** shape and number rules in shape.h).
 */
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/builder.h"
-#include "core/half.h"
 
 wnn_status wnn_graph_builder_create(wnn_context *ctx, wnn_graph_builder **out)
 {
@@ -208,34 +207,6 @@ bool wnn__op_check_rank(wnn_graph_builder *b, const char *op, const char *name, 
     return false;
 }
 
-bool wnn__broadcast_bidirectional(const wnn_operand_desc *a, const wnn_operand_desc *b, wnn_operand_desc *out)
-{
-    uint32_t rank = a->rank > b->rank ? a->rank : b->rank;
-    wnn_operand_desc r = {a->data_type, rank, {0}};
-    for (uint32_t i = 0; i < rank; i++) {
-        /* align from the right; a missing dimension acts as 1 */
-        uint32_t da = i < rank - a->rank ? 1 : a->shape[i - (rank - a->rank)];
-        uint32_t db = i < rank - b->rank ? 1 : b->shape[i - (rank - b->rank)];
-        if (da != db && da != 1 && db != 1)
-            return false;
-        r.shape[i] = da == 1 ? db : da;
-    }
-    *out = r;
-    return true;
-}
-
-bool wnn__broadcastable_to(const wnn_operand_desc *from, const wnn_operand_desc *to)
-{
-    if (from->rank > to->rank)
-        return false;
-    for (uint32_t i = 0; i < from->rank; i++) {
-        uint32_t d = from->shape[from->rank - 1 - i];
-        if (d != 1 && d != to->shape[to->rank - 1 - i])
-            return false;
-    }
-    return true;
-}
-
 /* ---- values and nodes ----------------------------------------------------- */
 
 static bool grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
@@ -419,44 +390,6 @@ wnn_operand *wnn_graph_builder_constant(wnn_graph_builder *b, const wnn_operand_
     return add_constant(b, op, desc, data, byte_length);
 }
 
-/* Casting an MLNumber to a data type: truncate toward zero, saturate. */
-static void scalar_bytes(wnn_data_type t, double v, int64_t iv, bool is_int, void *out)
-{
-    double d = is_int ? (double)iv : v;
-#define SAT(type, lo, hi)                                                                              \
-    do {                                                                                               \
-        type r;                                                                                        \
-        if (is_int)                                                                                    \
-            r = iv < (int64_t)(lo) ? (type)(lo) : (iv > 0 && (uint64_t)iv > (uint64_t)(hi)) ? (type)(hi) \
-                                                                                          : (type)iv;  \
-        else if (isnan(d))                                                                             \
-            r = 0;                                                                                     \
-        else                                                                                           \
-            r = d <= (double)(lo) ? (type)(lo) : d >= (double)(hi) ? (type)(hi) : (type)d;             \
-        memcpy(out, &r, sizeof r);                                                                     \
-    } while (0)
-    switch (t) {
-    case WNN_DATA_TYPE_FLOAT32: {
-        float f = (float)d;
-        memcpy(out, &f, 4);
-        break;
-    }
-    case WNN_DATA_TYPE_FLOAT16: {
-        uint16_t h = wnn__float_to_half((float)d);
-        memcpy(out, &h, 2);
-        break;
-    }
-    case WNN_DATA_TYPE_INT32: SAT(int32_t, INT32_MIN, INT32_MAX); break;
-    case WNN_DATA_TYPE_UINT32: SAT(uint32_t, 0, UINT32_MAX); break;
-    case WNN_DATA_TYPE_INT64: SAT(int64_t, INT64_MIN, INT64_MAX); break;
-    case WNN_DATA_TYPE_UINT64: SAT(uint64_t, 0, UINT64_MAX); break;
-    case WNN_DATA_TYPE_INT8: SAT(int8_t, INT8_MIN, INT8_MAX); break;
-    case WNN_DATA_TYPE_UINT8: SAT(uint8_t, 0, UINT8_MAX); break;
-    default: break;
-    }
-#undef SAT
-}
-
 static wnn_operand *constant_scalar(wnn_graph_builder *b, wnn_data_type t, double v, int64_t iv, bool is_int)
 {
     static const char op[] = "constant";
@@ -469,7 +402,7 @@ static wnn_operand *constant_scalar(wnn_graph_builder *b, wnn_data_type t, doubl
         return wnn__op_error(b, WNN_STATUS_UNSUPPORTED_DATA_TYPE, "constant: no scalar of type %s",
                              wnn_data_type_name(t));
     uint8_t bytes[8] = {0};
-    scalar_bytes(t, v, iv, is_int, bytes);
+    wnn__number_encode(t, v, is_int, iv, bytes);
     return add_constant(b, op, &desc, bytes, wnn_data_type_size(t));
 }
 

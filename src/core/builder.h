@@ -7,6 +7,7 @@
 #define WNN_CORE_BUILDER_H
 
 #include "core/internal.h"
+#include "core/shape.h" /* the broadcast rules */
 
 /* Records the builder's first error (status and formatted message) and
 ** returns NULL, so operators can `return wnn__op_error(...)`. */
@@ -70,11 +71,5 @@ bool wnn__op_check_rank(wnn_graph_builder *b, const char *op, const char *name, 
 bool wnn__operand_limits(const wnn_context *ctx, const char *op, const char *operand, wnn_tensor_limits *out);
 /* The data types ctx's device can hold, as a bit set. */
 uint32_t wnn__device_types(const wnn_context *ctx);
-
-/* Numpy-style bidirectional broadcast of a and b's shapes into out (data
-** type copied from a). False if incompatible. */
-bool wnn__broadcast_bidirectional(const wnn_operand_desc *a, const wnn_operand_desc *b, wnn_operand_desc *out);
-/* Whether from can be broadcast to the shape `to` (one direction only). */
-bool wnn__broadcastable_to(const wnn_operand_desc *from, const wnn_operand_desc *to);
 
 #endif

@@ -145,12 +145,8 @@ static wnn_status check_memory(const wnn_context *ctx, const wnn__ir *ir)
         }
         if (ir->values[v].kind == WNN__VALUE_CONSTANT)
             constants += bytes;
-        last[v] = ir->values[v].kind == WNN__VALUE_NODE ? ir->values[v].index : 0;
     }
-    for (uint32_t i = 0; i < ir->n_nodes; i++)
-        for (uint32_t k = 0; k < ir->nodes[i].n_in; k++)
-            if (ir->nodes[i].in[k] != WNN__NONE)
-                last[ir->nodes[i].in[k]] = i;
+    wnn__ir_last_use(ir, last);
     for (uint32_t k = 0; k < ir->n_outputs; k++)
         last[ir->output_values[k]] = UINT32_MAX; /* outputs live to the end */
     uint64_t live = 0, peak = 0;

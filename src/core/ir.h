@@ -53,4 +53,19 @@ typedef struct wnn__ir {
 /* Frees everything an IR made by wnn__ir_extract() owns. */
 void wnn__ir_free(wnn__ir *ir);
 
+/* Last-use liveness, the rule every memory plan of an IR follows: last[v]
+** (ir->n_values entries) is the index of the last node that reads value v,
+** else the node that produces it, else 0 (an input or constant nobody
+** reads). Graph outputs get no special treatment: callers that keep them to
+** the end say so themselves. Header-only, so backends need not link core. */
+static inline void wnn__ir_last_use(const wnn__ir *ir, uint32_t *last)
+{
+    for (uint32_t v = 0; v < ir->n_values; v++)
+        last[v] = ir->values[v].kind == WNN__VALUE_NODE ? ir->values[v].index : 0;
+    for (uint32_t n = 0; n < ir->n_nodes; n++)
+        for (uint32_t j = 0; j < ir->nodes[n].n_in; j++)
+            if (ir->nodes[n].in[j] != WNN__NONE)
+                last[ir->nodes[n].in[j]] = n;
+}
+
 #endif

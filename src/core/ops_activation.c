@@ -71,7 +71,7 @@ static wnn_operand *broadcast_pair(wnn_graph_builder *b, wnn__op op, wnn_operand
                              names[0], wnn_data_type_name(da->data_type), names[1],
                              wnn_data_type_name(db->data_type));
     wnn_operand_desc out;
-    if (!wnn__broadcast_bidirectional(da, db, &out))
+    if (!wnn__broadcast_shapes(da, db, &out))
         return wnn__op_error(b, WNN_STATUS_SHAPE_MISMATCH, "%s: shapes of %s and %s cannot be broadcast", name,
                              names[0], names[1]);
     if (out_type != WNN_DATA_TYPE_INVALID)
@@ -115,7 +115,7 @@ wnn_operand *wnn_where(wnn_graph_builder *b, wnn_operand *condition, wnn_operand
                              "where: trueValue is %s but falseValue is %s, they must match",
                              wnn_data_type_name(dt->data_type), wnn_data_type_name(df->data_type));
     wnn_operand_desc values, out;
-    if (!wnn__broadcast_bidirectional(dt, df, &values) || !wnn__broadcast_bidirectional(&values, dc, &out))
+    if (!wnn__broadcast_shapes(dt, df, &values) || !wnn__broadcast_shapes(&values, dc, &out))
         return wnn__op_error(b, WNN_STATUS_SHAPE_MISMATCH,
                              "where: shapes of condition, trueValue and falseValue cannot be broadcast");
     out.data_type = dt->data_type;

@@ -20,7 +20,7 @@ static wnn_operand *binary(wnn_graph_builder *b, wnn__op op, wnn_operand *a, wnn
         return wnn__op_error(b, WNN_STATUS_UNSUPPORTED_DATA_TYPE, "%s: a is %s but b is %s, they must match", name,
                              wnn_data_type_name(da->data_type), wnn_data_type_name(db->data_type));
     wnn_operand_desc out;
-    if (!wnn__broadcast_bidirectional(da, db, &out))
+    if (!wnn__broadcast_shapes(da, db, &out))
         return wnn__op_error(b, WNN_STATUS_SHAPE_MISMATCH, "%s: shapes of a and b cannot be broadcast", name);
     return wnn__op_add_node(b, op, in, 2, &out, 1, NULL, NULL);
 }

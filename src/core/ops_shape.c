@@ -162,7 +162,7 @@ wnn_operand *wnn_matmul(wnn_graph_builder *b, wnn_operand *a, wnn_operand *x)
     wnn_operand_desc ba = *da, bb = *db, out;
     ba.rank -= 2;
     bb.rank -= 2;
-    if (!wnn__broadcast_bidirectional(&ba, &bb, &out))
+    if (!wnn__broadcast_shapes(&ba, &bb, &out))
         return wnn__op_error(b, WNN_STATUS_SHAPE_MISMATCH, "matmul: batch dimensions of a and b cannot be broadcast");
     out.shape[out.rank++] = da->shape[da->rank - 2];
     out.shape[out.rank++] = db->shape[db->rank - 1];

@@ -26,8 +26,7 @@ struct wnn__cpu_graph {
     const wnn__ir *ir;
     size_t *offset;      /* per value: arena offset, or SIZE_MAX if bound elsewhere */
     int32_t *output_of;  /* per value: the first graph output it is, or -1 */
-    void *arena;
-    bool owns_arena;
+    void *arena;         /* bound by the device, which owns it */
     size_t arena_size;
     wnn__view *views;    /* per value, refreshed by each run */
     wnn__view *scratch;  /* kernel argument arrays */
@@ -35,15 +34,6 @@ struct wnn__cpu_graph {
     wnn__dnnl_node **dnnl; /* per node: its oneDNN primitive, or NULL */
     bool *fused;           /* per node: computed by an earlier node's primitive */
 };
-
-void *wnn__cpu_alloc_zeroed(size_t bytes)
-{
-    size_t n = (bytes + ALIGN - 1) / ALIGN * ALIGN;
-    void *p = aligned_alloc(ALIGN, n ? n : ALIGN);
-    if (p)
-        memset(p, 0, n ? n : ALIGN);
-    return p;
-}
 
 static wnn_status plan(wnn__cpu_graph *g)
 {
@@ -55,12 +45,7 @@ static wnn_status plan(wnn__cpu_graph *g)
         free(live);
         return WNN_STATUS_OUT_OF_MEMORY;
     }
-    for (uint32_t v = 0; v < ir->n_values; v++)
-        last_use[v] = ir->values[v].kind == WNN__VALUE_NODE ? ir->values[v].index : 0;
-    for (uint32_t n = 0; n < ir->n_nodes; n++)
-        for (uint32_t j = 0; j < ir->nodes[n].n_in; j++)
-            if (ir->nodes[n].in[j] != WNN__NONE)
-                last_use[ir->nodes[n].in[j]] = n;
+    wnn__ir_last_use(ir, last_use);
 
     uint32_t n_live = 0;
     size_t top = 0;
@@ -183,22 +168,6 @@ void wnn__cpu_graph_bind(wnn__cpu_graph *g, void *arena, void *const *constants)
             g->views[v].data = constants[v];
 }
 
-wnn_status wnn__cpu_graph_compile(const wnn__ir *ir, wnn__cpu_graph **out)
-{
-    wnn_status s = wnn__cpu_graph_plan(ir, out);
-    if (s != WNN_OK || !(*out)->arena_size)
-        return s;
-    void *arena = wnn__cpu_alloc_zeroed((*out)->arena_size);
-    if (!arena) {
-        wnn__cpu_graph_free(*out);
-        *out = NULL;
-        return WNN_STATUS_OUT_OF_MEMORY;
-    }
-    wnn__cpu_graph_bind(*out, arena, NULL);
-    (*out)->owns_arena = true;
-    return WNN_OK;
-}
-
 void wnn__cpu_graph_free(wnn__cpu_graph *g)
 {
     if (!g)
@@ -211,8 +180,6 @@ void wnn__cpu_graph_free(wnn__cpu_graph *g)
         wnn__dnnl_free(g->dnnl[n]);
     free(g->dnnl);
     free(g->fused);
-    if (g->owns_arena)
-        free(g->arena);
     free(g);
 }
 

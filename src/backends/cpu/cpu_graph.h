@@ -11,20 +11,13 @@
 
 typedef struct wnn__cpu_graph wnn__cpu_graph;
 
-/* Zero-filled, 64-byte aligned host memory (free with free()); NULL on
-** failure. */
-void *wnn__cpu_alloc_zeroed(size_t bytes);
-
-/* Plans ir (kept by pointer; it must outlive the compiled graph). Fails with
-** NOT_SUPPORTED when an operator has no cpu kernel. */
-wnn_status wnn__cpu_graph_compile(const wnn__ir *ir, wnn__cpu_graph **out);
-void wnn__cpu_graph_free(wnn__cpu_graph *g);
-
-/* The same in two steps, for devices that place memory themselves: plan
-** without an arena, then bind an arena of wnn__cpu_graph_arena_size() bytes
-** (owned by the caller) and, optionally, per-value constant pointers
-** (constants[v] for each constant value v; NULL: the IR's own bytes). */
+/* Plans ir (kept by pointer; it must outlive the compiled graph) without
+** an arena; fails with NOT_SUPPORTED when an operator has no cpu kernel. The
+** device then binds an arena of wnn__cpu_graph_arena_size() bytes (its own)
+** and, optionally, per-value constant pointers (constants[v] for each
+** constant value v; NULL: the IR's own bytes). */
 wnn_status wnn__cpu_graph_plan(const wnn__ir *ir, wnn__cpu_graph **out);
+void wnn__cpu_graph_free(wnn__cpu_graph *g);
 size_t wnn__cpu_graph_arena_size(const wnn__cpu_graph *g);
 void wnn__cpu_graph_counts(const wnn__cpu_graph *g, uint32_t *n_inputs, uint32_t *n_outputs);
 void wnn__cpu_graph_bind(wnn__cpu_graph *g, void *arena, void *const *constants);

@@ -123,8 +123,5 @@ bool wnn__cpu_kernel_packs_4bit(wnn__op op) { return wnn__cpu_kernel_for(op) == 
 
 size_t wnn__view_count(const wnn__view *v)
 {
-    size_t n = 1;
-    for (uint32_t i = 0; i < v->desc.rank; i++)
-        n *= v->desc.shape[i];
-    return n;
+    return wnn__shape_count(&v->desc);
 }

@@ -46,16 +46,8 @@ static void make_plan(plan *p, const wnn_operand_desc *out, const wnn__view *in,
     uint32_t rank = out->rank;
     size_t stride[MAX_INPUTS][WNN_MAX_RANK];
     p->n_in = n_in;
-    for (uint32_t k = 0; k < n_in; k++) {
-        const wnn_operand_desc *d = &in[k].desc;
-        size_t step = 1;
-        for (uint32_t i = rank; i-- > 0;) {
-            /* inputs of lower rank align to the right */
-            size_t dim = i + d->rank >= rank ? d->shape[i + d->rank - rank] : 1;
-            stride[k][i] = dim == 1 ? 0 : step;
-            step *= dim;
-        }
-    }
+    for (uint32_t k = 0; k < n_in; k++)
+        wnn__broadcast_strides(&in[k].desc, rank, stride[k]);
     p->rank = 0;
     for (uint32_t i = 0; i < rank; i++) {
         size_t dim = out->shape[i];

@@ -354,16 +354,8 @@ static void plan_broadcast(bcast_plan *p, const wnn_operand_desc *out, const wnn
 {
     uint32_t rank = out->rank;
     size_t stride[2][WNN_MAX_RANK];
-    for (int k = 0; k < 2; k++) {
-        const wnn_operand_desc *d = &in[k].desc;
-        size_t step = 1;
-        for (uint32_t i = rank; i-- > 0;) {
-            /* Inputs of lower rank align to the right. */
-            size_t dim = i + d->rank >= rank ? d->shape[i + d->rank - rank] : 1;
-            stride[k][i] = dim == 1 ? 0 : step;
-            step *= dim;
-        }
-    }
+    for (int k = 0; k < 2; k++)
+        wnn__broadcast_strides(&in[k].desc, rank, stride[k]);
 
     p->rank = 0;
     for (uint32_t i = 0; i < rank; i++) {

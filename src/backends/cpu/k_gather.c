@@ -43,24 +43,6 @@ static size_t element_size(const wnn__view *v)
     return wnn_data_type_size(v->desc.data_type);
 }
 
-/* Row-major element strides of a shape. */
-static void strides_of(const wnn_operand_desc *d, size_t *stride)
-{
-    size_t step = 1;
-    for (uint32_t i = d->rank; i-- > 0;) {
-        stride[i] = step;
-        step *= d->shape[i];
-    }
-}
-
-static size_t product(const uint32_t *shape, uint32_t from, uint32_t to)
-{
-    size_t n = 1;
-    for (uint32_t i = from; i < to; i++)
-        n *= shape[i];
-    return n;
-}
-
 /* ------------------------------------------------------------------------ */
 /* gather                                                                    */
 /* ------------------------------------------------------------------------ */
@@ -90,9 +72,9 @@ wnn_status wnn__k_gather(const wnn__node *node, const wnn__view *in, const wnn__
     uint32_t axis = node->attrs.axis.axis;
     gather_job j = {.in = in[0].data, .out = out[0].data, .indices = &in[1], .count = wnn__view_count(&in[1]),
                     .n = d->shape[axis]};
-    j.after = product(d->shape, axis + 1, d->rank);
+    j.after = wnn__shape_product(d->shape, axis + 1, d->rank);
     j.bytes = j.after * element_size(&in[0]);
-    size_t rows = product(d->shape, 0, axis) * j.count;
+    size_t rows = wnn__shape_product(d->shape, 0, axis) * j.count;
     if (rows * j.after > PARALLEL_MIN)
         wnn__parallel_for(rows, PARALLEL_GRAIN / j.after + 1, gather_rows, &j);
     else
@@ -114,7 +96,7 @@ static void walk_elements(const wnn__view *indices, const wnn_operand_desc *data
 {
     const wnn_operand_desc *id = &indices->desc;
     size_t stride[WNN_MAX_RANK], idx[WNN_MAX_RANK] = {0};
-    strides_of(data, stride);
+    wnn__shape_strides(data, stride);
     size_t n = wnn__view_count(indices), base = 0, dim = data->shape[axis];
     for (size_t pos = 0; pos < n; pos++) {
         fn(arg, pos, base + resolve(load_index(indices, pos), dim) * stride[axis]);
@@ -183,8 +165,8 @@ wnn_status wnn__k_gather_nd(const wnn__node *node, const wnn__view *in, const wn
     const wnn_operand_desc *d = &in[0].desc;
     uint32_t k = in[1].desc.shape[in[1].desc.rank - 1];
     size_t stride[WNN_MAX_RANK];
-    strides_of(d, stride);
-    size_t bytes = product(d->shape, k, d->rank) * element_size(&in[0]);
+    wnn__shape_strides(d, stride);
+    size_t bytes = wnn__shape_product(d->shape, k, d->rank) * element_size(&in[0]);
     size_t tuples = wnn__view_count(&in[1]) / k;
     const char *src = in[0].data;
     char *dst = out[0].data;
@@ -201,8 +183,8 @@ wnn_status wnn__k_scatter_nd(const wnn__node *node, const wnn__view *in, const w
     memcpy(out[0].data, in[0].data, wnn__view_count(&out[0]) * size);
     uint32_t k = in[1].desc.shape[in[1].desc.rank - 1];
     size_t stride[WNN_MAX_RANK];
-    strides_of(d, stride);
-    size_t bytes = product(d->shape, k, d->rank) * size;
+    wnn__shape_strides(d, stride);
+    size_t bytes = wnn__shape_product(d->shape, k, d->rank) * size;
     size_t tuples = wnn__view_count(&in[1]) / k;
     const char *src = in[2].data;
     char *dst = out[0].data;

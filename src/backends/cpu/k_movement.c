@@ -87,16 +87,6 @@ static void plan_finish(gather_plan *p)
     }
 }
 
-/* Input strides (in elements) of a row-major shape. */
-static void row_major_strides(const wnn_operand_desc *d, size_t *stride)
-{
-    size_t step = 1;
-    for (uint32_t i = d->rank; i-- > 0;) {
-        stride[i] = step;
-        step *= d->shape[i];
-    }
-}
-
 /* Writes outputs [begin, end): rows of the innermost dimension, with an
 ** odometer over the outer ones carrying the input offset. */
 static void gather_range(void *arg, size_t begin, size_t end)
@@ -230,7 +220,7 @@ static bool transpose_tiled(const wnn__view *in, const wnn__view *out, const siz
 wnn_status wnn__k_transpose(const wnn__node *node, const wnn__view *in, const wnn__view *out)
 {
     size_t in_stride[WNN_MAX_RANK];
-    row_major_strides(&in[0].desc, in_stride);
+    wnn__shape_strides(&in[0].desc, in_stride);
     if (transpose_tiled(&in[0], &out[0], in_stride, node->attrs.transpose.perm))
         return WNN_OK;
 
@@ -244,7 +234,7 @@ wnn_status wnn__k_transpose(const wnn__node *node, const wnn__view *in, const wn
 wnn_status wnn__k_slice(const wnn__node *node, const wnn__view *in, const wnn__view *out)
 {
     size_t in_stride[WNN_MAX_RANK];
-    row_major_strides(&in[0].desc, in_stride);
+    wnn__shape_strides(&in[0].desc, in_stride);
 
     size_t size = element_size(&out[0]);
     size_t base = 0;
@@ -266,11 +256,8 @@ wnn_status wnn__k_concat(const wnn__node *node, const wnn__view *in, const wnn__
     uint32_t axis = node->attrs.axis.axis;
     size_t size = element_size(&out[0]);
 
-    size_t outer = 1, after = 1;
-    for (uint32_t i = 0; i < axis; i++)
-        outer *= od->shape[i];
-    for (uint32_t i = axis + 1; i < od->rank; i++)
-        after *= od->shape[i];
+    size_t outer = wnn__shape_product(od->shape, 0, axis);
+    size_t after = wnn__shape_product(od->shape, axis + 1, od->rank);
 
     size_t out_block = od->shape[axis] * after * size;
     size_t offset = 0; /* bytes from a block's start to input k's band */

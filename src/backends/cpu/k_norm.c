@@ -70,11 +70,8 @@ wnn_status wnn__k_batch_normalization(const wnn__node *node, const wnn__view *in
         return WNN_STATUS_UNSUPPORTED_DATA_TYPE;
     const wnn_operand_desc *d = &in[0].desc;
     uint32_t axis = node->attrs.batch_norm.axis;
-    size_t outer = 1, inner = 1, channels = d->shape[axis];
-    for (uint32_t i = 0; i < axis; i++)
-        outer *= d->shape[i];
-    for (uint32_t i = axis + 1; i < d->rank; i++)
-        inner *= d->shape[i];
+    size_t outer = wnn__shape_product(d->shape, 0, axis), channels = d->shape[axis];
+    size_t inner = wnn__shape_product(d->shape, axis + 1, d->rank);
     double *p = malloc(3 * channels * sizeof *p);
     if (!p)
         return WNN_STATUS_OUT_OF_MEMORY;
@@ -249,12 +246,9 @@ wnn_status wnn__k_layer_normalization(const wnn__node *node, const wnn__view *in
     const wnn_operand_desc *d = &in[0].desc;
     const uint32_t *axes = node->attrs.layer_norm.axes;
     uint32_t n_axes = node->attrs.layer_norm.axes_count;
-    size_t stride[WNN_MAX_RANK], step = 1;
+    size_t stride[WNN_MAX_RANK];
     bool normalized[WNN_MAX_RANK] = {false};
-    for (uint32_t i = d->rank; i-- > 0;) {
-        stride[i] = step;
-        step *= d->shape[i];
-    }
+    wnn__shape_strides(d, stride);
     group_job j = {&in[0], &out[0], &in[1], &in[2], node->attrs.layer_norm.epsilon, .inner = 1};
     bool trailing = n_axes > 0;
     for (uint32_t k = 0; k < n_axes; k++) {

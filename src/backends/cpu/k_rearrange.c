@@ -182,38 +182,6 @@ wnn_status wnn__k_reverse(const wnn__node *node, const wnn__view *in, const wnn_
     return run_simple(node, in, out, MAP_REVERSE);
 }
 
-/* WebNN's cast of an MLNumber to a data type: floats round, integers
-** truncate toward zero and saturate, NaN becomes 0. */
-static void encode_number(wnn_data_type t, double v, unsigned char *out)
-{
-    double z = isnan(v) ? 0.0 : trunc(v);
-#define STORE_INT(type, lo, hi)                                                                        \
-    do {                                                                                               \
-        type r = z <= (double)(lo) ? (type)(lo) : z >= (double)(hi) ? (type)(hi) : (type)z;            \
-        memcpy(out, &r, sizeof r);                                                                     \
-    } while (0)
-    switch (t) {
-    case WNN_DATA_TYPE_FLOAT32: {
-        float f = (float)v;
-        memcpy(out, &f, sizeof f);
-        break;
-    }
-    case WNN_DATA_TYPE_FLOAT16: {
-        uint16_t h = wnn__float_to_half((float)v);
-        memcpy(out, &h, sizeof h);
-        break;
-    }
-    case WNN_DATA_TYPE_INT32: STORE_INT(int32_t, INT32_MIN, INT32_MAX); break;
-    case WNN_DATA_TYPE_UINT32: STORE_INT(uint32_t, 0, UINT32_MAX); break;
-    case WNN_DATA_TYPE_INT64: STORE_INT(int64_t, INT64_MIN, INT64_MAX); break;
-    case WNN_DATA_TYPE_UINT64: STORE_INT(uint64_t, 0, UINT64_MAX); break;
-    case WNN_DATA_TYPE_INT8: STORE_INT(int8_t, INT8_MIN, INT8_MAX); break;
-    case WNN_DATA_TYPE_UINT8: STORE_INT(uint8_t, 0, UINT8_MAX); break;
-    default: memset(out, 0, 8); break;
-    }
-#undef STORE_INT
-}
-
 /* Input coordinate of padded coordinate o (begin already subtracted, so
 ** -begin <= p < n + end) for edge and reflection; reflection padding is
 ** below n, so one mirror suffices. */
@@ -234,7 +202,7 @@ wnn_status wnn__k_pad(const wnn__node *node, const wnn__view *in, const wnn__vie
     if (map_init(&m, &in[0], &out[0]) != WNN_OK)
         return WNN_STATUS_OUT_OF_MEMORY;
     wnn_pad_mode mode = node->attrs.pad.mode;
-    encode_number(out[0].desc.data_type, node->attrs.pad.value, m.fill);
+    wnn__number_encode(out[0].desc.data_type, node->attrs.pad.value, false, 0, m.fill);
     size_t dims[WNN_MAX_RANK], stride[WNN_MAX_RANK];
     input_geometry(&in[0], m.rank, dims, stride);
     for (uint32_t d = 0; d < m.rank; d++) {
@@ -287,11 +255,8 @@ wnn_status wnn__k_split(const wnn__node *node, const wnn__view *in, const wnn__v
     const wnn_operand_desc *d = &in[0].desc;
     uint32_t axis = node->attrs.axis.axis;
     size_t size = wnn_data_type_size(d->data_type);
-    size_t outer = 1, after = 1;
-    for (uint32_t i = 0; i < axis; i++)
-        outer *= d->shape[i];
-    for (uint32_t i = axis + 1; i < d->rank; i++)
-        after *= d->shape[i];
+    size_t outer = wnn__shape_product(d->shape, 0, axis);
+    size_t after = wnn__shape_product(d->shape, axis + 1, d->rank);
     size_t in_block = d->shape[axis] * after * size;
     size_t offset = 0;
     for (uint32_t k = 0; k < node->n_out; k++) {

@@ -322,11 +322,8 @@ typedef struct rplan {
 
 static void make_rplan(rplan *p, const wnn_operand_desc *in, uint32_t mask)
 {
-    size_t stride[WNN_MAX_RANK], step = 1;
-    for (uint32_t i = in->rank; i-- > 0;) {
-        stride[i] = step;
-        step *= in->shape[i];
-    }
+    size_t stride[WNN_MAX_RANK];
+    wnn__shape_strides(in, stride);
     memset(p, 0, sizeof *p);
     int last = -1; /* 0 kept, 1 reduced: the kind of the latest dimension */
     for (uint32_t i = 0; i < in->rank; i++) {

@@ -42,12 +42,9 @@ typedef struct axis_job {
 
 static void axis_shape(const wnn_operand_desc *d, uint32_t axis, axis_job *j)
 {
-    j->outer = j->inner = 1;
-    for (uint32_t i = 0; i < axis; i++)
-        j->outer *= d->shape[i];
+    j->outer = wnn__shape_product(d->shape, 0, axis);
     j->len = d->shape[axis];
-    for (uint32_t i = axis + 1; i < d->rank; i++)
-        j->inner *= d->shape[i];
+    j->inner = wnn__shape_product(d->shape, axis + 1, d->rank);
     j->tiles = (j->inner + COLS - 1) / COLS;
 }
 

@@ -133,11 +133,8 @@ wnn_status wnn__k_softmax(const wnn__node *node, const wnn__view *in, const wnn_
         return WNN_STATUS_UNSUPPORTED_DATA_TYPE;
 
     uint32_t axis = node->attrs.axis.axis;
-    size_t outer = 1, inner = 1;
-    for (uint32_t i = 0; i < axis; i++)
-        outer *= d->shape[i];
-    for (uint32_t i = axis + 1; i < d->rank; i++)
-        inner *= d->shape[i];
+    size_t outer = wnn__shape_product(d->shape, 0, axis);
+    size_t inner = wnn__shape_product(d->shape, axis + 1, d->rank);
 
     softmax_job job = {d->data_type, in[0].data, out[0].data, d->shape[axis], inner,
                        (inner + TILE - 1) / TILE};

@@ -11,6 +11,7 @@
 #define WNN_BACKENDS_CPU_KERNELS_H
 
 #include "core/ir.h"
+#include "core/shape.h"
 
 typedef struct wnn__view {
     wnn_operand_desc desc;
