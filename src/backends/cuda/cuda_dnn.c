@@ -147,12 +147,21 @@ static void load_api(void)
 
 /* ---- the device's handle ------------------------------------------------------------ */
 
-/* Handles are made and destroyed one at a time in the process, as cuBLAS's
-** are (cuda.c): the driver crashed in a soak when threads did it at once. */
-static pthread_mutex_t dnn_lifetime = PTHREAD_MUTEX_INITIALIZER;
+/* Handles are pooled for the process, as cuBLAS's are (cuda.c): the soak
+** saw cublasDestroy crash inside the driver while other threads opened and
+** closed contexts, so a closed device lends its handle back instead of
+** destroying it; a full pool keeps the handle alive. Under dnn_lifetime. */
+#define DNN_POOL 32
 
-/* The device's handle, made on first use, on the device's stream; NULL
-** without cuDNN. Called under the device's lock. */
+static pthread_mutex_t dnn_lifetime = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    int ordinal;
+    void *handle;
+} dnn_pool[DNN_POOL];
+static int dnn_pooled;
+
+/* The device's handle, pooled or made on first use, on the device's stream;
+** NULL without cuDNN. Called under the device's lock. */
 static void *device_handle(wnn__device *d)
 {
     if (d->dnn_tried)
@@ -163,10 +172,18 @@ static void *device_handle(wnn__device *d)
         return NULL;
     void *h = NULL;
     pthread_mutex_lock(&dnn_lifetime);
-    if (api.Create(&h) != DNN_STATUS_SUCCESS)
+    for (int i = dnn_pooled; i-- > 0 && !h;)
+        if (dnn_pool[i].ordinal == d->ordinal) {
+            h = dnn_pool[i].handle;
+            dnn_pool[i] = dnn_pool[--dnn_pooled];
+        }
+    if (!h && api.Create(&h) != DNN_STATUS_SUCCESS)
         h = NULL;
-    else if (api.SetStream(h, d->stream) != DNN_STATUS_SUCCESS) {
-        api.Destroy(h);
+    if (h && api.SetStream(h, d->stream) != DNN_STATUS_SUCCESS) {
+        if (dnn_pooled < DNN_POOL) {
+            dnn_pool[dnn_pooled].ordinal = d->ordinal;
+            dnn_pool[dnn_pooled++].handle = h;
+        }
         h = NULL;
     }
     pthread_mutex_unlock(&dnn_lifetime);
@@ -180,7 +197,11 @@ void wnn__cu_dnn_close(wnn__device *d)
     if (!d->dnn)
         return;
     pthread_mutex_lock(&dnn_lifetime);
-    api.Destroy(d->dnn);
+    api.SetStream(d->dnn, NULL); /* the device's stream is about to go */
+    if (dnn_pooled < DNN_POOL) {
+        dnn_pool[dnn_pooled].ordinal = d->ordinal;
+        dnn_pool[dnn_pooled++].handle = d->dnn;
+    }
     pthread_mutex_unlock(&dnn_lifetime);
     d->dnn = NULL;
 }

@@ -144,7 +144,8 @@ wnn_status wnn__cu_fuse(const wnn__ir *ir, wnn__cu_node *nodes, bool *internal, 
 ** OUT_OF_MEMORY. Called before wnn__cu_fuse. */
 wnn_status wnn__cu_dnn_convs(wnn__device *d, const wnn__ir *ir, wnn__cu_node *nodes, bool *internal, uint32_t *pos);
 
-/* Destroys the device's cuDNN handle, if any (the stream is idle). */
+/* Lends the device's cuDNN handle, if any, back to the process's pool (the
+** stream is idle). */
 void wnn__cu_dnn_close(wnn__device *d);
 
 #endif
