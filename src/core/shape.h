@@ -73,6 +73,57 @@ static inline void wnn__broadcast_strides(const wnn_operand_desc *in, uint32_t o
     }
 }
 
+/* The most inputs a broadcast plan walks (where's condition and values). */
+#define WNN__BROADCAST_MAX_INPUTS 3
+
+/* How an element-wise operator walks its broadcast inputs: the output shape
+** with each input's strides (in elements, 0 where the input is broadcast),
+** after dropping size-1 dimensions and merging neighbours that every input
+** walks contiguously. Same-shape inputs collapse to one dimension, and the
+** innermost stride of each input is always 0 or 1. */
+typedef struct wnn__broadcast_plan {
+    uint32_t rank, n_in;
+    size_t shape[WNN_MAX_RANK];
+    size_t stride[WNN__BROADCAST_MAX_INPUTS][WNN_MAX_RANK];
+} wnn__broadcast_plan;
+
+/* The plan of n_in (at most WNN__BROADCAST_MAX_INPUTS) inputs into out. */
+static inline void wnn__broadcast_plan_make(wnn__broadcast_plan *p, const wnn_operand_desc *out,
+                                            const wnn_operand_desc *const *in, uint32_t n_in)
+{
+    uint32_t rank = out->rank;
+    size_t stride[WNN__BROADCAST_MAX_INPUTS][WNN_MAX_RANK];
+    p->n_in = n_in;
+    for (uint32_t k = 0; k < n_in; k++)
+        wnn__broadcast_strides(in[k], rank, stride[k]);
+    p->rank = 0;
+    for (uint32_t i = 0; i < rank; i++) {
+        size_t dim = out->shape[i];
+        if (dim == 1)
+            continue;
+        uint32_t r = p->rank;
+        bool merge = r > 0;
+        for (uint32_t k = 0; k < n_in && merge; k++)
+            merge = p->stride[k][r - 1] == stride[k][i] * dim;
+        if (merge) {
+            p->shape[r - 1] *= dim;
+            for (uint32_t k = 0; k < n_in; k++)
+                p->stride[k][r - 1] = stride[k][i];
+            continue;
+        }
+        p->shape[r] = dim;
+        for (uint32_t k = 0; k < n_in; k++)
+            p->stride[k][r] = stride[k][i];
+        p->rank++;
+    }
+    if (p->rank == 0) { /* a single element */
+        p->rank = 1;
+        p->shape[0] = 1;
+        for (uint32_t k = 0; k < n_in; k++)
+            p->stride[k][0] = 0;
+    }
+}
+
 /* WebNN's bidirectional broadcast of a and b into *out (a's data type):
 ** false, *out untouched, when a dimension pair is neither equal nor has a 1. */
 static inline bool wnn__broadcast_shapes(const wnn_operand_desc *a, const wnn_operand_desc *b, wnn_operand_desc *out)

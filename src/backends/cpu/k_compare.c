@@ -26,58 +26,17 @@
 #define PARALLEL_GRAIN ((size_t)1 << 14)
 
 #define TYPE_SLOTS (WNN_DATA_TYPE_UINT4 + 1)
-#define MAX_INPUTS 3
+#define MAX_INPUTS WNN__BROADCAST_MAX_INPUTS
 
 /* n outputs from up to three inputs, input k read at in[k][i * s[k]]. */
 typedef void (*row_fn)(const void *const *in, const size_t *s, void *out, size_t n);
 
 /* ------------------------------------------------------------------------ */
-/* Broadcast plan and driver                                                 */
+/* The driver over a broadcast plan (core/shape.h)                          */
 /* ------------------------------------------------------------------------ */
 
-typedef struct plan {
-    uint32_t rank, n_in;
-    size_t shape[WNN_MAX_RANK];
-    size_t stride[MAX_INPUTS][WNN_MAX_RANK];
-} plan;
-
-static void make_plan(plan *p, const wnn_operand_desc *out, const wnn__view *in, uint32_t n_in)
-{
-    uint32_t rank = out->rank;
-    size_t stride[MAX_INPUTS][WNN_MAX_RANK];
-    p->n_in = n_in;
-    for (uint32_t k = 0; k < n_in; k++)
-        wnn__broadcast_strides(&in[k].desc, rank, stride[k]);
-    p->rank = 0;
-    for (uint32_t i = 0; i < rank; i++) {
-        size_t dim = out->shape[i];
-        if (dim == 1)
-            continue;
-        uint32_t r = p->rank;
-        bool merge = r > 0;
-        for (uint32_t k = 0; k < n_in && merge; k++)
-            merge = p->stride[k][r - 1] == stride[k][i] * dim;
-        if (merge) {
-            p->shape[r - 1] *= dim;
-            for (uint32_t k = 0; k < n_in; k++)
-                p->stride[k][r - 1] = stride[k][i];
-            continue;
-        }
-        p->shape[r] = dim;
-        for (uint32_t k = 0; k < n_in; k++)
-            p->stride[k][r] = stride[k][i];
-        p->rank++;
-    }
-    if (p->rank == 0) { /* a single element */
-        p->rank = 1;
-        p->shape[0] = 1;
-        for (uint32_t k = 0; k < n_in; k++)
-            p->stride[k][0] = 0;
-    }
-}
-
 typedef struct job {
-    plan plan;
+    wnn__broadcast_plan plan;
     row_fn row;
     const char *in[MAX_INPUTS];
     size_t in_size[MAX_INPUTS];
@@ -90,7 +49,7 @@ typedef struct job {
 static void job_range(void *arg, size_t begin, size_t end)
 {
     const job *j = arg;
-    const plan *p = &j->plan;
+    const wnn__broadcast_plan *p = &j->plan;
     uint32_t last = p->rank - 1, n_in = p->n_in;
     size_t inner = p->shape[last];
     size_t idx[WNN_MAX_RANK], row[MAX_INPUTS] = {0, 0, 0}, s[MAX_INPUTS];
@@ -130,7 +89,10 @@ static void run(row_fn row, const wnn__view *in, uint32_t n_in, const wnn__view 
         j.in[k] = in[k].data;
         j.in_size[k] = wnn_data_type_size(in[k].desc.data_type);
     }
-    make_plan(&j.plan, &out[0].desc, in, n_in);
+    const wnn_operand_desc *descs[MAX_INPUTS];
+    for (uint32_t k = 0; k < n_in; k++)
+        descs[k] = &in[k].desc;
+    wnn__broadcast_plan_make(&j.plan, &out[0].desc, descs, n_in);
     size_t n = wnn__view_count(&out[0]);
     if (n > PARALLEL_MIN)
         wnn__parallel_for(n, PARALLEL_GRAIN, job_range, &j);

@@ -340,50 +340,8 @@ static const binary_row f16_block_rows[WNN__OP_COUNT] = {
     [WNN__OP_DIV] = row16_div, [WNN__OP_MAX] = row16_max, [WNN__OP_MIN] = row16_min,
 };
 
-/* The output shape with both inputs' strides (in elements, 0 where the input
-** is broadcast), after dropping size-1 dimensions and merging neighbours that
-** both inputs walk contiguously. Same-shape inputs collapse to one dimension,
-** and the innermost stride of each input is always 0 or 1. */
-typedef struct bcast_plan {
-    uint32_t rank;
-    size_t shape[WNN_MAX_RANK];
-    size_t stride[2][WNN_MAX_RANK];
-} bcast_plan;
-
-static void plan_broadcast(bcast_plan *p, const wnn_operand_desc *out, const wnn__view *in)
-{
-    uint32_t rank = out->rank;
-    size_t stride[2][WNN_MAX_RANK];
-    for (int k = 0; k < 2; k++)
-        wnn__broadcast_strides(&in[k].desc, rank, stride[k]);
-
-    p->rank = 0;
-    for (uint32_t i = 0; i < rank; i++) {
-        size_t dim = out->shape[i];
-        if (dim == 1)
-            continue;
-        uint32_t r = p->rank;
-        if (r > 0 && p->stride[0][r - 1] == stride[0][i] * dim &&
-            p->stride[1][r - 1] == stride[1][i] * dim) {
-            p->shape[r - 1] *= dim;
-            p->stride[0][r - 1] = stride[0][i];
-            p->stride[1][r - 1] = stride[1][i];
-            continue;
-        }
-        p->shape[r] = dim;
-        p->stride[0][r] = stride[0][i];
-        p->stride[1][r] = stride[1][i];
-        p->rank++;
-    }
-    if (p->rank == 0) { /* a single element */
-        p->rank = 1;
-        p->shape[0] = 1;
-        p->stride[0][0] = p->stride[1][0] = 0;
-    }
-}
-
 typedef struct binary_job {
-    bcast_plan plan;
+    wnn__broadcast_plan plan; /* of the two inputs */
     binary_row row;
     const char *a, *b;
     char *out;
@@ -395,7 +353,7 @@ typedef struct binary_job {
 static void binary_range(void *arg, size_t begin, size_t end)
 {
     const binary_job *j = arg;
-    const bcast_plan *p = &j->plan;
+    const wnn__broadcast_plan *p = &j->plan;
     uint32_t last = p->rank - 1;
     size_t inner = p->shape[last];
     size_t sa = p->stride[0][last], sb = p->stride[1][last];
@@ -440,7 +398,8 @@ wnn_status wnn__k_binary(const wnn__node *node, const wnn__view *in, const wnn__
                       .out = out[0].data, .size = wnn_data_type_size(t)};
     if (t == WNN_DATA_TYPE_FLOAT16 && f16_block_rows[node->op])
         job.row = f16_block_rows[node->op];
-    plan_broadcast(&job.plan, &out[0].desc, in);
+    const wnn_operand_desc *descs[2] = {&in[0].desc, &in[1].desc};
+    wnn__broadcast_plan_make(&job.plan, &out[0].desc, descs, 2);
     run_elementwise(wnn__view_count(&out[0]), binary_range, &job);
     return WNN_OK;
 }
