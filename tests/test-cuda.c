@@ -968,11 +968,23 @@ static uint32_t build_spatial(wnn_graph_builder *b, wnn_operand **x, wnn_operand
         o.filter_layout = (wnn_conv2d_filter_layout)c->iarg[4];
         o.bias = c->n_in > 2 ? x[2] : NULL;
         y[0] = wnn_conv2d(b, x[0], x[1], &o);
+    } else if (!strcmp(op, "conv2d chain")) {
+        /* conv2d (+ bias) (+ residual add) -> relu: the chain cuDNN fuses into
+        ** one call; inputs x, filter, then the residual and the bias where used */
+        wnn_conv2d_options o = WNN_CONV2D_OPTIONS_INIT;
+        o.padding[0] = o.padding[1] = o.padding[2] = o.padding[3] = 1;
+        o.input_layout = (wnn_input_layout)c->iarg[3];
+        o.filter_layout = (wnn_conv2d_filter_layout)c->iarg[4];
+        o.bias = c->iarg[1] ? x[2 + (c->iarg[0] != 0)] : NULL;
+        wnn_operand *v = wnn_conv2d(b, x[0], x[1], &o);
+        if (c->iarg[0])
+            v = wnn_add(b, v, x[2]);
+        y[0] = wnn_relu(b, v);
     } else if (!strcmp(op, "convTranspose2d")) {
         wnn_conv_transpose2d_options o = WNN_CONV_TRANSPOSE2D_OPTIONS_INIT;
         o.padding[0] = 1, o.padding[1] = 0, o.padding[2] = 0, o.padding[3] = 1;
         o.strides[0] = 2, o.strides[1] = (uint32_t)c->iarg[0];
-        o.dilations[1] = (uint32_t)c->iarg[1];
+        o.dilations[0] = 1, o.dilations[1] = (uint32_t)c->iarg[1]; /* {0,0} alone means {1,1} */
         o.output_padding[0] = 1;
         o.groups = (uint32_t)c->iarg[2];
         o.input_layout = (wnn_input_layout)c->iarg[3];
@@ -984,7 +996,7 @@ static uint32_t build_spatial(wnn_graph_builder *b, wnn_operand **x, wnn_operand
         o.window_dimensions[0] = 3, o.window_dimensions[1] = 2;
         o.padding[0] = 1, o.padding[1] = 1, o.padding[2] = 0, o.padding[3] = 1;
         o.strides[0] = 2, o.strides[1] = 1;
-        o.dilations[1] = 2;
+        o.dilations[0] = 1, o.dilations[1] = 2; /* {0,0} alone means {1,1} */
         o.layout = (wnn_input_layout)c->iarg[1];
         o.rounding_type = WNN_ROUNDING_TYPE_CEIL;
         wnn_operand *(*fn)(wnn_graph_builder *, wnn_operand *, const wnn_pool2d_options *) =
@@ -1046,6 +1058,31 @@ static void spatial_cases(void)
             default: add_input(&c, DESC(t, 4, ig, kh, kw, cout), -1, 1); break;
             }
             if (v != 2)
+                add_input(&c, DESC(t, 1, cout), -1, 1);
+            memcpy(c.iarg, cv, sizeof(int) * 5);
+            c.rtol = rtol, c.atol = atol;
+            check_case(&c);
+        }
+        /* conv -> (bias) -> (residual add) -> relu, in the layouts cuDNN fuses
+        ** natively and one it does not (the fallback) */
+        static const int chain_variants[5][5] = {{1, 1, 0, 0, WNN_CONV2D_FILTER_LAYOUT_OIHW},
+                                                 {1, 0, 0, 0, WNN_CONV2D_FILTER_LAYOUT_OIHW},
+                                                 {0, 1, 0, 0, WNN_CONV2D_FILTER_LAYOUT_OIHW},
+                                                 {1, 1, 0, 1, WNN_CONV2D_FILTER_LAYOUT_OHWI},
+                                                 {1, 1, 0, 1, WNN_CONV2D_FILTER_LAYOUT_HWIO}};
+        for (int v = 0; v < 5; v++) {
+            const int *cv = chain_variants[v];
+            snprintf(label, sizeof label, "conv2d chain %s variant#%d", tn, v);
+            tcase c = new_case(label, build_spatial, "conv2d chain");
+            uint32_t cin = 8, cout = 16, hw = 12;
+            add_input(&c, cv[3] ? DESC(t, 4, 2, hw, hw, cin) : DESC(t, 4, 2, cin, hw, hw), -1, 1);
+            add_input(&c, cv[4] == WNN_CONV2D_FILTER_LAYOUT_OIHW   ? DESC(t, 4, cout, cin, 3, 3)
+                          : cv[4] == WNN_CONV2D_FILTER_LAYOUT_OHWI ? DESC(t, 4, cout, 3, 3, cin)
+                                                                   : DESC(t, 4, 3, 3, cin, cout),
+                      -1, 1);
+            if (cv[0])
+                add_input(&c, cv[3] ? DESC(t, 4, 2, hw, hw, cout) : DESC(t, 4, 2, cout, hw, hw), -1, 1);
+            if (cv[1])
                 add_input(&c, DESC(t, 1, cout), -1, 1);
             memcpy(c.iarg, cv, sizeof(int) * 5);
             c.rtol = rtol, c.atol = atol;
