@@ -68,6 +68,7 @@ reliability)
 bench)
     "$BUILD/bench/bench-cuda" | tee "$OUT/bench-cuda.txt"
     python3 bench/gpu_peers.py | tee "$OUT/peers.txt"
+    python3 bench/gpu_conv_peer.py | tee "$OUT/conv-peer.txt"
     python3 bench/gpu_table.py "$OUT/bench-cuda.txt" "$OUT/peers.txt" | tee "$OUT/table.txt"
     # DLPack per call, from Python (the module built by the test stage)
     PYTHONPATH=python python3 bench/gpu_dlpack.py | tee "$OUT/dlpack.txt"
