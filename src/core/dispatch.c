@@ -140,6 +140,10 @@ static wnn_status check_bindings(wnn_context *ctx, const wnn_graph *g, side *sid
         s = check_descriptors(g, &sides[i], true);
     if (s == WNN_OK)
         s = check_duplicates(ctx, slots, g->ir.n_inputs, g->ir.n_inputs + g->ir.n_outputs);
+    /* a context destroyed during these checks destroys its objects after it
+    ** is marked lost: the loss is what the caller is told */
+    if ((s == WNN_STATUS_DESTROYED || s == WNN_STATUS_DESTROYED_OBJECT) && atomic_load(&ctx->lost))
+        s = wnn__fail(WNN_STATUS_CONTEXT_LOST, "%s: context is lost", dispatch_fn);
     return s;
 }
 

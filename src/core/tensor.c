@@ -63,8 +63,12 @@ wnn_status wnn__tensor_use_begin(const char *fn, wnn_context *ctx, wnn_tensor *t
         return s;
     atomic_fetch_add(&t->uses, 1);
     if (atomic_load(&t->destroyed)) {
-        /* destroyed since the check: this use may be the storage's last */
+        /* destroyed since the check (by its context's loss, perhaps, which
+        ** is then what the caller is told): this use may be the storage's
+        ** last */
         wnn__tensor_use_end(t);
+        if (atomic_load(&ctx->lost))
+            return wnn__fail(WNN_STATUS_CONTEXT_LOST, "%s: context is lost", fn);
         return wnn__fail(wnn__destroyed_status(ctx), "%s: tensor has been destroyed", fn);
     }
     return WNN_OK;
