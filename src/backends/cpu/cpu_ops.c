@@ -125,3 +125,14 @@ size_t wnn__view_count(const wnn__view *v)
 {
     return wnn__shape_count(&v->desc);
 }
+
+#define WORK_GRAIN ((size_t)1 << 14) /* elements of work per parallel range */
+
+void wnn__cpu_run_tasks(size_t tasks, size_t work_per_task, wnn__range_fn fn, void *arg)
+{
+    size_t grain = work_per_task >= WORK_GRAIN ? 1 : WORK_GRAIN / (work_per_task ? work_per_task : 1);
+    if (tasks > grain)
+        wnn__parallel_for(tasks, grain, fn, arg);
+    else
+        fn(arg, 0, tasks);
+}

@@ -32,7 +32,6 @@
 #define TILE 256                      /* adjacent outputs per tile (1 KiB rows of float32) */
 #define CHUNK ((size_t)1 << 16)       /* elements per chunk of a long lane */
 #define FEW_OUTPUTS 64                /* below this many outputs, long lanes are cut */
-#define WORK_GRAIN ((size_t)1 << 14)  /* elements of work per parallel range */
 
 /* ------------------------------------------------------------------------ */
 /* Accumulators                                                              */
@@ -487,15 +486,6 @@ static void tiles_range(void *arg, size_t begin, size_t end)
     }
 }
 
-static void run_tasks(size_t tasks, size_t work_per_task, wnn__range_fn fn, void *arg)
-{
-    size_t grain = work_per_task >= WORK_GRAIN ? 1 : WORK_GRAIN / (work_per_task ? work_per_task : 1);
-    if (tasks > grain)
-        wnn__parallel_for(tasks, grain, fn, arg);
-    else
-        fn(arg, 0, tasks);
-}
-
 static kind kind_of(wnn__op op)
 {
     switch (op) {
@@ -522,11 +512,11 @@ wnn_status wnn__k_reduce(const wnn__node *node, const wnn__view *in, const wnn__
     if (p->inner_kept) {
         size_t len = p->kept_shape[p->n_kept - 1];
         size_t tasks = p->out_count / len * ((len + TILE - 1) / TILE);
-        run_tasks(tasks, p->red_count * TILE, tiles_range, &j);
+        wnn__cpu_run_tasks(tasks, p->red_count * TILE, tiles_range, &j);
         return WNN_OK;
     }
     if (p->out_count >= FEW_OUTPUTS || p->red_count <= CHUNK) {
-        run_tasks(p->out_count, p->red_count, lanes_range, &j);
+        wnn__cpu_run_tasks(p->out_count, p->red_count, lanes_range, &j);
         return WNN_OK;
     }
 
@@ -540,7 +530,7 @@ wnn_status wnn__k_reduce(const wnn__node *node, const wnn__view *in, const wnn__
     acc total;
     for (int pass = 0; pass < passes; pass++) {
         j.phase = passes == 2 ? (pass == 0 ? K_LSE_MAX : K_LSE_SUM) : j.phase;
-        run_tasks(tasks, CHUNK, chunks_range, &j);
+        wnn__cpu_run_tasks(tasks, CHUNK, chunks_range, &j);
         if (pass == 0 && passes == 2) { /* every chunk of an output learns its maximum */
             for (size_t o = 0; o < p->out_count; o++) {
                 acc_init(K_LSE_MAX, &total);

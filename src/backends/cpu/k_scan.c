@@ -16,16 +16,6 @@
 #include "core/half.h"
 
 #define COLS 512                      /* adjacent columns per task */
-#define WORK_GRAIN ((size_t)1 << 14)  /* elements of work per parallel range */
-
-static void run_tasks(size_t tasks, size_t work_per_task, wnn__range_fn fn, void *arg)
-{
-    size_t grain = work_per_task >= WORK_GRAIN ? 1 : WORK_GRAIN / (work_per_task ? work_per_task : 1);
-    if (tasks > grain)
-        wnn__parallel_for(tasks, grain, fn, arg);
-    else
-        fn(arg, 0, tasks);
-}
 
 /* ------------------------------------------------------------------------ */
 /* argMin / argMax                                                           */
@@ -121,7 +111,7 @@ wnn_status wnn__k_arg_min_max(const wnn__node *node, const wnn__view *in, const 
     if (j.type < WNN_DATA_TYPE_FLOAT32 || j.type > WNN_DATA_TYPE_UINT8)
         return WNN_STATUS_UNSUPPORTED_DATA_TYPE;
     axis_shape(&in[0].desc, node->attrs.arg_min_max.axis, &j);
-    run_tasks(j.outer * j.tiles, j.len * COLS, arg_range, &j);
+    wnn__cpu_run_tasks(j.outer * j.tiles, j.len * COLS, arg_range, &j);
     return WNN_OK;
 }
 
@@ -206,6 +196,6 @@ wnn_status wnn__k_cumulative_sum(const wnn__node *node, const wnn__view *in, con
         return WNN_STATUS_UNSUPPORTED_DATA_TYPE;
     }
     axis_shape(&in[0].desc, node->attrs.cumulative_sum.axis, &j);
-    run_tasks(j.outer * j.tiles, j.len * COLS, cumsum_range, &j);
+    wnn__cpu_run_tasks(j.outer * j.tiles, j.len * COLS, cumsum_range, &j);
     return WNN_OK;
 }

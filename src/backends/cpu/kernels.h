@@ -12,6 +12,7 @@
 
 #include "core/ir.h"
 #include "core/shape.h"
+#include "platform/pool.h"
 
 typedef struct wnn__view {
     wnn_operand_desc desc;
@@ -87,5 +88,10 @@ wnn_status wnn__k_lstm_cell(const wnn__node *node, const wnn__view *in, const wn
 
 /* Element count of a view (1 for a scalar). */
 size_t wnn__view_count(const wnn__view *v);
+
+/* Runs fn over tasks [0, tasks), each about work_per_task elements of work,
+** on the worker pool in ranges of at least 16K elements of work, or on the
+** calling thread when that is a single range. */
+void wnn__cpu_run_tasks(size_t tasks, size_t work_per_task, wnn__range_fn fn, void *arg);
 
 #endif
