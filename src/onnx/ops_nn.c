@@ -519,7 +519,11 @@ static wnn_status lower_resize(onx_importer *im, const Onnx__NodeProto *n)
         if (sv->c->count != d.rank)
             return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "sizes has %zu values for rank %u", sv->c->count, d.rank);
         for (uint32_t i = 0; i < d.rank; i++) {
-            out[i] = (uint32_t)onx_get_i64(sv->c, i);
+            int64_t size = onx_get_i64(sv->c, i);
+            if (size <= 0 || size > (int64_t)WNN_MAX_DIMENSION)
+                return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "sizes[%u] is %lld, must be 1 to 2^31-1", i,
+                                (long long)size);
+            out[i] = (uint32_t)size;
             scales[i] = (double)out[i] / d.shape[i];
         }
     } else {
@@ -539,7 +543,11 @@ static wnn_status lower_resize(onx_importer *im, const Onnx__NodeProto *n)
             return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "scales has %d values for rank %u", c, d.rank);
         for (uint32_t i = 0; i < d.rank; i++) {
             scales[i] = f[i];
-            out[i] = (uint32_t)floor(d.shape[i] * (double)f[i]);
+            double size = d.shape[i] * (double)f[i];
+            if (!(size >= 1 && size <= WNN_MAX_DIMENSION)) /* NaN too */
+                return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "scale %g of axis %u gives a size of %g, must be "
+                                "1 to 2^31-1", (double)f[i], i, size);
+            out[i] = (uint32_t)floor(size);
             /* WebNN samples at in/out: the same only when out = in * scale */
             if (out[i] != d.shape[i] * (double)f[i])
                 return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "scale %g of axis %u gives a fractional size: "

@@ -66,15 +66,16 @@ int onx_shape_rule(onx_importer *im, const Onnx__NodeProto *n, uint32_t rank, co
                 infer = i;
             } else if (out[i] < 0) {
                 return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "shape[%d] is %lld", i, (long long)out[i]), -1;
-            } else {
-                known *= out[i];
+            } else if (__builtin_mul_overflow(known, out[i], &known)) {
+                return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "shape has over 2^63 elements"), -1;
             }
         }
         if (infer >= 0)
             out[infer] = known ? count / known : 0;
         int64_t total = 1;
-        for (int i = 0; i < c; i++)
-            total *= out[i];
+        for (int i = 0; i < c && total >= 0; i++)
+            if (__builtin_mul_overflow(total, out[i], &total))
+                total = -1;
         if (total != count)
             return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "shape has %lld elements, the input %lld",
                             (long long)total, (long long)count), -1;
