@@ -43,7 +43,10 @@ def build_extension(tmp_path):
     out = subprocess.run([sys.executable, "setup.py", "build_ext", "--build-lib", str(lib), "--build-temp",
                           str(tmp_path / "tmp")], cwd=PYTHON_DIR, env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr
-    shutil.copy(os.path.join(PYTHON_DIR, "wnn", "__init__.py"), lib / "wnn" / "__init__.py")
+    # the package's Python files beside the extension (wnn.onnx, python -m wnn)
+    for name in os.listdir(os.path.join(PYTHON_DIR, "wnn")):
+        if name.endswith(".py"):
+            shutil.copy(os.path.join(PYTHON_DIR, "wnn", name), lib / "wnn" / name)
     return lib
 
 
