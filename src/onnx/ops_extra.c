@@ -398,6 +398,8 @@ static wnn_status lower_rnn(onx_importer *im, const Onnx__NodeProto *n)
     if (x == NULL || w == NULL || r == NULL)
         return im->status ? im->status : onx_builder_failed(im);
     wnn_operand_desc xd = desc_of(x);
+    if (xd.rank != 3) /* steps and batch come from its shape */
+        return onx_fail(im, WNN_STATUS_INVALID_RANK, "X has rank %u, must be 3", xd.rank);
     uint32_t batch = xd.shape[1];
     if (steps > 1024)
         return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "%u steps is too many to unroll", steps);
