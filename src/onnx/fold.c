@@ -558,12 +558,13 @@ static wnn_status fold_reduce(onx_importer *im, const Onnx__NodeProto *n)
     if (x == NULL || x->rank != 1 || onx_type_is_float(x->type) || n->n_input > 1 || onx_attr(n, "axes"))
         return DECLINE;
     bool prod = strcmp(n->op_type, "ReduceProd") == 0;
-    int64_t r = prod ? 1 : 0, one = 1;
+    int64_t one = 1;
+    uint64_t r = prod ? 1 : 0; /* wraps, as fold_binary's integers do */
     for (size_t i = 0; i < x->count; i++)
-        r = prod ? r * onx_get_i64(x, i) : r + onx_get_i64(x, i);
+        r = prod ? r * (uint64_t)onx_get_i64(x, i) : r + (uint64_t)onx_get_i64(x, i);
     onx_const *c = onx_const_new(x->type, onx_attr_int(n, "keepdims", 1) ? 1 : 0, &one);
     if (c != NULL)
-        onx_set_i64(c, 0, r);
+        onx_set_i64(c, 0, (int64_t)r);
     return onx_out_const(im, n, 0, c);
 }
 
