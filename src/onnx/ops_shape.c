@@ -242,6 +242,8 @@ static wnn_status lower_split(onx_importer *im, const Onnx__NodeProto *n)
     uint32_t sizes[64];
     if (outs > 64)
         return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "more than 64 outputs");
+    if (outs == 0)
+        return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "no outputs to split into");
     uint32_t dim = d.shape[axis];
     if (c >= 0) {
         if ((size_t)c != outs)
