@@ -362,12 +362,12 @@ static wnn_status lower_group_norm(onx_importer *im, const Onnx__NodeProto *n)
     if (x == NULL || scale == NULL || bias == NULL)
         return im->status;
     wnn_operand_desc d = desc_of(x);
-    uint32_t groups = (uint32_t)onx_attr_int(n, "num_groups", 1), c = d.rank >= 2 ? d.shape[1] : 0, spatial = 1;
+    uint32_t groups = (uint32_t)onx_attr_int(n, "num_groups", 1), c = d.rank >= 2 ? d.shape[1] : 0, spatial_size = 1;
     if (d.rank < 3 || groups == 0 || c % groups != 0)
         return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "rank %u with %u channels in %u groups", d.rank, c, groups);
     for (uint32_t i = 2; i < d.rank; i++)
-        spatial *= d.shape[i];
-    uint32_t g3[3] = {d.shape[0], groups, c / groups * spatial};
+        spatial_size *= d.shape[i];
+    uint32_t g3[3] = {d.shape[0], groups, c / groups * spatial_size};
     static const uint32_t group_axis = 2;
     wnn_reduce_options o = {.axes = &group_axis, .axes_count = 1, .keep_dimensions = true};
     wnn_operand *y = wnn_reshape(b, normalize(im, wnn_reshape(b, x, 3, g3), &o, onx_attr_float(n, "epsilon", 1e-5f)),

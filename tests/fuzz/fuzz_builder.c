@@ -34,6 +34,10 @@
 
 #include "wnn/wnn.h"
 
+/* libFuzzer's entry points */
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 #define MAX_LEAVES 5
 #define MAX_STEPS 16
 #define MAX_POOL 96

@@ -36,6 +36,10 @@
 #include "wnn/dlpack.h"
 #include "wnn/wnn.h"
 
+/* libFuzzer's entry points */
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 #define BUFFER_BYTES 4096
 #define MAX_COPY (1u << 20) /* larger (zero-stride) views are legitimate but slow */
 #define MAX_DIMS 16

@@ -30,6 +30,11 @@
 #include "wnn/wnn.h"
 #include "wpt_case.h"
 
+/* libFuzzer's entry points */
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
+
 #define MAX_CASES 4
 #define RUN_ELEMENTS 65536 /* a descriptor of more elements (but a valid count) is not run */
 #define MAX_NODES 4096
