@@ -33,13 +33,12 @@ typedef union wnn__attrs {
         uint32_t strides[WNN_MAX_RANK];
     } slice;
     struct { double alpha, beta; bool a_transpose, b_transpose; } gemm;
-    /* family A */
+    /* element-wise math and activations, comparisons, reductions, quantization */
     struct { double alpha, beta; } activation; /* elu, hardSigmoid, leakyRelu, linear */
     struct { uint32_t axes_mask; bool keep_dimensions; } reduction; /* bit i: axis i reduced */
     struct { uint32_t axis; bool keep_dimensions; } arg_min_max;
     struct { uint32_t axis; bool exclusive, reversed; } cumulative_sum;
-    /* end of family A */
-    /* family B */
+    /* convolution, pooling, resampling, normalization */
     struct {
         uint32_t padding[4]; /* begin height, end height, begin width, end width */
         uint32_t strides[2], dilations[2];
@@ -55,8 +54,7 @@ typedef union wnn__attrs {
     struct { uint32_t axis; double epsilon; } batch_norm;
     struct { uint32_t layout; double epsilon; } instance_norm;
     struct { uint32_t axes_count; uint32_t axes[WNN_MAX_RANK]; double epsilon; } layer_norm;
-    /* end of family B */
-    /* family C */
+    /* movement, gather and scatter, recurrent */
     /* gather, gatherElements, scatterElements and split use axis; expand,
     ** tile, gatherND and scatterND need none (their shapes say it all) */
     struct { uint32_t begin[WNN_MAX_RANK]; wnn_pad_mode mode; double value; } pad;
@@ -68,7 +66,6 @@ typedef union wnn__attrs {
         wnn_recurrent_activation activations[3];
         bool reset_after;
     } rnn; /* gru, gruCell, lstm, lstmCell */
-    /* end of family C */
 } wnn__attrs;
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
-** ops_activation.c -- builder methods of family A's element-wise operators:
+** ops_activation.c -- builder methods of the element-wise operators:
 ** unary math (ceil ... roundEven, sign, identity), isNaN/isInfinite, the
 ** comparisons, the logical operators, where, the activations with and
 ** without options, and prelu. Each checks WebNN's rules and infers the

@@ -140,7 +140,7 @@ onx_lower_fn onx_find_lowering(const char *op_type);
 ** outputs defined, or NOT_SUPPORTED to fall back to lowering. */
 onx_lower_fn onx_find_folding(const char *op_type);
 
-/* Tables, one per family. */
+/* Tables, one per topic file. */
 typedef struct onx_op_entry {
     const char *name;
     onx_lower_fn fn;

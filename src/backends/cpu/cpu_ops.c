@@ -33,7 +33,7 @@ static const wnn__cpu_kernel kernels[WNN__OP_COUNT] = {
     [WNN__OP_SOFTMAX] = wnn__k_softmax,
     [WNN__OP_MATMUL] = wnn__k_matmul,
     [WNN__OP_GEMM] = wnn__k_gemm,
-    /* family A */
+    /* element-wise math and activations, comparisons, reductions, quantization */
     [WNN__OP_CEIL] = wnn__k_math,
     [WNN__OP_FLOOR] = wnn__k_math,
     [WNN__OP_COS] = wnn__k_math,
@@ -81,8 +81,7 @@ static const wnn__cpu_kernel kernels[WNN__OP_COUNT] = {
     [WNN__OP_CUMULATIVE_SUM] = wnn__k_cumulative_sum,
     [WNN__OP_QUANTIZE_LINEAR] = wnn__k_quantize,
     [WNN__OP_DEQUANTIZE_LINEAR] = wnn__k_quantize,
-    /* end of family A */
-    /* family B */
+    /* convolution, pooling, resampling, normalization */
     [WNN__OP_CONV2D] = wnn__k_conv2d,
     [WNN__OP_CONV_TRANSPOSE2D] = wnn__k_conv_transpose2d,
     [WNN__OP_AVERAGE_POOL2D] = wnn__k_pool2d,
@@ -92,8 +91,7 @@ static const wnn__cpu_kernel kernels[WNN__OP_COUNT] = {
     [WNN__OP_BATCH_NORMALIZATION] = wnn__k_batch_normalization,
     [WNN__OP_INSTANCE_NORMALIZATION] = wnn__k_instance_normalization,
     [WNN__OP_LAYER_NORMALIZATION] = wnn__k_layer_normalization,
-    /* end of family B */
-    /* family C */
+    /* movement, gather and scatter, recurrent */
     [WNN__OP_EXPAND] = wnn__k_expand,
     [WNN__OP_PAD] = wnn__k_pad,
     [WNN__OP_SPLIT] = wnn__k_split,
@@ -109,7 +107,6 @@ static const wnn__cpu_kernel kernels[WNN__OP_COUNT] = {
     [WNN__OP_GRU_CELL] = wnn__k_gru_cell,
     [WNN__OP_LSTM] = wnn__k_lstm,
     [WNN__OP_LSTM_CELL] = wnn__k_lstm_cell,
-    /* end of family C */
 };
 
 wnn__cpu_kernel wnn__cpu_kernel_for(wnn__op op)

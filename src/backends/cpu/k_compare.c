@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
-** k_compare.c -- family A's broadcasting kernels with more than one input:
+** k_compare.c -- the broadcasting element-wise kernels with more than one input:
 ** the comparisons (equal ... lesserOrEqual, uint8 results), logicalAnd/Or/
 ** Xor, prelu and where.
 **

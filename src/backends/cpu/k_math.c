@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
-** k_math.c -- family A's one-input element-wise kernels: ceil, floor, cos,
+** k_math.c -- the one-input element-wise kernels: ceil, floor, cos,
 ** sin, tan, erf, reciprocal, roundEven, sign, identity, isNaN, isInfinite,
 ** logicalNot and the activations elu, gelu, hardSigmoid, hardSwish,
 ** leakyRelu, linear, softplus and softsign.
