@@ -25,18 +25,9 @@
 ** overflowing shapes exercise validation without running anything huge.
 */
 #include <math.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "wnn/wnn.h"
-
-/* libFuzzer's entry points */
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#define FUZZ_NAME "fuzz_builder"
+#include "fuzz_common.h"
 
 #define MAX_LEAVES 5
 #define MAX_STEPS 16
@@ -59,34 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define I4 WNN_DATA_TYPE_INT4
 #define U4 WNN_DATA_TYPE_UINT4
 
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-
-static void fail(const char *fmt, ...)
-{
-    va_list ap;
-    fputs("fuzz_builder: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    abort();
-}
-
 /* ---- reading the bytes ---------------------------------------------------- */
-
-/* Past the end every read is 0, so any prefix is a complete program. */
-typedef struct reader {
-    const uint8_t *p;
-    size_t n;
-} reader;
-
-static uint8_t take(reader *r)
-{
-    if (r->n == 0)
-        return 0;
-    r->n--;
-    return *r->p++;
-}
 
 /* A value below n (n >= 1): one byte, two when n is over 256. */
 static uint32_t below(reader *r, uint32_t n)
@@ -249,7 +213,6 @@ static uint64_t element_count(const wnn_operand_desc *d)
     return n;
 }
 
-static bool known_status(wnn_status s) { return strcmp(wnn_status_string(s), "unknown status") != 0; }
 
 static void record(state *s, wnn_status st)
 {
@@ -423,7 +386,6 @@ static const struct {
     {"reduceSum", wnn_reduce_sum}, {"reduceSumSquare", wnn_reduce_sum_square},
 };
 
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* A list of axes below rank (count <= WNN_MAX_RANK), now and then a bad one. */
 static uint32_t axes_list(reader *r, uint32_t rank, uint32_t *axes)
@@ -1168,17 +1130,6 @@ static void compare(const state *s, const outputs *a, const outputs *b)
     }
 }
 
-static void check_memory(wnn_context *ctx, const char *device)
-{
-    wnn_memory_stats m;
-    if (wnn_context_finish(ctx) != WNN_OK || wnn_context_get_memory_stats(ctx, &m) != WNN_OK)
-        fail("finish on %s: %s", device, wnn_last_error_message());
-    if (m.in_use_bytes != 0)
-        fail("%llu bytes of %s memory still in use with every object released",
-             (unsigned long long)m.in_use_bytes, device);
-    wnn_context_trim_memory(ctx);
-}
-
 static wnn_context *contexts[2];
 static const char *const devices[2] = {"cpu", "null"};
 
@@ -1186,9 +1137,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    /* one kernel thread: the fuzzer's own workers are the parallelism */
-    setenv("WNN_NUM_THREADS", "1", 0);
-    setenv("OPENBLAS_NUM_THREADS", "1", 0);
+    fuzz_one_thread();
     g_limits_oracle = getenv("WNN_FUZZ_NO_LIMITS_ORACLE") == NULL;
     for (int i = 0; i < 2; i++) {
         wnn_context_options o = WNN_CONTEXT_OPTIONS_INIT;
@@ -1229,7 +1178,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     for (int i = 0; i < 2; i++) {
         wnn_graph_builder_release(st[i].b);
-        check_memory(contexts[i], devices[i]);
+        fuzz_check_memory(contexts[i], devices[i], true);
     }
     return 0;
 }

@@ -25,52 +25,17 @@
 ** not run: no importer can tell it from a valid one, so it would only test
 ** the harness (the rules below decide which that is).
 */
-#include <stdarg.h>
 #include <stdatomic.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
+#define FUZZ_NAME "fuzz_dlpack"
+#include "fuzz_common.h"
 #include "wnn/dlpack.h"
-#include "wnn/wnn.h"
-
-/* libFuzzer's entry points */
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define BUFFER_BYTES 4096
 #define MAX_COPY (1u << 20) /* larger (zero-stride) views are legitimate but slow */
 #define MAX_DIMS 16
 
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-
-static void fail(const char *fmt, ...)
-{
-    va_list ap;
-    fputs("fuzz_dlpack: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    abort();
-}
-
-typedef struct reader {
-    const uint8_t *p;
-    size_t n;
-} reader;
-
-static uint8_t take(reader *r)
-{
-    if (r->n == 0)
-        return 0;
-    r->n--;
-    return *r->p++;
-}
-
-#define PICK(r, table) ((table)[take(r) % (sizeof(table) / sizeof((table)[0]))])
+#define PICK(r, table) ((table)[take(r) % COUNT(table)])
 
 /* ---- the foreign tensor ------------------------------------------------------ */
 
@@ -381,7 +346,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    setenv("WNN_NUM_THREADS", "1", 0);
+    fuzz_one_thread();
     static const char *const names[2] = {"cpu", "null"};
     for (int i = 0; i < 2; i++) {
         wnn_context_options o = WNN_CONTEXT_OPTIONS_INIT;
@@ -470,15 +435,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     wnn_tensor_release(t);
     free(want);
     free(got);
-    for (int i = 0; i < 2; i++) {
-        wnn_memory_stats m;
-        if (wnn_context_finish(g_ctx[i]) != WNN_OK || wnn_context_get_memory_stats(g_ctx[i], &m) != WNN_OK)
-            fail("finish: %s", wnn_last_error_message());
-        if (m.in_use_bytes != 0)
-            fail("%llu bytes still in use with every tensor and export released",
-                 (unsigned long long)m.in_use_bytes);
-        wnn_context_trim_memory(g_ctx[i]);
-    }
+    for (int i = 0; i < 2; i++)
+        fuzz_check_memory(g_ctx[i], i == 0 ? "cpu" : "null", true);
     if (atomic_load(&f->deleted) != 1 || atomic_load(&f->wrong) != 0)
         fail("import: the deleter ran %d times (%d with another tensor)", atomic_load(&f->deleted),
              atomic_load(&f->wrong));

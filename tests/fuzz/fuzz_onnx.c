@@ -31,45 +31,22 @@
 */
 #include <float.h>
 #include <math.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
+#define FUZZ_NAME "fuzz_onnx"
+#include "fuzz_common.h"
 #include "onnx.pb-c.h"
-#include "wnn/wnn.h"
 #include "wnn/wnn_onnx.h"
 
 #define MEMORY_LIMIT ((uint64_t)64 << 20) /* the context's: larger tensors are refused */
 #define RUN_BYTES ((uint64_t)1 << 20)     /* a model holding more device memory is not run */
 #define MAX_NAMES 256
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-/* libFuzzer's entry points (this file defines them) and its byte mutator */
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* libFuzzer's optional entry points (this file defines them) and its byte mutator */
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
 size_t LLVMFuzzerCustomCrossOver(const uint8_t *data1, size_t size1, const uint8_t *data2, size_t size2,
                                  uint8_t *out, size_t max_out_size, unsigned int seed);
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
-
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-
-static void fail(const char *fmt, ...)
-{
-    va_list ap;
-    fputs("fuzz_onnx: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    abort();
-}
 
 static wnn_context *g_ctx;
 static bool g_verbose; /* FUZZ_ONNX_VERBOSE=1: print why each model loads or not, for triage */
@@ -104,8 +81,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    setenv("WNN_NUM_THREADS", "1", 0);
-    setenv("OPENBLAS_NUM_THREADS", "1", 0);
+    fuzz_one_thread();
     wnn_context_options o = WNN_CONTEXT_OPTIONS_INIT;
     o.device = "cpu";
     o.memory_limit = MEMORY_LIMIT;
@@ -113,10 +89,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     if (wnn_context_create(&o, &g_ctx) != WNN_OK)
         fail("no cpu context: %s", wnn_last_error_message());
     /* the path-based calls read the model from a memory file */
-    g_fd = memfd_create("onnx-model", 0);
-    if (g_fd < 0)
-        fail("memfd_create failed");
-    snprintf(g_path, sizeof g_path, "/proc/self/fd/%d", g_fd);
+    g_fd = fuzz_memory_file("onnx-model", g_path);
     /* external data: a folder with one file of weights and one short file */
     if (mkdtemp(g_dir) == NULL)
         fail("mkdtemp failed");
@@ -130,7 +103,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 static void expect_failure(const char *what, wnn_status s)
 {
-    if (s == WNN_OK || s == WNN_STATUS_UNKNOWN || strcmp(wnn_status_string(s), "unknown status") == 0)
+    if (s == WNN_OK || s == WNN_STATUS_UNKNOWN || !known_status(s))
         fail("%s: status %d (%s) is no known failure", what, (int)s, wnn_status_string(s));
     const char *msg = wnn_onnx_last_error_message();
     if (msg == NULL || msg[0] == '\0')
@@ -293,8 +266,7 @@ static void on_issue(const wnn_onnx_issue *is, void *user_data)
 static void check_paths(const uint8_t *data, size_t size, const wnn_onnx_options *o, bool loaded,
                         uint32_t outputs)
 {
-    if (ftruncate(g_fd, 0) != 0 || pwrite(g_fd, data, size, 0) != (ssize_t)size)
-        fail("cannot write the memory file");
+    fuzz_memory_file_write(g_fd, data, size);
     wnn_onnx_info info;
     memset(&info, 0x5a, sizeof info);
     wnn_status s = wnn_onnx_read_info(g_path, &info);
@@ -370,25 +342,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     check_paths(data, size, &o, s == WNN_OK, outputs);
 
-    (void)wnn_context_finish(g_ctx); /* the runs' own errors were judged above */
-    wnn_memory_stats st;
-    if (wnn_context_get_memory_stats(g_ctx, &st) != WNN_OK || st.in_use_bytes != 0)
-        fail("%llu bytes of device memory still in use after the model", (unsigned long long)st.in_use_bytes);
-    wnn_context_trim_memory(g_ctx);
+    fuzz_check_memory(g_ctx, "cpu", false); /* the runs' own errors were judged above */
     return 0;
 }
 
 /* ---- the structure-aware mutator ---------------------------------------------------- */
-
-static uint64_t g_rng;
-
-static uint32_t rnd(uint32_t n)
-{
-    g_rng ^= g_rng << 13;
-    g_rng ^= g_rng >> 7;
-    g_rng ^= g_rng << 17;
-    return n ? (uint32_t)(g_rng % n) : 0;
-}
 
 #define PICK(a) ((a)[rnd(COUNT(a))])
 

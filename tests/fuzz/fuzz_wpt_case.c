@@ -18,21 +18,12 @@
 */
 #include <jansson.h>
 #include <math.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
-#include "wnn/wnn.h"
+#define FUZZ_NAME "fuzz_wpt_case"
+#include "fuzz_common.h"
 #include "wpt_case.h"
 
-/* libFuzzer's entry points */
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* libFuzzer's optional entry point (this file defines it) */
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
 
 #define MAX_CASES 4
@@ -40,19 +31,6 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
 #define MAX_NODES 4096
 
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
-
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-
-static void fail(const char *fmt, ...)
-{
-    va_list ap;
-    fputs("fuzz_wpt_case: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    abort();
-}
 
 static wnn_context *g_ctx;
 static int g_fd = -1;
@@ -62,17 +40,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    setenv("WNN_NUM_THREADS", "1", 0);
-    setenv("OPENBLAS_NUM_THREADS", "1", 0);
+    fuzz_one_thread();
     wnn_context_options o = WNN_CONTEXT_OPTIONS_INIT;
     o.device = "cpu";
     if (wnn_context_create(&o, &g_ctx) != WNN_OK)
         fail("no cpu context: %s", wnn_last_error_message());
     /* the reader takes a path: a memory file stands in for the case file */
-    g_fd = memfd_create("wpt-case", 0);
-    if (g_fd < 0)
-        fail("memfd_create failed");
-    snprintf(g_path, sizeof g_path, "/proc/self/fd/%d", g_fd);
+    g_fd = fuzz_memory_file("wpt-case", g_path);
     return 0;
 }
 
@@ -110,8 +84,7 @@ static bool too_big(const json_t *node)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (ftruncate(g_fd, 0) != 0 || pwrite(g_fd, data, size, 0) != (ssize_t)size)
-        fail("cannot write the memory file");
+    fuzz_memory_file_write(g_fd, data, size);
     char err[600];
     json_t *root = wpt_load_file(g_path, err, sizeof err);
     if (root == NULL) {
@@ -138,25 +111,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         wpt_result_free(&res);
     }
     json_decref(root);
-    (void)wnn_context_finish(g_ctx); /* a case's own errors were judged above */
-    wnn_memory_stats m;
-    if (wnn_context_get_memory_stats(g_ctx, &m) != WNN_OK || m.in_use_bytes != 0)
-        fail("%llu bytes of device memory still in use after the cases", (unsigned long long)m.in_use_bytes);
-    wnn_context_trim_memory(g_ctx);
+    fuzz_check_memory(g_ctx, "cpu", false); /* a case's own errors were judged above */
     return 0;
 }
 
 /* ---- the structure-aware mutator -------------------------------------------------- */
-
-static uint64_t g_rng;
-
-static uint32_t rnd(uint32_t n)
-{
-    g_rng ^= g_rng << 13;
-    g_rng ^= g_rng >> 7;
-    g_rng ^= g_rng << 17;
-    return n ? (uint32_t)(g_rng % n) : 0;
-}
 
 /* Where a node sits, so that it can be replaced. */
 typedef struct place {
@@ -216,7 +175,6 @@ static const char *const keys[] = {"name", "graph", "inputs", "operators", "expe
                                    "constant", "options", "axis", "axes", "tolerance", "metricType", "value",
                                    "knownIssue", "keepDimensions", "padding", "strides", "groups", "bias"};
 
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 static json_t *edge_integer(json_int_t v)
 {
