@@ -11,7 +11,8 @@
 ** kernels bit for bit where they can: float16 computes in float32 and
 ** rounds once; integers wrap; division by zero gives 0; max and min
 ** propagate NaN; the math beyond the basic operators works in double like
-** the cpu's.
+** the cpu's, except erf and gelu, which run at bandwidth in float within
+** WebNN's tolerances.
 */
 #include <type_traits>
 
@@ -311,7 +312,28 @@ template <int OP, typename T> struct unary_result { typedef T type; };
 template <typename T> struct unary_result<WNN__OP_IS_NAN, T> { typedef uint8_t type; };
 template <typename T> struct unary_result<WNN__OP_IS_INFINITE, T> { typedef uint8_t type; };
 
-/* The priority-1 float operators, in float like the cpu's. */
+/* gelu(x) = x/2 erfc(-x/sqrt(2)) in float. erfc keeps the relative
+** precision that 1 + erf(x/sqrt(2)) loses to cancellation for negative x,
+** but it magnifies its argument's relative error about 2z^2 times, so the
+** argument is carried in two floats, z = zh + zl (1/sqrt(2) split the same
+** way, the product's rounding error from an fma), and erfc(zh) is corrected
+** to first order: erfc(zh + zl) = erfc(zh) - 2/sqrt(pi) exp(-zh^2) zl. That
+** keeps gelu within a few ulp of WebNN's 18. The tails beyond +-10, where
+** erfcf's result would be subnormal, and infinities and NaN take double
+** as the cpu does. */
+__device__ __forceinline__ float gelu_float(float x)
+{
+    if (!(x >= -10.0f && x <= 10.0f))
+        return (float)(0.5 * (double)x * erfc(-(double)x * 0.70710678118654752440));
+    const float c_hi = 0.707106769f, c_lo = 1.21016171e-08f;
+    const float zh = -x * c_hi;
+    const float zl = fmaf(-x, c_hi, -zh) - x * c_lo;
+    const float e = erfcf(zh) - 1.12837917f * expf(-zh * zh) * zl;
+    return 0.5f * x * e;
+}
+
+/* The float operators computed in float: the priority-1 ones like the
+** cpu's, erf (WebNN allows it an absolute 1/1024) and gelu. */
 template <int OP> __device__ __forceinline__ float float_unary(float x)
 {
     if constexpr (OP == WNN__OP_ABS)
@@ -328,6 +350,10 @@ template <int OP> __device__ __forceinline__ float float_unary(float x)
         return x < 0.0f ? 0.0f : x;
     else if constexpr (OP == WNN__OP_SIGMOID)
         return 1.0f / (1.0f + expf(-x));
+    else if constexpr (OP == WNN__OP_ERF)
+        return erff(x);
+    else if constexpr (OP == WNN__OP_GELU)
+        return gelu_float(x);
     else
         return tanhf(x);
 }
@@ -335,7 +361,7 @@ template <int OP> __device__ __forceinline__ float float_unary(float x)
 template <int OP> struct is_double_math {
     static constexpr bool value = OP != WNN__OP_ABS && OP != WNN__OP_NEG && OP != WNN__OP_EXP && OP != WNN__OP_LOG &&
                                   OP != WNN__OP_SQRT && OP != WNN__OP_RELU && OP != WNN__OP_SIGMOID &&
-                                  OP != WNN__OP_TANH;
+                                  OP != WNN__OP_TANH && OP != WNN__OP_ERF && OP != WNN__OP_GELU;
 };
 
 /* The other float operators, in double like the cpu's. */
@@ -351,8 +377,6 @@ template <int OP> __device__ __forceinline__ double double_unary(double x, doubl
         return sin(x);
     else if constexpr (OP == WNN__OP_TAN)
         return tan(x);
-    else if constexpr (OP == WNN__OP_ERF)
-        return erf(x);
     else if constexpr (OP == WNN__OP_RECIPROCAL)
         return 1.0 / x;
     else if constexpr (OP == WNN__OP_ROUND_EVEN)
@@ -361,8 +385,6 @@ template <int OP> __device__ __forceinline__ double double_unary(double x, doubl
         return x > 0 ? 1.0 : x < 0 ? -1.0 : x;
     else if constexpr (OP == WNN__OP_ELU)
         return x >= 0 ? x : alpha * expm1(x);
-    else if constexpr (OP == WNN__OP_GELU)
-        return 0.5 * x * (1.0 + erf(x * 0.70710678118654752440));
     else if constexpr (OP == WNN__OP_HARD_SIGMOID) {
         double v = alpha * x + beta;
         return v < 0 ? 0.0 : v > 1 ? 1.0 : v;
