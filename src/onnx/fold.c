@@ -130,6 +130,8 @@ static wnn_status fold_range(onx_importer *im, const Onnx__NodeProto *n)
         bool ahead = id > 0 ? il > is : is > il;
         uint64_t span = id > 0 ? (uint64_t)il - (uint64_t)is : (uint64_t)is - (uint64_t)il;
         uint64_t step = id > 0 ? (uint64_t)id : 0 - (uint64_t)id;
+        if (step == 0)
+            return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "delta is 0");
         m = ahead ? (span - 1) / step + 1 : 0;
     }
     if (m > FOLD_MAX_ELEMENTS * 64)
@@ -239,6 +241,10 @@ static wnn_status fold_concat(onx_importer *im, const Onnx__NodeProto *n)
             continue;
         if (x->rank != first->rank || x->type != first->type)
             return DECLINE;
+        for (uint32_t d = 0; d < x->rank; d++)
+            if ((int)d != axis && x->dims[d] != first->dims[d])
+                return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "input %zu's dimension %u is %lld, input 0's %lld",
+                                i, d, (long long)x->dims[d], (long long)first->dims[d]);
         dims[axis] += x->dims[axis];
     }
     onx_const *c = onx_const_new(first->type, first->rank, dims);
@@ -276,6 +282,10 @@ static wnn_status fold_gather(onx_importer *im, const Onnx__NodeProto *n)
         dims[r++] = idx->dims[i];
     for (uint32_t i = (uint32_t)axis + 1; i < x->rank; i++)
         dims[r++] = x->dims[i];
+    if (x->dims[axis] == 0 && idx->count > 0)
+        return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "an index into an empty axis");
+    if (x->dims[axis] != 0 && idx->count > FOLD_MAX_ELEMENTS / (x->count / (size_t)x->dims[axis] + 1))
+        return DECLINE; /* a large result: the device gathers it */
     onx_const *c = onx_const_new(x->type, r, dims);
     if (c == NULL)
         return onx_out_const(im, n, 0, NULL);

@@ -53,6 +53,8 @@ wnn_status onx_builder_failed(onx_importer *im)
 {
     wnn_status st = wnn_graph_builder_status(im->b);
     const char *msg = wnn_graph_builder_error_message(im->b);
+    if (st == WNN_OK && im->status != WNN_OK)
+        return im->status; /* an argument was refused before the call: that is the reason */
     if (st == WNN_OK)
         return onx_fail(im, WNN_STATUS_UNKNOWN, "a builder call failed without an error");
     if (st == WNN_STATUS_UNSUPPORTED_DATA_TYPE)
@@ -281,7 +283,7 @@ const Onnx__AttributeProto *onx_attr(const Onnx__NodeProto *n, const char *name)
 int64_t onx_attr_int(const Onnx__NodeProto *n, const char *name, int64_t dflt)
 {
     const Onnx__AttributeProto *a = onx_attr(n, name);
-    return a && a->has_i ? a->i : a && a->has_f ? (int64_t)a->f : dflt;
+    return a && a->has_i ? a->i : a && a->has_f ? onx_f64_to_i64(a->f) : dflt;
 }
 
 float onx_attr_float(const Onnx__NodeProto *n, const char *name, float dflt)

@@ -87,6 +87,8 @@ const char *onx_onnx_type_name(int32_t onnx_type);
 /* Element i of c as int64 or double, any numeric type. */
 int64_t onx_get_i64(const onx_const *c, size_t i);
 double onx_get_f64(const onx_const *c, size_t i);
+/* A double truncated toward zero, saturated to int64; NaN is 0 (ONNX's Cast). */
+int64_t onx_f64_to_i64(double v);
 void onx_set_i64(onx_const *c, size_t i, int64_t v);
 void onx_set_f64(onx_const *c, size_t i, double v);
 bool onx_type_is_float(wnn_data_type t);

@@ -161,10 +161,14 @@ static wnn_status lower_one_hot(onx_importer *im, const Onnx__NodeProto *n)
         return im->status;
     if (depth_c->count != 1 || values->count != 2)
         return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "depth must be one value and values two");
-    int64_t depth = (int64_t)onx_get_f64(depth_c, 0);
+    int64_t depth = onx_get_i64(depth_c, 0);
     wnn_operand_desc d = desc_of(idx);
-    if (depth <= 0 || d.rank + 1 > WNN_MAX_RANK)
-        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "depth %lld or rank %u", (long long)depth, d.rank + 1);
+    uint64_t elements = depth <= 0 ? 0 : depth > INT32_MAX ? (uint64_t)INT32_MAX + 1 : (uint64_t)depth;
+    for (uint32_t i = 0; i < d.rank && elements <= INT32_MAX; i++)
+        elements *= d.shape[i] ? d.shape[i] : 1;
+    if (depth <= 0 || d.rank + 1 > WNN_MAX_RANK || depth > INT32_MAX || elements > INT32_MAX)
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "depth %lld for rank %u: the output is over WebNN's limits "
+                        "(rank 8, 2^31-1 elements)", (long long)depth, d.rank + 1);
     int axis = onx_axis(im, onx_attr_int(n, "axis", -1), d.rank + 1);
     if (axis < 0)
         return im->status;

@@ -54,7 +54,7 @@ int onx_shape_rule(onx_importer *im, const Onnx__NodeProto *n, uint32_t rank, co
         if (c < 0)
             return -1;
         if (c > (int)WNN_MAX_RANK)
-            return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "a rank-%d shape is over WebNN's %d", c, WNN_MAX_RANK);
+            return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "a rank-%d shape is over WebNN's %d", c, WNN_MAX_RANK), -1;
         bool allowzero = onx_attr_int(n, "allowzero", 0) != 0;
         int infer = -1;
         int64_t known = 1;
@@ -126,6 +126,8 @@ int onx_shape_rule(onx_importer *im, const Onnx__NodeProto *n, uint32_t rank, co
         int x = onx_axis(im, a[k], r);
         if (x < 0)
             return -1;
+        if (ones[x])
+            return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "axis %lld is named twice", (long long)a[k]), -1;
         ones[x] = true;
     }
     for (uint32_t i = 0, j = 0; i < r; i++)

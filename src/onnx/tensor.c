@@ -55,16 +55,20 @@ const char *onx_onnx_type_name(int32_t t)
 
 onx_const *onx_const_new(wnn_data_type type, uint32_t rank, const int64_t *dims)
 {
+    size_t count = 1;
+    if (rank > WNN_MAX_RANK)
+        return NULL;
+    for (uint32_t i = 0; i < rank; i++)
+        if (dims[i] < 0 || __builtin_mul_overflow(count, (size_t)dims[i], &count))
+            return NULL;
     onx_const *c = calloc(1, sizeof *c);
     if (c == NULL)
         return NULL;
     c->type = type;
     c->rank = rank;
-    c->count = 1;
-    for (uint32_t i = 0; i < rank; i++) {
+    c->count = count;
+    for (uint32_t i = 0; i < rank; i++)
         c->dims[i] = dims[i];
-        c->count *= (size_t)dims[i];
-    }
     c->data = calloc(c->count ? c->count : 1, onx_type_size(type) ? onx_type_size(type) : 1);
     if (c->data == NULL) {
         free(c);
@@ -150,8 +154,7 @@ int64_t onx_get_i64(const onx_const *c, size_t i)
     case WNN_DATA_TYPE_INT8: return ((const int8_t *)p)[i];
     case WNN_DATA_TYPE_UINT8: return ((const uint8_t *)p)[i];
     default: {
-        double d = onx_get_f64(c, i);
-        return d != d ? 0 : d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ? INT64_MIN : (int64_t)d;
+        return onx_f64_to_i64(onx_get_f64(c, i));
     }
     }
 }
@@ -180,6 +183,11 @@ void onx_set_i64(onx_const *c, size_t i, int64_t v)
     }
 }
 
+int64_t onx_f64_to_i64(double v)
+{
+    return v != v ? 0 : v >= 9.2e18 ? INT64_MAX : v <= -9.2e18 ? INT64_MIN : (int64_t)v;
+}
+
 void onx_set_f64(onx_const *c, size_t i, double v)
 {
     switch (c->type) {
@@ -187,7 +195,7 @@ void onx_set_f64(onx_const *c, size_t i, double v)
     case WNN_DATA_TYPE_FLOAT16: ((uint16_t *)c->data)[i] = float_to_half((float)v); break;
     default:
         /* ONNX's Cast truncates toward zero; NaN becomes 0 */
-        onx_set_i64(c, i, v != v ? 0 : v >= 9.2e18 ? INT64_MAX : v <= -9.2e18 ? INT64_MIN : (int64_t)v);
+        onx_set_i64(c, i, onx_f64_to_i64(v));
         break;
     }
 }
