@@ -955,6 +955,57 @@ static void matmul_cases(void)
 
 /* ---- spatial and normalization ---------------------------------------------------------- */
 
+/* A constant of desc d with values in [lo, hi] from its own generator
+** (seeded by seed), so that the cpu's and cuda's builds get the same. */
+static wnn_operand *seeded_constant(wnn_graph_builder *b, wnn_operand_desc d, uint32_t seed, double lo, double hi)
+{
+    size_t n = desc_count(&d);
+    void *p = malloc(desc_bytes(&d));
+    for (size_t i = 0; i < n; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        store_value(d.data_type, p, i, lo + (hi - lo) * (double)(seed >> 8) * 0x1p-24);
+    }
+    wnn_operand *c = wnn_graph_builder_constant(b, &d, p, desc_bytes(&d));
+    free(p);
+    return c;
+}
+
+/* conv2d 3x3 with a constant filter (+ constant bias) -> batchNormalization
+** of constants (scale and bias when iarg[5]) (-> residual add) (-> relu):
+** cuda folds the batchNormalization into the filter and bias. iarg: residual,
+** conv bias, relu, layout, filter layout, scale and bias; input x, then the
+** residual where used. */
+static uint32_t build_conv_bn(wnn_graph_builder *b, wnn_operand **x, wnn_operand **y, const tcase *c)
+{
+    wnn_data_type t = c->in[0].data_type;
+    bool nhwc = c->iarg[3] != 0;
+    uint32_t cin = c->in[0].shape[nhwc ? 3 : 1], cout = 16;
+    wnn_conv2d_options o = WNN_CONV2D_OPTIONS_INIT;
+    o.padding[0] = o.padding[1] = o.padding[2] = o.padding[3] = 1;
+    o.input_layout = nhwc ? WNN_INPUT_LAYOUT_NHWC : WNN_INPUT_LAYOUT_NCHW;
+    o.filter_layout = (wnn_conv2d_filter_layout)c->iarg[4];
+    wnn_operand_desc fd = o.filter_layout == WNN_CONV2D_FILTER_LAYOUT_OIHW   ? DESC(t, 4, cout, cin, 3, 3)
+                          : o.filter_layout == WNN_CONV2D_FILTER_LAYOUT_OHWI ? DESC(t, 4, cout, 3, 3, cin)
+                                                                             : DESC(t, 4, 3, 3, cin, cout);
+    wnn_operand_desc vd = DESC(t, 1, cout);
+    o.bias = c->iarg[1] ? seeded_constant(b, vd, 2, -1, 1) : NULL;
+    wnn_operand *v = wnn_conv2d(b, x[0], seeded_constant(b, fd, 1, -0.5, 0.5), &o);
+    wnn_batch_normalization_options bo = WNN_BATCH_NORMALIZATION_OPTIONS_INIT;
+    const uint32_t axis = nhwc ? 3 : 1;
+    bo.axis = &axis;
+    const double epsilon = 1e-3;
+    bo.epsilon = &epsilon;
+    if (c->iarg[5]) {
+        bo.scale = seeded_constant(b, vd, 5, -1.5, 1.5);
+        bo.bias = seeded_constant(b, vd, 6, -1, 1);
+    }
+    v = wnn_batch_normalization(b, v, seeded_constant(b, vd, 3, -1, 1), seeded_constant(b, vd, 4, 0.5, 2), &bo);
+    if (c->iarg[0])
+        v = wnn_add(b, v, x[1]);
+    y[0] = c->iarg[2] ? wnn_relu(b, v) : v;
+    return 1;
+}
+
 static uint32_t build_spatial(wnn_graph_builder *b, wnn_operand **x, wnn_operand **y, const tcase *c)
 {
     const char *op = (const char *)c->fn;
@@ -1085,6 +1136,25 @@ static void spatial_cases(void)
             if (cv[1])
                 add_input(&c, DESC(t, 1, cout), -1, 1);
             memcpy(c.iarg, cv, sizeof(int) * 5);
+            c.rtol = rtol, c.atol = atol;
+            check_case(&c);
+        }
+        /* conv -> batchNormalization of constants (-> residual add) (-> relu):
+        ** (residual, conv bias, relu, layout, filter layout, bn scale and bias) */
+        static const int bn_variants[5][6] = {{0, 1, 1, 0, WNN_CONV2D_FILTER_LAYOUT_OIHW, 1},
+                                              {0, 0, 0, 0, WNN_CONV2D_FILTER_LAYOUT_OIHW, 1},
+                                              {1, 0, 1, 0, WNN_CONV2D_FILTER_LAYOUT_OIHW, 0},
+                                              {1, 1, 1, 1, WNN_CONV2D_FILTER_LAYOUT_OHWI, 1},
+                                              {0, 1, 1, 1, WNN_CONV2D_FILTER_LAYOUT_HWIO, 1}};
+        for (int v = 0; v < 5; v++) {
+            const int *cv = bn_variants[v];
+            snprintf(label, sizeof label, "conv2d batchNormalization %s variant#%d", tn, v);
+            tcase c = new_case(label, build_conv_bn, NULL);
+            uint32_t cin = 8, cout = 16, hw = 12;
+            add_input(&c, cv[3] ? DESC(t, 4, 2, hw, hw, cin) : DESC(t, 4, 2, cin, hw, hw), -1, 1);
+            if (cv[0])
+                add_input(&c, cv[3] ? DESC(t, 4, 2, hw, hw, cout) : DESC(t, 4, 2, cout, hw, hw), -1, 1);
+            memcpy(c.iarg, cv, sizeof(int) * 6);
             c.rtol = rtol, c.atol = atol;
             check_case(&c);
         }

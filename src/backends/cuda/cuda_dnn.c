@@ -12,8 +12,10 @@
 ** float32, tensor cores for float16, no FFT algorithms), the workspace
 ** (the node's scratch in the graph's arena, so runs are capturable), and
 ** the filter in the layout cuDNN reads (OIHW for NCHW input, OHWI for NHWC;
-** constant filters in other layouts are transposed once, on the host).
-** What cuDNN refuses at compile keeps ops_conv.c's plan.
+** constant filters in other layouts are transposed once, on the host). A
+** batchNormalization of constants after a conv with a constant filter is
+** folded into the filter and bias then, on the host too. What cuDNN
+** refuses at compile keeps ops_conv.c's plan.
 */
 #include <dlfcn.h>
 #include <math.h>
@@ -23,6 +25,7 @@
 #include <string.h>
 
 #include "backends/cuda/cuda_ops.h"
+#include "core/half.h"
 
 /* ---- cuDNN 9's ABI: the part used here ------------------------------------------- */
 
@@ -215,7 +218,7 @@ typedef struct dnn_plan {
     int algo;
     size_t workspace;
     uint32_t x, w, b, z, y;   /* value ids; b, z WNN__NONE for none */
-    size_t filter_at, zero_at; /* in the node's table; SIZE_MAX: none */
+    size_t filter_at, bias_at; /* in the node's table; SIZE_MAX: none */
     bool fused;               /* y = relu(conv(x) + bias + z) in one call */
 } dnn_plan;
 
@@ -243,9 +246,12 @@ static wnn_status run_dnn_conv(const wnn__cu_exec *x, const wnn__cu_node *n)
     const dnn_plan *p = n->plan;
     const float one = 1.0f, zero = 0.0f; /* scaling factors are float for float and half data */
     const void *w = p->filter_at != SIZE_MAX ? (const char *)x->aux + p->filter_at : x->ptr[p->w];
+    /* the bias: an operand, or the table's (folded, or zeros for the fused call) */
+    const void *bias = p->b != WNN__NONE        ? x->ptr[p->b]
+                       : p->bias_at != SIZE_MAX ? (const char *)x->aux + p->bias_at
+                                                : NULL;
     void *y = x->ptr[p->y];
     if (p->fused) {
-        const void *bias = p->b != WNN__NONE ? x->ptr[p->b] : (const char *)x->aux + p->zero_at;
         /* without a residual z is y scaled by 0, as the API allows */
         const void *z = p->z != WNN__NONE ? x->ptr[p->z] : y;
         return dnn_status(api.ConvolutionBiasActivationForward(
@@ -254,16 +260,17 @@ static wnn_status run_dnn_conv(const wnn__cu_exec *x, const wnn__cu_node *n)
     }
     int s = api.ConvolutionForward(x->dnn, &one, p->xd, x->ptr[p->x], p->wd, w, p->cd, p->algo, x->scratch,
                                    p->workspace, &zero, p->yd, y);
-    if (s == DNN_STATUS_SUCCESS && p->b != WNN__NONE)
-        s = api.AddTensor(x->dnn, &one, p->bd, x->ptr[p->b], &one, p->yd, y);
+    if (s == DNN_STATUS_SUCCESS && bias)
+        s = api.AddTensor(x->dnn, &one, p->bd, bias, &one, p->yd, y);
     return dnn_status(s);
 }
 
-/* What the pattern around a conv2d gave: the bias and residual values and
-** the node whose run does the work (the conv itself when unfused). */
+/* What the pattern around a conv2d gave: the bias and residual values, a
+** folded batchNormalization, and the node whose run does the work (the
+** conv itself when nothing follows it into the plan). */
 typedef struct dnn_match {
     uint32_t bias, z;
-    uint32_t add, last; /* node indices; add UINT32_MAX for none */
+    uint32_t bn, add, last; /* node indices; bn, add UINT32_MAX for none */
     bool fused;
 } dnn_match;
 
@@ -282,6 +289,48 @@ static void repack_filter(const wnn__cu_conv *c, const void *src, size_t es, cha
                                   xx * c->f_stride[3];
                     memcpy(dst + k * es, (const char *)src + at * es, es);
                 }
+}
+
+/* Element i of a float32 or float16 buffer, in double, and back. */
+static double elem_get(const void *p, size_t i, wnn_data_type t)
+{
+    if (t == WNN_DATA_TYPE_FLOAT16)
+        return wnn__half_to_float(((const uint16_t *)p)[i]);
+    return ((const float *)p)[i];
+}
+
+static void elem_set(void *p, size_t i, wnn_data_type t, double v)
+{
+    if (t == WNN_DATA_TYPE_FLOAT16)
+        ((uint16_t *)p)[i] = wnn__float_to_half((float)v);
+    else
+        ((float *)p)[i] = (float)v;
+}
+
+/* Element i of constant v, or absent when v is WNN__NONE. */
+static double constant_at(const wnn__ir *ir, uint32_t v, size_t i, double absent)
+{
+    return v == WNN__NONE ? absent : elem_get(ir->values[v].data, i, ir->values[v].desc.data_type);
+}
+
+/* Folds batchNormalization bn into the repacked filter of conv (each output
+** channel's row times s = scale / sqrt(variance + epsilon)) and writes the
+** bias that goes with it, (conv's bias - mean) * s + bn's bias: in double,
+** rounded once to type t. */
+static void fold_bn(const wnn__ir *ir, const wnn__node *conv, const wnn__node *bn, const wnn__cu_conv *c,
+                    wnn_data_type t, char *filter, char *bias)
+{
+    size_t row = (size_t)(c->c_in / c->groups) * c->kh * c->kw;
+    uint32_t conv_bias = has_in(conv, 2) ? conv->in[2] : WNN__NONE;
+    for (uint32_t o = 0; o < c->c_out; o++) {
+        double s = constant_at(ir, bn->in[3], o, 1.0) /
+                   sqrt(constant_at(ir, bn->in[2], o, 1.0) + bn->attrs.batch_norm.epsilon);
+        elem_set(bias, o, t,
+                 (constant_at(ir, conv_bias, o, 0.0) - constant_at(ir, bn->in[1], o, 0.0)) * s +
+                     constant_at(ir, bn->in[4], o, 0.0));
+        for (size_t i = (size_t)o * row; i < (size_t)(o + 1) * row; i++)
+            elem_set(filter, i, t, elem_get(filter, i, t) * s);
+    }
 }
 
 /* The descriptors of conv node k and the best algorithm cuDNN's heuristics
@@ -365,6 +414,32 @@ static bool is_relu(const wnn__ir *ir, const wnn__cu_node *cn, wnn_data_type t)
            isinf(node->attrs.clamp.max_value) && node->attrs.clamp.max_value > 0;
 }
 
+/* A constant of type t, with its bytes, of n elements. */
+static bool constant_of(const wnn__ir *ir, uint32_t v, uint64_t n, wnn_data_type t)
+{
+    const wnn__value *val = &ir->values[v];
+    return val->kind == WNN__VALUE_CONSTANT && val->data && val->desc.data_type == t &&
+           wnn__cu_count(&val->desc) == n;
+}
+
+/* batchNormalization node r over conv node k's output, along its channels,
+** with constant statistics, scale and bias, after a constant filter and
+** bias: foldable into them. */
+static bool foldable_bn(const wnn__ir *ir, const wnn__cu_node *nodes, uint32_t k, uint32_t r, const wnn__cu_conv *c,
+                        wnn_data_type t)
+{
+    const wnn__node *conv = &ir->nodes[k], *bn = &ir->nodes[r];
+    if (bn->op != WNN__OP_BATCH_NORMALIZATION || !nodes[r].run || bn->n_in != 5 || bn->in[0] != conv->out[0] ||
+        bn->attrs.batch_norm.axis != (c->nhwc ? 3u : 1u) ||
+        !constant_of(ir, conv->in[1], wnn__cu_count(in_desc(ir, conv, 1)), t) ||
+        (has_in(conv, 2) && !constant_of(ir, conv->in[2], c->c_out, t)))
+        return false;
+    for (uint32_t j = 1; j < 5; j++)
+        if (has_in(bn, j) && !constant_of(ir, bn->in[j], c->c_out, t))
+            return false;
+    return has_in(bn, 1) && has_in(bn, 2);
+}
+
 /* A constant of type t holding one value per output channel, in a shape
 ** that broadcasts against the conv's output along the channel axis only. */
 static bool per_channel_constant(const wnn__ir *ir, uint32_t v, const wnn__cu_conv *c, wnn_data_type t)
@@ -401,17 +476,28 @@ static uint32_t only_reader(const wnn__ir *ir, const uint32_t *uses, const bool 
     return UINT32_MAX;
 }
 
-/* conv2d node k, then optionally add(bias or residual), then relu. */
+/* conv2d node k, then optionally a foldable batchNormalization, then
+** optionally add(bias or residual; residual only after a batchNormalization),
+** then relu. */
 static dnn_match match_epilogue(const wnn__ir *ir, const wnn__cu_node *nodes, const uint32_t *uses,
                                 const bool *is_output, uint32_t k, const wnn__cu_conv *c)
 {
     const wnn__node *conv = &ir->nodes[k];
     wnn_data_type t = out_desc(ir, conv, 0)->data_type;
-    dnn_match m = {has_in(conv, 2) ? conv->in[2] : WNN__NONE, WNN__NONE, UINT32_MAX, k, false};
+    dnn_match m = {has_in(conv, 2) ? conv->in[2] : WNN__NONE, WNN__NONE, UINT32_MAX, UINT32_MAX, k, false};
     uint32_t v = conv->out[0];
     uint32_t r = only_reader(ir, uses, is_output, v);
     if (r == UINT32_MAX || r <= k)
         return m;
+    if (foldable_bn(ir, nodes, k, r, c, t)) {
+        /* the bias comes from the table now */
+        m = (dnn_match){WNN__NONE, WNN__NONE, r, UINT32_MAX, r, false};
+        v = ir->nodes[r].out[0];
+        uint32_t after = only_reader(ir, uses, is_output, v);
+        if (after == UINT32_MAX || after <= r)
+            return m;
+        r = after;
+    }
     const wnn__node *next = &ir->nodes[r];
     uint32_t bias = m.bias, z = WNN__NONE, add = UINT32_MAX;
     if (next->op == WNN__OP_ADD && nodes[r].run && next->n_in == 2 && next->n_out == 1 &&
@@ -419,7 +505,7 @@ static dnn_match match_epilogue(const wnn__ir *ir, const wnn__cu_node *nodes, co
         uint32_t other = next->in[0] == v ? next->in[1] : next->in[0];
         if (other == v)
             return m;
-        if (bias == WNN__NONE && per_channel_constant(ir, other, c, t))
+        if (bias == WNN__NONE && m.bn == UINT32_MAX && per_channel_constant(ir, other, c, t))
             bias = other;
         else if (same_desc(&ir->values[other].desc, out_desc(ir, conv, 0)))
             z = other;
@@ -432,7 +518,7 @@ static dnn_match match_epilogue(const wnn__ir *ir, const wnn__cu_node *nodes, co
     }
     if (!is_relu(ir, &nodes[r], t) || ir->nodes[r].in[0] != (add != UINT32_MAX ? ir->nodes[add].out[0] : v))
         return m;
-    return (dnn_match){bias, z, add, r, true};
+    return (dnn_match){bias, z, m.bn, add, r, true};
 }
 
 /* Plans conv node k on cuDNN, fused with its epilogue when it has one.
@@ -455,8 +541,9 @@ static wnn_status plan_conv(wnn__device *d, void *h, const wnn__ir *ir, wnn__cu_
     if (ok && m.fused) {
         ok = api.CreateActivationDescriptor(&p->ad) == DNN_STATUS_SUCCESS &&
              api.SetActivationDescriptor(p->ad, DNN_ACTIVATION_RELU, DNN_PROPAGATE_NAN, 0.0) == DNN_STATUS_SUCCESS;
-        if (!ok) { /* the plain convolution then */
-            m = (dnn_match){has_in(node, 2) ? node->in[2] : WNN__NONE, WNN__NONE, UINT32_MAX, k, false};
+        if (!ok) { /* the plain convolution then, with a folded batchNormalization still */
+            m = (dnn_match){m.bn == UINT32_MAX && has_in(node, 2) ? node->in[2] : WNN__NONE, WNN__NONE, m.bn,
+                            UINT32_MAX, m.bn == UINT32_MAX ? k : m.bn, false};
             ok = true;
         }
     }
@@ -466,18 +553,20 @@ static wnn_status plan_conv(wnn__device *d, void *h, const wnn__ir *ir, wnn__cu_
         (void)cudaGetLastError();
         return WNN_OK;
     }
-    /* the node's table: the repacked filter, then zeros for a missing bias */
+    /* the node's table: the repacked (or folded) filter, then the folded
+    ** bias or zeros for a missing one */
     size_t es = wnn_data_type_size(t), table = 0;
-    p->filter_at = p->zero_at = SIZE_MAX;
+    p->filter_at = p->bias_at = SIZE_MAX;
+    bool folded = m.bn != UINT32_MAX;
     bool native = node->attrs.conv.filter_layout ==
                   (c.nhwc ? WNN_CONV2D_FILTER_LAYOUT_OHWI : WNN_CONV2D_FILTER_LAYOUT_OIHW);
     size_t filter_bytes = (size_t)wnn__cu_count(in_desc(ir, node, 1)) * es;
-    if (!native) {
+    if (!native || folded) {
         p->filter_at = 0;
         table = (filter_bytes + 255) / 256 * 256;
     }
-    if (m.fused && m.bias == WNN__NONE) {
-        p->zero_at = table;
+    if (folded || (m.fused && m.bias == WNN__NONE)) {
+        p->bias_at = table;
         table += (size_t)c.c_out * es;
     }
     char *aux = NULL;
@@ -488,8 +577,10 @@ static wnn_status plan_conv(wnn__device *d, void *h, const wnn__ir *ir, wnn__cu_
             free(p);
             return WNN_STATUS_OUT_OF_MEMORY;
         }
-        if (!native)
+        if (p->filter_at != SIZE_MAX)
             repack_filter(&c, ir->values[node->in[1]].data, es, aux);
+        if (folded)
+            fold_bn(ir, node, &ir->nodes[m.bn], &c, t, aux, aux + p->bias_at);
     }
     p->x = node->in[0];
     p->w = node->in[1];
@@ -503,15 +594,17 @@ static wnn_status plan_conv(wnn__device *d, void *h, const wnn__ir *ir, wnn__cu_
     conv->plan = NULL;
     conv->run = NULL;
     conv->scratch_bytes = 0;
-    if (m.fused) {
+    if (m.last != k) {
         free(last->plan);
         internal[node->out[0]] = true;
         pos[k] = m.last;
-        if (m.add != UINT32_MAX) {
-            nodes[m.add].run = NULL;
-            internal[ir->nodes[m.add].out[0]] = true;
-            pos[m.add] = m.last;
-        }
+        uint32_t joined[2] = {m.bn, m.add};
+        for (int j = 0; j < 2; j++)
+            if (joined[j] != UINT32_MAX && joined[j] != m.last) {
+                nodes[joined[j]].run = NULL;
+                internal[ir->nodes[joined[j]].out[0]] = true;
+                pos[joined[j]] = m.last;
+            }
     }
     last->plan = p;
     last->release = release_plan;
