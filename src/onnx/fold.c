@@ -341,6 +341,42 @@ static wnn_status fold_slice(onx_importer *im, const Onnx__NodeProto *n)
     return onx_out_const(im, n, 0, c);
 }
 
+static void next_index(int64_t *oi, uint32_t rank, const int64_t *dims);
+
+/* Transpose of a constant: the exporters' pad and shape arithmetic
+** (PyTorch's reflect padding transposes its pads). */
+static wnn_status fold_transpose(onx_importer *im, const Onnx__NodeProto *n)
+{
+    const onx_const *x = cin(im, n, 0);
+    if (x == NULL || x->count > FOLD_MAX_ELEMENTS)
+        return DECLINE;
+    int64_t perm[WNN_MAX_RANK], dims[WNN_MAX_RANK], st[WNN_MAX_RANK], oi[WNN_MAX_RANK] = {0};
+    int np = onx_attr_ints(n, "perm", perm, WNN_MAX_RANK);
+    bool seen[WNN_MAX_RANK] = {false};
+    if (np >= 0 && (uint32_t)np != x->rank)
+        return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "perm has %d entries for rank %u", np, x->rank);
+    for (uint32_t i = 0; i < x->rank; i++) {
+        if (np < 0)
+            perm[i] = x->rank - 1 - i;
+        if (perm[i] < 0 || perm[i] >= (int64_t)x->rank || seen[perm[i]])
+            return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "perm is not a permutation of 0..%u", x->rank - 1);
+        seen[perm[i]] = true;
+        dims[i] = x->dims[perm[i]];
+    }
+    onx_const *c = onx_const_new(x->type, x->rank, dims);
+    if (c == NULL)
+        return onx_out_const(im, n, 0, NULL);
+    strides_of(x->rank, x->dims, st);
+    size_t es = onx_type_size(x->type);
+    for (size_t o = 0; o < c->count; o++, next_index(oi, x->rank, dims)) {
+        size_t from = 0;
+        for (uint32_t i = 0; i < x->rank; i++)
+            from += (size_t)(oi[i] * st[perm[i]]);
+        memcpy((char *)c->data + o * es, (const char *)x->data + from * es, es);
+    }
+    return onx_out_const(im, n, 0, c);
+}
+
 /* ---- element-wise, broadcasting ---- */
 
 typedef enum { K_ADD, K_SUB, K_MUL, K_DIV, K_MAX, K_MIN, K_EQ, K_LT, K_GT, K_LE, K_GE, K_AND, K_OR, K_MOD } bin_kind;
@@ -584,7 +620,7 @@ const onx_op_entry onx_fold_ops[] = {
     {"Dropout", fold_identity},    {"Cast", fold_cast},         {"CastLike", fold_cast},
     {"Reshape", fold_shape_rule},  {"Flatten", fold_shape_rule}, {"Squeeze", fold_shape_rule},
     {"Unsqueeze", fold_shape_rule}, {"Concat", fold_concat},    {"Gather", fold_gather},
-    {"Slice", fold_slice},         {"Add", fold_binary},        {"Sub", fold_binary},
+    {"Slice", fold_slice},         {"Transpose", fold_transpose}, {"Add", fold_binary},        {"Sub", fold_binary},
     {"Mul", fold_binary},          {"Div", fold_binary},        {"Max", fold_binary},
     {"Min", fold_binary},          {"Equal", fold_binary},      {"Less", fold_binary},
     {"Greater", fold_binary},      {"LessOrEqual", fold_binary}, {"GreaterOrEqual", fold_binary},
@@ -616,5 +652,7 @@ onx_lower_fn onx_find_lowering(const char *op)
         fn = find(onx_ops_shape, op);
     if (fn == NULL)
         fn = find(onx_ops_extra, op);
+    if (fn == NULL)
+        fn = find(onx_ops_control, op);
     return fn;
 }

@@ -94,6 +94,7 @@ onx_value *onx_define(onx_importer *im, const char *name)
         memset(v, 0, sizeof *v);
         v->name = keep;
         v->next = next;
+        v->scope = im->scope;
         return v;
     }
     v = calloc(1, sizeof *v);
@@ -104,6 +105,7 @@ onx_value *onx_define(onx_importer *im, const char *name)
     uint32_t h = hash_name(name);
     v->next = im->buckets[h];
     im->buckets[h] = v;
+    v->scope = im->scope;
     return v;
 }
 
@@ -204,6 +206,19 @@ wnn_status onx_out_const(onx_importer *im, const Onnx__NodeProto *n, size_t i, o
         return onx_fail(im, WNN_STATUS_OUT_OF_MEMORY, "out of memory");
     if (i >= n->n_output || n->output[i] == NULL || n->output[i][0] == '\0') {
         onx_const_free(c);
+        return WNN_OK;
+    }
+    if (im->attach_known) { /* the node was lowered: its operand gets the value beside it */
+        onx_value *v = onx_lookup(im, n->output[i]);
+        bool same = v != NULL && v->c == NULL && v->op != NULL && v->type == c->type && v->rank == c->rank;
+        for (uint32_t k = 0; same && k < c->rank; k++)
+            same = (int64_t)v->shape[k] == c->dims[k];
+        if (!same) {
+            onx_const_free(c);
+            return WNN_OK;
+        }
+        v->c = c;
+        v->foldable = false;
         return WNN_OK;
     }
     onx_value *v = define_output(im, n, i);
@@ -506,6 +521,38 @@ static bool all_inputs_foldable(onx_importer *im, const Onnx__NodeProto *n)
     return true;
 }
 
+/* Every input has a host value and at least one came from constant_inputs
+** (else the node would have been folded). */
+static bool all_inputs_known(onx_importer *im, const Onnx__NodeProto *n)
+{
+    for (size_t i = 0; i < n->n_input; i++) {
+        onx_value *v = n->input[i] && n->input[i][0] ? onx_lookup(im, n->input[i]) : NULL;
+        if (v != NULL && v->c == NULL)
+            return false;
+    }
+    return !all_inputs_foldable(im, n);
+}
+
+/* A node over values bound by constant_inputs is lowered (the feed stays a
+** graph input, so ONNX's test suite still runs the operator) and also
+** evaluated on the host, so that what must be a constant downstream (a
+** shape, an If's condition, a Loop's trip count) can follow from a bound
+** input. A host evaluation that fails leaves the node as it was lowered. */
+static void attach_known(onx_importer *im, const Onnx__NodeProto *n, onx_lower_fn fold)
+{
+    char message[sizeof im->message], last[sizeof last_message];
+    memcpy(message, im->message, sizeof message);
+    memcpy(last, last_message, sizeof last);
+    im->attach_known = true;
+    wnn_status st = fold(im, n);
+    im->attach_known = false;
+    if (st != WNN_OK) {
+        im->status = WNN_OK;
+        memcpy(im->message, message, sizeof message);
+        memcpy(last_message, last, sizeof last);
+    }
+}
+
 static wnn_status lower_node(onx_importer *im, const Onnx__NodeProto *n)
 {
     const char *op = n->op_type ? n->op_type : "";
@@ -529,7 +576,73 @@ static wnn_status lower_node(onx_importer *im, const Onnx__NodeProto *n)
     wnn_status st = lower(im, n);
     if (st == WNN_OK && wnn_graph_builder_status(im->b) != WNN_OK)
         st = onx_builder_failed(im);
+    if (st == WNN_OK && fold != NULL && all_inputs_known(im, n))
+        attach_known(im, n, fold);
     return st;
+}
+
+uint32_t onx_scope_enter(onx_importer *im) { return im->scope++; }
+
+void onx_scope_leave(onx_importer *im, uint32_t depth)
+{
+    for (uint32_t i = 0; i < ONX_BUCKETS; i++) {
+        for (onx_value **p = &im->buckets[i]; *p != NULL;) {
+            onx_value *v = *p;
+            if (v->scope <= depth) {
+                p = &v->next;
+                continue;
+            }
+            *p = v->next;
+            onx_const_free(v->c);
+            free(v->name);
+            free(v);
+        }
+    }
+    im->scope = depth;
+}
+
+wnn_status onx_subgraph_walk(onx_importer *im, const Onnx__GraphProto *g)
+{
+    const Onnx__NodeProto *outer = im->node;
+    if (g->n_sparse_initializer > 0)
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "sparse initializers are not supported");
+    for (size_t i = 0; i < g->n_initializer; i++) {
+        const Onnx__TensorProto *t = g->initializer[i];
+        const char *name = t->name ? t->name : "";
+        if (onx_lookup(im, name) != NULL)
+            return onx_fail(im, WNN_STATUS_OPERATION_ERROR, "subgraph initializer '%s' shadows an outer name", name);
+        onx_const *c;
+        wnn_status st = onx_tensor_decode(t, im->base_dir, &c);
+        if (st != WNN_OK)
+            return onx_fail(im, st, "subgraph initializer %zu: %s", i, last_message);
+        onx_value *v = onx_define(im, name);
+        if (v == NULL) {
+            onx_const_free(c);
+            return onx_fail(im, WNN_STATUS_OUT_OF_MEMORY, "out of memory");
+        }
+        v->c = c;
+        v->foldable = true;
+        v->type = c->type;
+        v->rank = c->rank;
+    }
+    uint32_t outer_index = im->node_index;
+    for (size_t i = 0; i < g->n_node; i++) {
+        const Onnx__NodeProto *n = g->node[i];
+        im->node = n;
+        im->node_index = (uint32_t)i;
+        for (size_t k = 0; k < n->n_input; k++) { /* check mode: an outer producer failed */
+            onx_value *v = n->input[k] && n->input[k][0] ? onx_lookup(im, n->input[k]) : NULL;
+            if (v != NULL && v->poisoned)
+                return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "input '%s' comes from a node that cannot be "
+                                "lowered", v->name);
+        }
+        wnn_status st = lower_node(im, n);
+        if (st != WNN_OK)
+            return st;
+    }
+    im->node = outer;
+    im->node_index = outer_index;
+    return WNN_OK;
 }
 
 static void report_issue(onx_importer *im, uint32_t index, const Onnx__NodeProto *n, wnn_status st)

@@ -34,6 +34,7 @@ typedef struct onx_value {
     onx_const *c;        /* host value when known at import */
     bool foldable;       /* c may be folded (false for constant_inputs feeds) */
     bool poisoned;       /* check mode: its producer failed */
+    uint32_t scope;      /* the subgraph depth that defined it (0: the main graph) */
     wnn_data_type type;
     uint32_t rank;
     uint32_t shape[WNN_MAX_RANK]; /* for operands; host constants use c->dims */
@@ -52,6 +53,8 @@ typedef struct onx_importer {
     int64_t opset;          /* the default domain's version */
     int64_t ms_opset;       /* com.microsoft, 0 if not imported */
     onx_value *buckets[ONX_BUCKETS];
+    uint32_t scope;         /* the depth of the subgraph being lowered */
+    bool attach_known;      /* onx_out_const adds values to lowered outputs */
     /* the node being lowered, for messages */
     const Onnx__NodeProto *node;
     uint32_t node_index;
@@ -121,6 +124,16 @@ wnn_operand *onx_scalar(onx_importer *im, wnn_data_type type, double v);
 /* Normalizes a possibly negative axis against rank; -1 with the node failed. */
 int onx_axis(onx_importer *im, int64_t axis, uint32_t rank);
 
+/* ---- subgraphs (import.c) ---- */
+/* Enters a new scope for a subgraph (outer names stay visible) and returns
+** the depth to give onx_scope_leave. */
+uint32_t onx_scope_enter(onx_importer *im);
+/* Forgets every value defined deeper than depth. */
+void onx_scope_leave(onx_importer *im, uint32_t depth);
+/* Defines g's initializers in the current scope and lowers its nodes;
+** stops at the first failure (im->node is then the failed node). */
+wnn_status onx_subgraph_walk(onx_importer *im, const Onnx__GraphProto *g);
+
 /* ---- attributes (import.c) ---- */
 const Onnx__AttributeProto *onx_attr(const Onnx__NodeProto *n, const char *name);
 int64_t onx_attr_int(const Onnx__NodeProto *n, const char *name, int64_t dflt);
@@ -151,6 +164,7 @@ extern const onx_op_entry onx_ops_elementwise[];
 extern const onx_op_entry onx_ops_nn[];
 extern const onx_op_entry onx_ops_shape[];
 extern const onx_op_entry onx_ops_extra[];
+extern const onx_op_entry onx_ops_control[];
 extern const onx_op_entry onx_fold_ops[];
 
 /* ---- shape rules shared by lowering and folding (ops_shape.c) ---- */

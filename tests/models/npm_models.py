@@ -7,7 +7,7 @@ third_party/npm/node_modules by tests/models/install-npm-peers.sh. Each entry
 names the model file under node_modules and its inputs: a dtype, a shape,
 and either a scale for random values (fixed seed) or a fixed value (inputs
 that select a branch, such as Silero VAD's sample rate, which wnn binds as a
-constant: WebNN has no control flow).
+constant so that the importer inlines the If branch it selects).
 """
 import os
 import shutil
