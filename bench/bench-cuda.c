@@ -79,7 +79,7 @@ static wnn_context *open_cuda(void)
 
 static wnn_tensor *tensor(wnn_context *ctx, wnn_data_type t, uint32_t rank, const uint32_t *shape)
 {
-    wnn_tensor_desc d = {t, rank, {0}, true, true};
+    wnn_tensor_desc d = {t, rank, {0}, true, true, false};
     memcpy(d.shape, shape, rank * sizeof *shape);
     wnn_tensor *x = NULL;
     MUST(wnn_context_create_tensor(ctx, &d, &x));
@@ -369,7 +369,7 @@ typedef struct rig {
 static void create_destroy(void *arg, long iters)
 {
     rig *r = arg;
-    wnn_tensor_desc d = {WNN_DATA_TYPE_FLOAT32, 2, {32, 32}, true, true};
+    wnn_tensor_desc d = {WNN_DATA_TYPE_FLOAT32, 2, {32, 32}, true, true, false};
     for (long i = 0; i < iters; i++) {
         wnn_tensor *t;
         if (wnn_context_create_tensor(r->ctx, &d, &t) != WNN_OK)

@@ -66,7 +66,7 @@ static void import_only(void *arg, long iters)
 static void create_destroy(void *arg, long iters)
 {
     rig *r = arg;
-    wnn_tensor_desc d = {WNN_DATA_TYPE_FLOAT32, 2, {32, 32}, true, true};
+    wnn_tensor_desc d = {WNN_DATA_TYPE_FLOAT32, 2, {32, 32}, true, true, false};
     for (long i = 0; i < iters; i++) {
         wnn_tensor *t;
         if (wnn_context_create_tensor(r->ctx, &d, &t) != WNN_OK)
@@ -80,7 +80,7 @@ static void run(const char *device, const char *what, bool legacy, bool no_sync,
     rig r = {0};
     wnn_context_options o = WNN_CONTEXT_OPTIONS_INIT;
     o.device = device;
-    wnn_tensor_desc d = {WNN_DATA_TYPE_FLOAT32, 2, {32, 32}, true, true};
+    wnn_tensor_desc d = {WNN_DATA_TYPE_FLOAT32, 2, {32, 32}, true, true, false};
     if (wnn_context_create(&o, &r.ctx) != WNN_OK || wnn_context_create_tensor(r.ctx, &d, &r.t) != WNN_OK)
         abort();
     r.export_options = (wnn_dlpack_export_options)WNN_DLPACK_EXPORT_OPTIONS_INIT;

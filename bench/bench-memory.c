@@ -21,7 +21,7 @@ typedef struct {
 static void create_destroy(void *arg, long iters)
 {
     rig *r = arg;
-    wnn_tensor_desc d = {WNN_DATA_TYPE_FLOAT32, 2, {32, 32}, true, true};
+    wnn_tensor_desc d = {WNN_DATA_TYPE_FLOAT32, 2, {32, 32}, true, true, false};
     for (long i = 0; i < iters; i++) {
         wnn_tensor *t;
         if (wnn_context_create_tensor(r->ctx, &d, &t) != WNN_OK)
@@ -66,7 +66,7 @@ static void setup(rig *r, const char *device)
     if (wnn_graph_builder_build(b, &out, 1, &r->graph) != WNN_OK)
         abort();
     wnn_graph_builder_release(b);
-    wnn_tensor_desc td = {WNN_DATA_TYPE_FLOAT32, 1, {256}, true, true};
+    wnn_tensor_desc td = {WNN_DATA_TYPE_FLOAT32, 1, {256}, true, true, false};
     wnn_context_create_tensor(r->ctx, &td, &r->in);
     wnn_context_create_tensor(r->ctx, &td, &r->out);
     r->bytes = 256 * sizeof(float);

@@ -36,7 +36,7 @@ int main(void)
     }
 
     /* A bad descriptor: a dimension of 0. *out is set to NULL on failure. */
-    wnn_tensor_desc td = {WNN_DATA_TYPE_FLOAT32, 2, {2, 0}, true, true};
+    wnn_tensor_desc td = {WNN_DATA_TYPE_FLOAT32, 2, {2, 0}, true, true, false};
     s = wnn_context_create_tensor(ctx, &td, &t);
     report("wnn_context_create_tensor", s);
     if (s != WNN_STATUS_INVALID_DIMENSION || t != NULL)

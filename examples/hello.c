@@ -29,7 +29,7 @@ int main(void)
     wnn_named_operand y = {"y", wnn_relu(b, wnn_matmul(b, x, x))}; /* NULL on error */
     CHECK(wnn_graph_builder_build(b, &y, 1, &g)); /* reports the first builder error */
 
-    wnn_tensor_desc td = {WNN_DATA_TYPE_FLOAT32, 2, {2, 2}, true, true}; /* readable, writable */
+    wnn_tensor_desc td = {WNN_DATA_TYPE_FLOAT32, 2, {2, 2}, true, true, false}; /* readable, writable, not exportable */
     CHECK(wnn_context_create_tensor(ctx, &td, &in));
     CHECK(wnn_context_create_tensor(ctx, &td, &out));
     float v[4] = {1, -2, 3, 4}, r[4];

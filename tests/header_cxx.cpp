@@ -2,6 +2,7 @@
 // Proves the public header compiles as C++ and links from C++: every
 // declaration must sit inside extern "C" and use only C++-compatible syntax.
 #include "wnn/wnn.h"
+#include "wnn/wnn_webgpu.h"
 
 #include <cstdio>
 
@@ -30,6 +31,9 @@ int main()
     if (wnn_context_read_tensor_sync(ctx, t, out, sizeof out) != WNN_OK || out[0] != 0.0f)
         failed++;
     wnn_tensor_release(t);
+    /* wnn_webgpu.h: a cpu context has no WebGPU device */
+    if (wnn_webgpu_context_get_device(ctx, nullptr, nullptr) != WNN_STATUS_NOT_SUPPORTED)
+        failed++;
     wnn_context_release(ctx);
     std::printf("%d passed, %d failed\n", failed ? 0 : 1, failed ? 1 : 0);
     return failed ? 1 : 0;

@@ -330,7 +330,7 @@ static void test_d2_destroy_races_use(void)
         wnn_named_operand no = {"y", wnn_add(b, x, wnn_graph_builder_constant(b, &one_d, &one, sizeof one))};
         CHECK_OK(wnn_graph_builder_build(b, &no, 1, &r.graph));
         wnn_graph_builder_release(b);
-        wnn_tensor_desc td = {WNN_DATA_TYPE_FLOAT32, 1, {N_ELEMS}, true, true};
+        wnn_tensor_desc td = {WNN_DATA_TYPE_FLOAT32, 1, {N_ELEMS}, true, true, false};
         CHECK_OK(wnn_context_create_tensor(r.ctx, &td, &r.x));
         CHECK_OK(wnn_context_create_tensor(r.ctx, &td, &r.y));
 

@@ -161,7 +161,7 @@ static wnn_status run_case(wnn_context *ctx, const tcase *c, void *const *inputs
     wnn_tensor *ti[MAX_IN] = {NULL}, *to[MAX_OUT] = {NULL};
     wnn_named_tensor bi[MAX_IN], bo[MAX_OUT];
     for (uint32_t i = 0; i < c->n_in && s == WNN_OK; i++) {
-        wnn_tensor_desc td = {c->in[i].data_type, c->in[i].rank, {0}, false, true};
+        wnn_tensor_desc td = {c->in[i].data_type, c->in[i].rank, {0}, false, true, false};
         memcpy(td.shape, c->in[i].shape, sizeof td.shape);
         if ((s = wnn_context_create_tensor(ctx, &td, &ti[i])) == WNN_OK)
             s = wnn_context_write_tensor(ctx, ti[i], inputs[i], desc_bytes(&c->in[i]));
@@ -170,7 +170,7 @@ static wnn_status run_case(wnn_context *ctx, const tcase *c, void *const *inputs
     r->n_out = n_out;
     for (uint32_t i = 0; i < n_out && s == WNN_OK; i++) {
         wnn_operand_get_desc(y[i], &r->desc[i]);
-        wnn_tensor_desc td = {r->desc[i].data_type, r->desc[i].rank, {0}, true, false};
+        wnn_tensor_desc td = {r->desc[i].data_type, r->desc[i].rank, {0}, true, false, false};
         memcpy(td.shape, r->desc[i].shape, sizeof td.shape);
         s = wnn_context_create_tensor(ctx, &td, &to[i]);
         bo[i] = (wnn_named_tensor){out_names[i], to[i]};
@@ -1458,7 +1458,7 @@ static void test_round_trips(void)
         for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
             wnn_data_type t = all_types[ti];
             size_t es = wnn_data_type_size(t), count = k < 3 ? sizes[k] : sizes[k] / es;
-            wnn_tensor_desc d = {t, 1, {(uint32_t)count}, true, true};
+            wnn_tensor_desc d = {t, 1, {(uint32_t)count}, true, true, false};
             size_t bytes = count * es;
             unsigned char *src = malloc(bytes), *orig = malloc(bytes), *dst = malloc(bytes);
             for (size_t i = 0; i < bytes; i++)
@@ -1504,7 +1504,7 @@ static wnn_graph *doubler(wnn_context *ctx, uint32_t n)
 
 static wnn_tensor *f32_tensor(wnn_context *ctx, uint32_t n)
 {
-    wnn_tensor_desc d = {WNN_DATA_TYPE_FLOAT32, 1, {n}, true, true};
+    wnn_tensor_desc d = {WNN_DATA_TYPE_FLOAT32, 1, {n}, true, true, false};
     wnn_tensor *t = NULL;
     CHECK_OK(wnn_context_create_tensor(ctx, &d, &t));
     return t;
@@ -1598,7 +1598,7 @@ static wnn_graph *chain_graph(wnn_context *ctx, uint32_t n)
 
 static void run_chain(wnn_context *ctx, wnn_graph *g, uint32_t n, int steps, const float *init, float *out)
 {
-    wnn_tensor_desc d = {WNN_DATA_TYPE_FLOAT32, 2, {n / 16, 16}, true, true};
+    wnn_tensor_desc d = {WNN_DATA_TYPE_FLOAT32, 2, {n / 16, 16}, true, true, false};
     wnn_tensor *a = NULL, *b = NULL;
     CHECK_OK(wnn_context_create_tensor(ctx, &d, &a));
     CHECK_OK(wnn_context_create_tensor(ctx, &d, &b));
@@ -1634,7 +1634,7 @@ static void test_chains_and_replay(void)
 
     /* the same binding many times, new data each time: launches, then the
     ** capture, then replays, all against the cpu */
-    wnn_tensor_desc d = {WNN_DATA_TYPE_FLOAT32, 2, {N / 16, 16}, true, true};
+    wnn_tensor_desc d = {WNN_DATA_TYPE_FLOAT32, 2, {N / 16, 16}, true, true, false};
     wnn_tensor *in = NULL, *out = NULL, *in_c = NULL, *out_c = NULL;
     CHECK_OK(wnn_context_create_tensor(cuda_ctx, &d, &in));
     CHECK_OK(wnn_context_create_tensor(cuda_ctx, &d, &out));
@@ -1761,7 +1761,7 @@ static void test_packed(void)
 static void test_out_of_memory(void)
 {
     wnn_context *ctx = open_ctx("cuda", 1 << 20);
-    wnn_tensor_desc d = {WNN_DATA_TYPE_FLOAT32, 1, {(3u << 20) / 16}, true, true}; /* 768 KiB */
+    wnn_tensor_desc d = {WNN_DATA_TYPE_FLOAT32, 1, {(3u << 20) / 16}, true, true, false}; /* 768 KiB */
     wnn_tensor *t1 = NULL, *t2 = NULL;
     CHECK_OK(wnn_context_create_tensor(ctx, &d, &t1));
     CHECK_STATUS(wnn_context_create_tensor(ctx, &d, &t2), WNN_STATUS_OUT_OF_MEMORY);
@@ -1782,7 +1782,7 @@ static void test_out_of_memory(void)
     ctx = open_ctx("cuda", 0);
     wnn_device_info info;
     CHECK_OK(wnn_context_get_device_info(ctx, &info));
-    wnn_tensor_desc big = {WNN_DATA_TYPE_INT64, 2, {1u << 15, (1u << 16) - 1}, true, true};
+    wnn_tensor_desc big = {WNN_DATA_TYPE_INT64, 2, {1u << 15, (1u << 16) - 1}, true, true, false};
     wnn_tensor *held[64] = {NULL};
     int made = 0;
     wnn_status s = WNN_OK;

@@ -247,7 +247,7 @@ static void fuzz_foreign(wnn_context *ctx, bool null_device, int cases, int *ran
 ** as any ndim drawn. */
 static void fuzz_exports(wnn_context *ctx, int cases)
 {
-    wnn_tensor_desc d = {WNN_DATA_TYPE_FLOAT32, 3, {2, 3, 4}, true, true};
+    wnn_tensor_desc d = {WNN_DATA_TYPE_FLOAT32, 3, {2, 3, 4}, true, true, false};
     wnn_tensor *src = NULL;
     CHECK_OK(wnn_context_create_tensor(ctx, &d, &src));
     int64_t sh[16], st[16];

@@ -23,7 +23,7 @@ static wnn_status scenario(const char *device)
     wnn_status s = wnn_context_create(&o, &ctx);
     if (s != WNN_OK)
         return s;
-    wnn_tensor_desc td = {WNN_DATA_TYPE_FLOAT32, 1, {N}, true, true};
+    wnn_tensor_desc td = {WNN_DATA_TYPE_FLOAT32, 1, {N}, true, true, false};
     for (int i = 0; i < 3 && s == WNN_OK; i++)
         s = wnn_context_create_tensor(ctx, &td, &t[i]);
     if (s == WNN_OK)

@@ -80,7 +80,7 @@ int main(void)
     CHECK_EQ_INT(cl.input.max_rank, WNN_MAX_RANK);
     /* the limits say what tensors the device really creates */
     for (int t = WNN_DATA_TYPE_FLOAT32; t <= WNN_DATA_TYPE_UINT4; t++) {
-        wnn_tensor_desc d = {(wnn_data_type)t, 1, {4}, true, true};
+        wnn_tensor_desc d = {(wnn_data_type)t, 1, {4}, true, true, false};
         wnn_tensor *x = NULL;
         wnn_status s = wnn_context_create_tensor(ctx, &d, &x);
         CHECK_EQ_INT(s == WNN_OK, (cl.input.data_types & WNN_DATA_TYPE_BIT(t)) != 0);

@@ -43,7 +43,7 @@ static wnn_graph *doubler(wnn_context *ctx, uint32_t n)
 
 static wnn_tensor *tensor(wnn_context *ctx, uint32_t n)
 {
-    wnn_tensor_desc d = {WNN_DATA_TYPE_FLOAT32, 1, {n}, true, true};
+    wnn_tensor_desc d = {WNN_DATA_TYPE_FLOAT32, 1, {n}, true, true, false};
     wnn_tensor *t = NULL;
     CHECK_OK(wnn_context_create_tensor(ctx, &d, &t));
     return t;
@@ -136,7 +136,7 @@ static void test_cache(const char *device)
 static void test_limit(const char *device)
 {
     wnn_context *ctx = open_ctx(device, 1 << 20);
-    wnn_tensor_desc d = {WNN_DATA_TYPE_FLOAT32, 1, {(1 << 20) / 4}, true, true};
+    wnn_tensor_desc d = {WNN_DATA_TYPE_FLOAT32, 1, {(1 << 20) / 4}, true, true, false};
     wnn_tensor *t1 = NULL, *t2 = NULL;
     CHECK_OK(wnn_context_create_tensor(ctx, &d, &t1));
     CHECK_STATUS(wnn_context_create_tensor(ctx, &d, &t2), WNN_STATUS_OUT_OF_MEMORY);

@@ -476,7 +476,7 @@ static bool run_variant(const option_case *c, int v, result *r)
     r->size = (size_t)wnn_operand_desc_byte_length(&r->desc);
     CHECK(r->size <= sizeof r->bytes);
     wnn_named_operand out = {"y", y};
-    wnn_tensor_desc td = {r->desc.data_type, r->desc.rank, {0}, true, false};
+    wnn_tensor_desc td = {r->desc.data_type, r->desc.rank, {0}, true, false, false};
     memcpy(td.shape, r->desc.shape, sizeof td.shape);
     wnn_named_tensor bound = {"y", NULL};
     wnn_status s = wnn_graph_builder_build(b, &out, 1, &g);
@@ -567,7 +567,7 @@ static void test_default_values(void)
     wnn_named_operand out = {"y", wnn_gemm(b, m, m, &g)};
     wnn_graph *graph = NULL;
     wnn_tensor *tensor = NULL;
-    wnn_tensor_desc td = {F32, 2, {2, 2}, true, false};
+    wnn_tensor_desc td = {F32, 2, {2, 2}, true, false, false};
     CHECK_OK(wnn_graph_builder_build(b, &out, 1, &graph));
     CHECK_OK(wnn_context_create_tensor(ctx, &td, &tensor));
     wnn_named_tensor bound = {"y", tensor};

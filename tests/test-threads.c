@@ -220,7 +220,7 @@ static void relu_while_toggling(wnn_context *ctx)
     wnn_graph *g = NULL;
     CHECK_OK(wnn_graph_builder_build(b, &out, 1, &g));
     wnn_graph_builder_release(b);
-    wnn_tensor_desc td = {WNN_DATA_TYPE_FLOAT32, 1, {N}, true, true};
+    wnn_tensor_desc td = {WNN_DATA_TYPE_FLOAT32, 1, {N}, true, true, false};
     wnn_tensor *x = NULL, *y = NULL;
     CHECK_OK(wnn_context_create_tensor(ctx, &td, &x));
     CHECK_OK(wnn_context_create_tensor(ctx, &td, &y));

@@ -142,7 +142,7 @@ static void gate_close(gate *g, wnn_context *ctx)
     pthread_mutex_init(&g->lock, NULL);
     pthread_cond_init(&g->cv, NULL);
     g->open = false;
-    wnn_tensor_desc d = {WNN_DATA_TYPE_FLOAT32, 1, {1}, true, false};
+    wnn_tensor_desc d = {WNN_DATA_TYPE_FLOAT32, 1, {1}, true, false, false};
     CHECK_OK(wnn_context_create_tensor(ctx, &d, &g->t));
     CHECK_OK(wnn_context_read_tensor(ctx, g->t, gate_wait, g));
 }

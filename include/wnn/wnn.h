@@ -187,9 +187,11 @@ typedef struct wnn_tensor_desc {
     uint32_t shape[WNN_MAX_RANK];
     bool readable; /* wnn_context_read_tensor* allowed */
     bool writable; /* wnn_context_write_tensor allowed */
+    bool exportable_to_gpu; /* WebNN's exportableToGPU: may be rented to WebGPU
+                            ** (wnn_webgpu.h); webgpu device only */
 } wnn_tensor_desc;
 
-#define WNN_TENSOR_DESC_INIT {WNN_DATA_TYPE_FLOAT32, 0, {0, 0, 0, 0, 0, 0, 0, 0}, false, false}
+#define WNN_TENSOR_DESC_INIT {WNN_DATA_TYPE_FLOAT32, 0, {0, 0, 0, 0, 0, 0, 0, 0}, false, false, false}
 
 /* Element count of desc (1 for a scalar), or 0 when a dimension is 0. */
 WNN_API uint64_t wnn_operand_desc_element_count(const wnn_operand_desc *desc);
@@ -407,7 +409,8 @@ WNN_API wnn_status wnn_context_get_operand_limits(wnn_context *ctx, const char *
 ** device -> UNSUPPORTED_DATA_TYPE; rank > WNN_MAX_RANK -> INVALID_RANK; a
 ** dimension 0 or > 2^31-1 -> INVALID_DIMENSION; element count > 2^31-1 ->
 ** TOO_MANY_ELEMENTS; byte length > the device's max_tensor_byte_length ->
-** TENSOR_TOO_LARGE; allocation failure -> OUT_OF_MEMORY. Thread-safe. */
+** TENSOR_TOO_LARGE; exportable_to_gpu on a device other than webgpu ->
+** NOT_SUPPORTED; allocation failure -> OUT_OF_MEMORY. Thread-safe. */
 WNN_API wnn_status wnn_context_create_tensor(wnn_context *ctx, const wnn_tensor_desc *desc,
                                              wnn_tensor **out);
 

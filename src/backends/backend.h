@@ -49,7 +49,7 @@ typedef struct wnn__backend {
     bool (*supports_op)(const wnn__device *dev, wnn__op op);
 
     /* Raw device memory of bytes (> 0) bytes; the caching allocator is its
-    ** only caller. Thread-safe. mem_free may be called while queued work
+    ** only caller but for tensors shared with WebGPU (mem_share). Thread-safe. mem_free may be called while queued work
     ** still uses the block: the backend must defer the release until that
     ** work is done (queue the free behind it). */
     wnn_status (*mem_alloc)(wnn__device *dev, size_t bytes, void **ptr);
@@ -103,6 +103,19 @@ typedef struct wnn__backend {
     /* owns_pointer: whether ptr is memory of this device that its kernels
     ** can use directly (not necessarily allocated by wnn). */
     bool (*owns_pointer)(wnn__device *dev, const void *ptr);
+
+    /* WebGPU interop (wnn_webgpu.h); NULL on every other backend. Any
+    ** thread, at any time.
+    ** device_open_external: opens a device over the embedder's WGPUInstance
+    ** and WGPUDevice (referenced until device_close) and describes it. */
+    wnn_status (*device_open_external)(void *instance, void *device, wnn__device **out, wnn_device_info *info);
+    /* device_handles: the WGPUInstance and WGPUDevice dev runs on. */
+    void (*device_handles)(wnn__device *dev, void **instance, void **device);
+    /* mem_share: a new reference to the WGPUBuffer behind ptr, for the
+    ** embedder. Tensors shared this way take their memory from mem_alloc
+    ** directly (not through the caching allocator), so that a buffer the
+    ** embedder may still hold never serves another tensor. */
+    void *(*mem_share)(wnn__device *dev, void *ptr);
 } wnn__backend;
 
 /* The registry (registry.c): the backends linked in and those built as

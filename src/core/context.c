@@ -46,28 +46,37 @@ wnn_status wnn_context_create(const wnn_context_options *options, wnn_context **
     wnn_status s = wnn__pick_device(o, &be, &local);
     if (s != WNN_OK)
         return s;
+    wnn_device_info info;
+    wnn__device *dev;
+    if ((s = be->device_info(local, &info)) != WNN_OK || (s = be->device_open(local, &dev)) != WNN_OK)
+        return wnn__fail(s, "wnn_context_create: cannot open a \"%s\" device", be->name);
+    return wnn__context_open("wnn_context_create", o, be, &info, dev, out);
+}
 
+wnn_status wnn__context_open(const char *fn, const wnn_context_options *o, const wnn__backend *be,
+                             const wnn_device_info *info, wnn__device *dev, wnn_context **out)
+{
     wnn_context *ctx = calloc(1, sizeof *ctx);
-    if (!ctx)
-        return wnn__fail(WNN_STATUS_OUT_OF_MEMORY, "wnn_context_create: out of memory");
+    if (!ctx) {
+        be->device_close(dev);
+        return wnn__fail(WNN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
+    }
     atomic_init(&ctx->refs, 1);
     atomic_init(&ctx->lost, false);
     ctx->backend = be;
     ctx->policy = o->policy;
     ctx->on_error = o->on_error;
     ctx->on_error_user_data = o->on_error_user_data;
-    if ((s = be->device_info(local, &ctx->info)) != WNN_OK ||
-        (s = be->device_open(local, &ctx->device)) != WNN_OK) {
-        free(ctx);
-        return wnn__fail(s, "wnn_context_create: cannot open a \"%s\" device", be->name);
-    }
+    ctx->info = *info;
+    ctx->device = dev;
     wnn__allocator_init(&ctx->alloc, be, ctx->device, o->memory_limit);
     pthread_mutex_init(&ctx->lock, NULL);
     pthread_cond_init(&ctx->work_cv, NULL);
     pthread_cond_init(&ctx->done_cv, NULL);
-    if ((s = wnn__timeline_start(ctx)) != WNN_OK) {
+    wnn_status s = wnn__timeline_start(ctx);
+    if (s != WNN_OK) {
         wnn__context_unref(ctx);
-        return wnn__fail(s, "wnn_context_create: cannot start the timeline thread");
+        return wnn__fail(s, "%s: cannot start the timeline thread", fn);
     }
     *out = ctx;
     return WNN_OK;

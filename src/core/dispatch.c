@@ -25,7 +25,8 @@ typedef struct side {
 
 static const char dispatch_fn[] = "wnn_context_dispatch";
 
-/* Per-tensor rules that do not need names: present, this context, alive. */
+/* Per-tensor rules that do not need names: present, this context, alive,
+** not rented to WebGPU. */
 static wnn_status check_tensor_pass(wnn_context *ctx, const side *sd, bool destroyed_pass)
 {
     for (size_t i = 0; i < sd->n; i++) {
@@ -40,6 +41,10 @@ static wnn_status check_tensor_pass(wnn_context *ctx, const side *sd, bool destr
         if (destroyed_pass && atomic_load(&t->destroyed))
             return wnn__fail(wnn__destroyed_status(ctx), "%s: %s \"%s\" has been destroyed", dispatch_fn,
                              sd->what, name);
+        if (destroyed_pass && atomic_load(&t->rented))
+            return wnn__fail(WNN_STATUS_INVALID_STATE,
+                             "%s: %s \"%s\" is rented to WebGPU (wnn_webgpu_tensor_export); return it first",
+                             dispatch_fn, sd->what, name);
     }
     return WNN_OK;
 }

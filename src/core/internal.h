@@ -114,6 +114,7 @@ struct wnn_tensor {
     atomic_bool storage_gone; /* st has been finalized (exactly once) */
     wnn__storage st;
     void *constant_bytes;  /* constant tensors keep a host copy for builders */
+    atomic_bool rented;    /* exported to WebGPU and not returned (interop/webgpu.c) */
     wnn__tracked link; /* in ctx->objects */
 };
 
@@ -187,14 +188,20 @@ wnn_status wnn__timeline_call(wnn_context *ctx, wnn_read_callback fn, void *user
 wnn_status wnn__tensor_create_foreign(const char *fn, wnn_context *ctx, const wnn_tensor_desc *desc, void *device,
                                       void (*release)(void *), void *release_ctx, wnn_tensor **out);
 
+/* Makes a context over an opened device (dev, described by info; closed
+** on failure): wnn_context_create() and the WebGPU interop's. fn names the
+** caller. */
+wnn_status wnn__context_open(const char *fn, const wnn_context_options *o, const wnn__backend *be,
+                             const wnn_device_info *info, wnn__device *dev, wnn_context **out);
+
 /* The backend and device a context with options o gets (device.c). */
 wnn_status wnn__pick_device(const wnn_context_options *o, const wnn__backend **be, uint32_t *local);
 
 /* Status to return for a destroyed tensor under ctx's policy. */
 wnn_status wnn__destroyed_status(const wnn_context *ctx);
 
-/* The checks every tensor operation shares: ctx alive, tensor of ctx and not
-** destroyed. fn names the caller. */
+/* The checks every tensor operation shares: ctx alive, tensor of ctx, not
+** destroyed and not rented to WebGPU. fn names the caller. */
 wnn_status wnn__check_tensor_use(const char *fn, wnn_context *ctx, const wnn_tensor *t);
 
 /* wnn__check_tensor_use() that also takes a use of t's storage when it

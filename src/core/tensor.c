@@ -53,6 +53,9 @@ wnn_status wnn__check_tensor_use(const char *fn, wnn_context *ctx, const wnn_ten
         return wnn__fail(WNN_STATUS_WRONG_CONTEXT, "%s: tensor belongs to another context", fn);
     if (atomic_load(&t->destroyed))
         return wnn__fail(wnn__destroyed_status(ctx), "%s: tensor has been destroyed", fn);
+    if (atomic_load(&t->rented))
+        return wnn__fail(WNN_STATUS_INVALID_STATE,
+                         "%s: tensor is rented to WebGPU (wnn_webgpu_tensor_export); return it first", fn);
     return WNN_OK;
 }
 
@@ -96,6 +99,38 @@ typedef struct foreign_memory {
     void *release_ctx;
 } foreign_memory;
 
+/* A tensor shared with WebGPU has a buffer of its own, from the backend
+** rather than the caching allocator: the embedder may hold the buffer after
+** the tensor is gone, so it must never serve another tensor. */
+typedef struct own_block {
+    const wnn__backend *backend;
+    wnn__device *device;
+    void *ptr;
+} own_block;
+
+static void free_own_block(void *p)
+{
+    own_block *b = p;
+    b->backend->mem_free(b->device, b->ptr);
+    free(b);
+}
+
+static wnn_status alloc_own_block(wnn_context *ctx, size_t bytes, foreign_memory *out)
+{
+    own_block *b = malloc(sizeof *b);
+    if (!b)
+        return WNN_STATUS_OUT_OF_MEMORY;
+    *b = (own_block){ctx->backend, ctx->device, NULL};
+    wnn_status s = ctx->backend->mem_alloc(ctx->device, bytes ? bytes : 1, &b->ptr);
+    if (s != WNN_OK) {
+        free(b);
+        return s;
+    }
+    /* a new WGPUBuffer reads as zeros: its value is current on the device */
+    *out = (foreign_memory){b->ptr, free_own_block, b};
+    return WNN_OK;
+}
+
 /* Shared by every creation path: validation, storage, registration. With
 ** foreign, the storage wraps that memory instead of allocating. */
 static wnn_status create(const char *fn, wnn_context *ctx, const wnn_tensor_desc *desc, bool constant,
@@ -125,9 +160,23 @@ static wnn_status create(const char *fn, wnn_context *ctx, const wnn_tensor_desc
         return wnn__fail(WNN_STATUS_TENSOR_TOO_LARGE, "%s: %llu bytes, over the device's limit of %llu",
                          fn, (unsigned long long)bytes, (unsigned long long)ctx->info.max_tensor_byte_length);
 
+    foreign_memory own;
+    if (desc->exportable_to_gpu) {
+        if (!ctx->backend->mem_share || foreign || constant)
+            return wnn__fail(WNN_STATUS_NOT_SUPPORTED, "%s: exportable_to_gpu: %s", fn,
+                             !ctx->backend->mem_share ? "the device is not webgpu"
+                                                      : "only plain tensors can be shared with WebGPU");
+        if ((s = alloc_own_block(ctx, (size_t)bytes, &own)) != WNN_OK)
+            return wnn__fail(s, "%s: cannot allocate %llu bytes on \"%s\"", fn, (unsigned long long)bytes,
+                             ctx->info.name);
+        foreign = &own;
+    }
     wnn_tensor *t = calloc(1, sizeof *t);
-    if (!t)
+    if (!t) {
+        if (foreign == &own)
+            own.release(own.release_ctx);
         return wnn__fail(WNN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
+    }
     if (foreign)
         wnn__storage_init_foreign(&t->st, &ctx->alloc, (size_t)bytes, foreign->device, foreign->release,
                                   foreign->release_ctx);
@@ -140,6 +189,7 @@ static wnn_status create(const char *fn, wnn_context *ctx, const wnn_tensor_desc
     atomic_init(&t->destroyed, false);
     atomic_init(&t->uses, 1);
     atomic_init(&t->storage_gone, false);
+    atomic_init(&t->rented, false);
     t->desc = *desc;
     t->byte_length = bytes;
     t->constant = constant;

@@ -58,7 +58,7 @@ static wnn_status make_bindings(wnn_onnx_model *m, bool input, binding **list, u
             return st;
         if ((b->name = strdup(name)) == NULL)
             return WNN_STATUS_OUT_OF_MEMORY;
-        wnn_tensor_desc td = {b->desc.data_type, b->desc.rank, {0}, true, true};
+        wnn_tensor_desc td = {b->desc.data_type, b->desc.rank, {0}, true, true, false};
         memcpy(td.shape, b->desc.shape, sizeof td.shape);
         if ((st = wnn_context_create_tensor(m->ctx, &td, &b->tensor)) != WNN_OK) {
             onx_set_error(st, "creating the tensor of '%s': %s", name, wnn_last_error_message());

@@ -1084,7 +1084,7 @@ static void run(state *s, wnn_graph *g, outputs *out)
     for (uint32_t i = 0; i < ni; i++) {
         wnn_operand_desc d;
         MUST(wnn_graph_get_input(g, i, &in[i].name, &d));
-        wnn_tensor_desc td = {d.data_type, d.rank, {0}, false, true};
+        wnn_tensor_desc td = {d.data_type, d.rank, {0}, false, true, false};
         memcpy(td.shape, d.shape, sizeof td.shape);
         MUST(wnn_context_create_tensor(s->ctx, &td, &in[i].tensor));
         size_t bytes = (size_t)wnn_tensor_byte_length(in[i].tensor);
@@ -1096,7 +1096,7 @@ static void run(state *s, wnn_graph *g, outputs *out)
     for (uint32_t i = 0; i < no; i++) {
         wnn_operand_desc d;
         MUST(wnn_graph_get_output(g, i, &ot[i].name, &d));
-        wnn_tensor_desc td = {d.data_type, d.rank, {0}, true, false};
+        wnn_tensor_desc td = {d.data_type, d.rank, {0}, true, false, false};
         memcpy(td.shape, d.shape, sizeof td.shape);
         MUST(wnn_context_create_tensor(s->ctx, &td, &ot[i].tensor));
         out->bytes[i] = (size_t)wnn_tensor_byte_length(ot[i].tensor);

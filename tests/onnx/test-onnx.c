@@ -411,7 +411,7 @@ int main(void)
     CHECK_STATUS(wnn_onnx_model_run(m, NULL, 0, &out, 1), WNN_STATUS_INVALID_ARGUMENT);
 
     /* zero copy: the caller's input tensor, the model's output tensor */
-    wnn_tensor_desc td = {WNN_DATA_TYPE_FLOAT32, 2, {2, 2}, true, true};
+    wnn_tensor_desc td = {WNN_DATA_TYPE_FLOAT32, 2, {2, 2}, true, true, false};
     wnn_tensor *t;
     CHECK_OK(wnn_context_create_tensor(ctx, &td, &t));
     float x2[4] = {0, 1, 1, 0};

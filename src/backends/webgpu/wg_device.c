@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "backends/webgpu/wg_internal.h"
 #include "memory/allocator.h"
@@ -109,15 +110,39 @@ wnn_status wg_default_gpu(wg_gpu **out)
 bool wg_wait(wg_gpu *g, WGPUFuture f)
 {
     WGPUFutureWaitInfo w = {f, 0};
-    return wg.wgpuInstanceWaitAny(g->instance, 1, &w, UINT64_MAX) == WGPUWaitStatus_Success && w.completed;
+    if (!g->external)
+        return wg.wgpuInstanceWaitAny(g->instance, 1, &w, UINT64_MAX) == WGPUWaitStatus_Success && w.completed;
+    /* the application's instance may have no timed waits: poll it */
+    for (unsigned spins = 0; !w.completed; spins++) {
+        WGPUWaitStatus st = wg.wgpuInstanceWaitAny(g->instance, 1, &w, 0);
+        if (st != WGPUWaitStatus_Success && st != WGPUWaitStatus_TimedOut)
+            return false;
+        if (!w.completed && spins > 100)
+            nanosleep(&(struct timespec){0, 50000}, NULL);
+    }
+    return true;
+}
+
+/* An external device's errors go to the application's callback: wnn's own
+** submissions are wrapped in an error scope whose result lands here. */
+static void on_scope(uint32_t status, WGPUErrorType type, WGPUStringView msg, void *u1, void *u2)
+{
+    if (status == WGPUPopErrorScopeStatus_Success && type != WGPUErrorType_NoError)
+        on_error(NULL, type, msg, u1, NULL);
 }
 
 void wg_submit(wg_gpu *g, WGPUCommandEncoder enc)
 {
+    if (g->external)
+        wg.wgpuDevicePushErrorScope(g->device, WGPUErrorFilter_Validation);
     WGPUCommandBuffer cb = wg.wgpuCommandEncoderFinish(enc, NULL);
     wg.wgpuQueueSubmit(g->queue, 1, &cb);
     wg.wgpuCommandBufferRelease(cb);
     wg.wgpuCommandEncoderRelease(enc);
+    if (g->external) {
+        WGPUPopErrorScopeCallbackInfo ci = {NULL, WGPUCallbackMode_AllowSpontaneous, on_scope, g, NULL};
+        wg.wgpuDevicePopErrorScope(g->device, ci);
+    }
 }
 
 wnn_status wg_take_error(wnn__device *d)
@@ -170,7 +195,78 @@ static wnn_status wg_device_open(uint32_t index, wnn__device **out)
     return WNN_OK;
 }
 
-static void wg_device_close(wnn__device *d) { free(d); }
+static void wg_device_close(wnn__device *d)
+{
+    wg_gpu *g = d->gpu;
+    if (g->external) {
+        /* after the context's synchronize: nothing of wnn's is in flight */
+        wg_pipelines_free(g);
+        if (g->readback)
+            wg.wgpuBufferRelease(g->readback);
+        wg.wgpuQueueRelease(g->queue);
+        wg.wgpuDeviceRelease(g->device);
+        wg.wgpuInstanceRelease(g->instance);
+        pthread_mutex_destroy(&g->lock);
+        free(g);
+    }
+    free(d);
+}
+
+/* A device of the application's (wnn_webgpu.h): a wg_gpu of its own, not
+** the process's shared one, since its instance, limits and features are
+** the application's. */
+static wnn_status wg_device_open_external(void *instance, void *device, wnn__device **out, wnn_device_info *info)
+{
+    if (!wg_library()->loaded)
+        return WNN_STATUS_NO_SUCH_DEVICE;
+    wnn__device *d = calloc(1, sizeof *d);
+    wg_gpu *g = calloc(1, sizeof *g);
+    if (!d || !g) {
+        free(d);
+        free(g);
+        return WNN_STATUS_OUT_OF_MEMORY;
+    }
+    pthread_mutex_init(&g->lock, NULL);
+    g->external = true;
+    g->instance = instance;
+    g->device = device;
+    WGPUAdapterInfo ai = {0};
+    if (wg.wgpuDeviceGetLimits(g->device, &g->limits) != 1 || wg.wgpuDeviceGetAdapterInfo(g->device, &ai) != 1) {
+        pthread_mutex_destroy(&g->lock);
+        free(g);
+        free(d);
+        return WNN_STATUS_OPERATION_ERROR;
+    }
+    wg.wgpuAdapterInfoFreeMembers(ai);
+    wg.wgpuInstanceAddRef(g->instance);
+    wg.wgpuDeviceAddRef(g->device);
+    g->queue = wg.wgpuDeviceGetQueue(g->device);
+    g->shader_f16 = wg.wgpuDeviceHasFeature(g->device, WGPUFeatureName_ShaderF16);
+    d->gpu = g;
+    if (wg_device_info(0, info) != WNN_OK)
+        *info = (wnn_device_info){.name = "webgpu", .kind = WNN_DEVICE_KIND_DISCRETE, .accelerated = true,
+                                  .dlpack_device_type = 15};
+    info->description = "the application's WebGPU device";
+    info->max_tensor_byte_length = g->limits.maxStorageBufferBindingSize < g->limits.maxBufferSize
+                                       ? g->limits.maxStorageBufferBindingSize
+                                       : g->limits.maxBufferSize;
+    *out = d;
+    return WNN_OK;
+}
+
+static void wg_device_handles(wnn__device *d, void **instance, void **device)
+{
+    *instance = d->gpu->instance;
+    *device = d->gpu->device;
+}
+
+static void *wg_mem_share(wnn__device *d, void *ptr)
+{
+    pthread_mutex_lock(&d->gpu->lock);
+    wg.wgpuBufferAddRef(ptr);
+    pthread_mutex_unlock(&d->gpu->lock);
+    return ptr;
+}
 
 bool wg_supports_data_type(const wnn__device *d, wnn_data_type t)
 {
@@ -377,4 +473,7 @@ const wnn__backend wnn__webgpu_backend = {
     .graph_compile = wg_graph_compile,
     .graph_release = wg_graph_release,
     .graph_execute = wg_graph_execute,
+    .device_open_external = wg_device_open_external,
+    .device_handles = wg_device_handles,
+    .mem_share = wg_mem_share,
 };

@@ -48,6 +48,7 @@ enum {
     WGPUCallbackMode_WaitAnyOnly = 1,
     WGPUCallbackMode_AllowSpontaneous = 3,
     WGPUWaitStatus_Success = 1,
+    WGPUWaitStatus_TimedOut = 2,
     WGPURequestAdapterStatus_Success = 1,
     WGPURequestDeviceStatus_Success = 1,
     WGPUMapAsyncStatus_Success = 1,
