@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """ONNX control flow through wnn.onnx (src/onnx/ops_control.c): If with a
 condition known at import (the taken branch is inlined) or computed (both
-branches, selected with where), nested subgraphs that read outer names, and
-the errors for what a static graph cannot hold.
+branches, selected with where), nested subgraphs that read outer names, Loop
+and Scan unrolled, and the errors for what a static graph cannot hold.
 
 The models are made here with onnx.helper (Debian's python3-onnx).
 """
@@ -133,3 +133,76 @@ def test_if_failure_inside_a_branch_names_both_nodes(tmp_path):
     assert [i.name for i in m.inputs] == ["x"]  # the bound condition feeds no operator
     x = np.arange(4, dtype=np.float32)
     np.testing.assert_array_equal(m.run({"x": x})["y"], -x)
+
+
+def loop_model(tmp_path, trip_count_input):
+    """Loop: acc += x[i] (a slice by the iteration number), scan output acc * 2."""
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+         helper.make_node("Unsqueeze", ["i", "zero"], ["i1"]),
+         helper.make_node("Add", ["i1", "one"], ["i2"]),
+         helper.make_node("Slice", ["x", "i1", "i2"], ["xi"]),
+         helper.make_node("Add", ["acc_in", "xi"], ["acc_out"]),
+         helper.make_node("Mul", ["acc_out", "two"], ["scan"])], "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_in", F, [1])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_out", F, [1]), helper.make_tensor_value_info("scan", F, [1])],
+        [helper.make_tensor("zero", TensorProto.INT64, [1], [0]), helper.make_tensor("one", TensorProto.INT64, [1], [1]),
+         helper.make_tensor("two", F, [], [2.0])])
+    inits = [helper.make_tensor("acc0", F, [1], [0.5])]
+    inputs = [helper.make_tensor_value_info("x", F, [5])]
+    if trip_count_input:
+        inputs.append(helper.make_tensor_value_info("m", TensorProto.INT64, []))
+    else:
+        inits.append(helper.make_tensor("m", TensorProto.INT64, [], [4]))
+    graph = helper.make_graph([helper.make_node("Loop", ["m", "", "acc0"], ["acc", "scans"], name="the_loop",
+                                                body=body)], "loop", inputs,
+                              [helper.make_tensor_value_info("acc", F, None),
+                               helper.make_tensor_value_info("scans", F, None)], inits)
+    return save(tmp_path, graph)
+
+
+@pytest.mark.parametrize("device", ["cpu", "null"])
+def test_loop_with_a_known_trip_count_is_unrolled(tmp_path, device):
+    x = np.array([1, 2, 3, 4, 5], np.float32)
+    m = wnn.onnx.load(loop_model(tmp_path, False), device=device)
+    out = m.run({"x": x})
+    acc = 0.5 + np.cumsum(x[:4])
+    np.testing.assert_array_equal(out["acc"], acc[-1:])
+    np.testing.assert_array_equal(out["scans"], (acc * 2).reshape(4, 1))
+    # the trip count as a bound input
+    m = wnn.onnx.load(loop_model(tmp_path, True), device=device, constants={"m": np.array(2, np.int64)})
+    out = m.run({i.name: (x if i.name == "x" else np.array(2, np.int64)) for i in m.inputs})
+    np.testing.assert_array_equal(out["scans"], (acc[:2] * 2).reshape(2, 1))
+
+
+def test_loop_with_an_unknown_trip_count_is_refused(tmp_path):
+    with pytest.raises(wnn.NotSupportedError, match=r"'the_loop' \(Loop, opset 16\): the trip count \('m'\) must "
+                       r"be one value known at import"):
+        wnn.onnx.load(loop_model(tmp_path, True))
+
+
+@pytest.mark.parametrize("device", ["cpu", "null"])
+@pytest.mark.parametrize("direction,out_axis", [(0, 0), (1, 1)])
+def test_scan_is_unrolled_over_its_static_length(tmp_path, device, direction, out_axis):
+    """A running sum over axis 1 of x [2, 3], read forward or backward, its
+    steps stacked on axis 0 or 1."""
+    body = helper.make_graph([helper.make_node("Add", ["s_in", "xt"], ["s_out"]),
+                              helper.make_node("Identity", ["s_out"], ["y"])], "body",
+                             [helper.make_tensor_value_info("s_in", F, [2]), helper.make_tensor_value_info("xt", F, [2])],
+                             [helper.make_tensor_value_info("s_out", F, [2]), helper.make_tensor_value_info("y", F, [2])])
+    node = helper.make_node("Scan", ["s0", "x"], ["s", "ys"], body=body, num_scan_inputs=1,
+                            scan_input_axes=[1], scan_input_directions=[direction], scan_output_axes=[out_axis])
+    graph = helper.make_graph([node], "scan", [helper.make_tensor_value_info("s0", F, [2]),
+                                               helper.make_tensor_value_info("x", F, [2, 3])],
+                              [helper.make_tensor_value_info("s", F, None), helper.make_tensor_value_info("ys", F, None)])
+    m = wnn.onnx.load(save(tmp_path, graph), device=device)
+    s0 = np.array([10, 20], np.float32)
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    steps = x[:, ::-1] if direction else x
+    running = s0[:, None] + np.cumsum(steps, axis=1)  # [2, 3]: state after each step
+    out = m.run({"s0": s0, "x": x})
+    np.testing.assert_array_equal(out["s"], running[:, -1])
+    np.testing.assert_array_equal(out["ys"], running.T if out_axis == 0 else running)
