@@ -1,7 +1,7 @@
 /*
 ** ops_extra.c -- ONNX operators WebNN has no single operator for, by
 ** decomposition: NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss
-** (gatherElements and reductions), Mod (floats), Hardmax and OneHot (argMax
+** (gatherElements and reductions), Mod, Hardmax and OneHot (argMax
 ** or indices compared with an iota), LRN (a channel window as an average
 ** pool), and the recurrent LSTM and GRU onto WebNN's lstm and gru.
 */
@@ -110,7 +110,10 @@ static wnn_status lower_softmax_ce(onx_importer *im, const Onnx__NodeProto *n)
     return st;
 }
 
-/* fmod for floats: x - trunc(x / y) * y. */
+/* Floats (ONNX requires fmod): x - trunc(x / y) * y. Integers: wnn's
+** integer div truncates toward zero, so x - (x / y) * y is C's remainder
+** (fmod=1) exactly, wrapping arithmetic included; fmod=0 takes the divisor's
+** sign, adding y where a non-zero remainder's sign differs from it. */
 static wnn_status lower_mod(onx_importer *im, const Onnx__NodeProto *n)
 {
     wnn_graph_builder *b = im->b;
@@ -118,11 +121,19 @@ static wnn_status lower_mod(onx_importer *im, const Onnx__NodeProto *n)
     if (x == NULL || y == NULL)
         return im->status;
     wnn_data_type t = desc_of(x).data_type;
-    if (t != WNN_DATA_TYPE_FLOAT32 && t != WNN_DATA_TYPE_FLOAT16)
-        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "integer Mod: WebNN has no integer remainder");
     wnn_operand *q = wnn_div(b, x, y), *zero = onx_scalar(im, t, 0.0);
-    wnn_operand *trunc = wnn_where(b, wnn_lesser(b, q, zero), wnn_ceil(b, q), wnn_floor(b, q));
-    return onx_out(im, n, 0, wnn_sub(b, x, wnn_mul(b, trunc, y)));
+    if (t == WNN_DATA_TYPE_FLOAT32 || t == WNN_DATA_TYPE_FLOAT16) {
+        wnn_operand *trunc = wnn_where(b, wnn_lesser(b, q, zero), wnn_ceil(b, q), wnn_floor(b, q));
+        return onx_out(im, n, 0, wnn_sub(b, x, wnn_mul(b, trunc, y)));
+    }
+    wnn_operand *r = wnn_sub(b, x, wnn_mul(b, q, y));
+    bool is_unsigned = t == WNN_DATA_TYPE_UINT8 || t == WNN_DATA_TYPE_UINT32 || t == WNN_DATA_TYPE_UINT64 ||
+                       t == WNN_DATA_TYPE_UINT4;
+    if (onx_attr_int(n, "fmod", 0) != 0 || is_unsigned)
+        return onx_out(im, n, 0, r);
+    wnn_operand *differ = wnn_not_equal(b, wnn_lesser(b, r, zero), wnn_lesser(b, y, zero));
+    wnn_operand *fix = wnn_logical_and(b, differ, wnn_not_equal(b, r, zero));
+    return onx_out(im, n, 0, wnn_where(b, fix, wnn_add(b, r, y), r));
 }
 
 static wnn_status lower_hardmax(onx_importer *im, const Onnx__NodeProto *n)
