@@ -4,8 +4,10 @@
 ** vectors are too small to reach, against references in this file:
 ** transposes by tiles (every element size, random permutations), softmax
 ** along the last axis and layerNormalization over trailing axes (float32
-** and float16 rows, SIMD exp, extreme and subnormal results), and gelu
-** against WebNN's 18 ulp.
+** and float16 rows, SIMD exp, extreme and subnormal results), gelu
+** against WebNN's 18 ulp, and the float reductions and argMin/argMax over
+** random shapes and axes (both SIMD paths, their column and lane tails,
+** NaN) against double.
 */
 #include <math.h>
 #include <stdint.h>
@@ -249,6 +251,175 @@ static void gelus(void)
     free(y);
 }
 
+/* ---- reductions ---------------------------------------------------------------------------- */
+
+enum { R_SUM, R_MEAN, R_L1, R_L2, R_SUMSQ, R_MAX, R_MIN, R_LSE, R_COUNT };
+
+static wnn_operand *reduce_op(wnn_graph_builder *b, int op, wnn_operand *x, const wnn_reduce_options *o)
+{
+    switch (op) {
+    case R_SUM: return wnn_reduce_sum(b, x, o);
+    case R_MEAN: return wnn_reduce_mean(b, x, o);
+    case R_L1: return wnn_reduce_l1(b, x, o);
+    case R_L2: return wnn_reduce_l2(b, x, o);
+    case R_SUMSQ: return wnn_reduce_sum_square(b, x, o);
+    case R_MAX: return wnn_reduce_max(b, x, o);
+    case R_MIN: return wnn_reduce_min(b, x, o);
+    default: return wnn_reduce_log_sum_exp(b, x, o);
+    }
+}
+
+/* The output element (dimensions kept) of input element i. */
+static size_t out_index(const wnn_operand_desc *d, uint32_t mask, size_t i)
+{
+    size_t o = 0, step = 1;
+    for (uint32_t a = d->rank; a-- > 0;) {
+        size_t c = i % d->shape[a];
+        i /= d->shape[a];
+        if (!(mask >> a & 1u)) {
+            o += c * step;
+            step *= d->shape[a];
+        }
+    }
+    return o;
+}
+
+/* want[o] and a magnitude to measure its error against, from x in double. */
+static void reduce_ref(int op, const float *x, size_t n, const wnn_operand_desc *d, uint32_t mask, double *want,
+                       double *mag, size_t outs)
+{
+    double *m = calloc(outs, sizeof *m), *cnt = calloc(outs, sizeof *cnt);
+    for (size_t o = 0; o < outs; o++) {
+        want[o] = op == R_MAX || op == R_LSE ? -INFINITY : op == R_MIN ? INFINITY : 0.0;
+        mag[o] = 0.0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t o = out_index(d, mask, i);
+        double v = x[i];
+        cnt[o] += 1;
+        switch (op) {
+        case R_MAX:
+        case R_LSE: want[o] = v != v || want[o] != want[o] ? NAN : v > want[o] ? v : want[o]; break;
+        case R_MIN: want[o] = v != v || want[o] != want[o] ? NAN : v < want[o] ? v : want[o]; break;
+        case R_L2:
+        case R_SUMSQ: want[o] += v * v, mag[o] += v * v; break;
+        case R_L1: want[o] += fabs(v), mag[o] += fabs(v); break;
+        default: want[o] += v, mag[o] += fabs(v); break;
+        }
+    }
+    if (op == R_LSE) {
+        for (size_t o = 0; o < outs; o++)
+            m[o] = want[o], want[o] = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            size_t o = out_index(d, mask, i);
+            want[o] += exp(x[i] - m[o]);
+        }
+        for (size_t o = 0; o < outs; o++) {
+            want[o] = m[o] != m[o] ? m[o] : m[o] + log(want[o]);
+            mag[o] = fabs(want[o]) + 1.0;
+        }
+    }
+    for (size_t o = 0; o < outs; o++) {
+        if (op == R_MEAN)
+            want[o] /= cnt[o], mag[o] /= cnt[o];
+        if (op == R_L2)
+            want[o] = sqrt(want[o]), mag[o] = want[o];
+    }
+    free(m);
+    free(cnt);
+}
+
+static void reductions(void)
+{
+    static const uint32_t dims[] = {1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 33, 40, 64, 70, 130};
+    for (int k = 0; k < 160; k++) {
+        bool half = k % 2, with_nan = k % 5 == 0;
+        int op = k / 2 % (R_COUNT + 2); /* the last two: argMax, argMin */
+        wnn_operand_desc d = {half ? WNN_DATA_TYPE_FLOAT16 : WNN_DATA_TYPE_FLOAT32, 1 + rnd(4), {0}};
+        size_t n;
+        do {
+            n = 1;
+            for (uint32_t i = 0; i < d.rank; i++)
+                n *= d.shape[i] = dims[rnd(sizeof dims / sizeof *dims)];
+        } while (n > 100000);
+        uint32_t axes[4], count = 0, mask = 0;
+        if (op >= R_COUNT)
+            axes[count++] = rnd(d.rank);
+        else
+            for (uint32_t a = 0; a < d.rank; a++)
+                if (rnd(2) || (a + 1 == d.rank && count == 0))
+                    axes[count++] = a;
+        for (uint32_t i = 0; i < count; i++)
+            mask |= 1u << axes[i];
+        float *x = malloc(n * 4);
+        free(values(x, n, half, 4.0f));
+        if (op >= R_COUNT) /* ties: a coarse grid */
+            for (size_t i = 0; i < n; i++)
+                x[i] = roundf(x[i] * 2.0f);
+        if (with_nan)
+            x[rnd((uint32_t)n)] = NAN;
+        uint16_t *h = malloc(n * 2);
+        for (size_t i = 0; i < n; i++)
+            h[i] = wnn__float_to_half(x[i]);
+        size_t outs = 1;
+        for (uint32_t a = 0; a < d.rank; a++)
+            outs *= mask >> a & 1u ? 1 : d.shape[a];
+        void *y = malloc(outs * 4);
+        wnn_graph_builder *b;
+        CHECK_OK(wnn_graph_builder_create(ctx, &b));
+        wnn_operand *in = wnn_graph_builder_input(b, "x", &d), *out;
+        if (op >= R_COUNT) {
+            wnn_arg_min_max_options o = WNN_ARG_MIN_MAX_OPTIONS_INIT;
+            o.keep_dimensions = true;
+            out = op == R_COUNT ? wnn_arg_max(b, in, axes[0], &o) : wnn_arg_min(b, in, axes[0], &o);
+        } else {
+            wnn_reduce_options o = WNN_REDUCE_OPTIONS_INIT;
+            o.axes = axes, o.axes_count = count, o.keep_dimensions = true;
+            out = reduce_op(b, op, in, &o);
+        }
+        if (run1(b, out, &d, half ? (void *)h : x, y, outs * 4)) {
+            size_t bad = 0;
+            if (op >= R_COUNT) {
+                size_t stride = 1;
+                for (uint32_t a = axes[0] + 1; a < d.rank; a++)
+                    stride *= d.shape[a];
+                for (size_t o = 0; o < outs; o++) {
+                    size_t base = o / stride * stride * d.shape[axes[0]] + o % stride;
+                    int32_t want = 0;
+                    for (uint32_t l = 1; l < d.shape[axes[0]]; l++) {
+                        float v = x[base + l * stride], w = x[base + (size_t)want * stride];
+                        if (w == w && (v != v || (op == R_COUNT ? v > w : v < w)))
+                            want = (int32_t)l;
+                    }
+                    bad += ((const int32_t *)y)[o] != want;
+                }
+            } else {
+                double *want = malloc(outs * sizeof *want), *mag = malloc(outs * sizeof *mag);
+                reduce_ref(op, x, n, &d, mask, want, mag, outs);
+                double tol = half ? 2e-3 : 4e-6;
+                for (size_t o = 0; o < outs; o++) {
+                    double got = got_at(y, o, half);
+                    bool exact = op == R_MAX || op == R_MIN;
+                    bool ok = want[o] != want[o] ? got != got
+                              : exact ? got == (double)(float)want[o]
+                                      : fabs(got - want[o]) <= tol * mag[o] + 1e-30;
+                    if (!ok && bad++ == 0)
+                        fprintf(stderr, "reduction %d case %d [%zu]: %.9g, want %.9g\n", op, k, o, got, want[o]);
+                }
+                free(want);
+                free(mag);
+            }
+            if (bad)
+                fprintf(stderr, "reduction %d case %d (rank %u, mask %x, %s): %zu wrong\n", op, k, d.rank, mask,
+                        half ? "float16" : "float32", bad);
+            CHECK(bad == 0);
+        }
+        free(x);
+        free(h);
+        free(y);
+    }
+}
+
 int main(void)
 {
     wnn_context_options o = WNN_CONTEXT_OPTIONS_INIT;
@@ -261,6 +432,7 @@ int main(void)
     softmaxes();
     layer_norms();
     gelus();
+    reductions();
     wnn_context_release(ctx);
     TEST_DONE();
 }

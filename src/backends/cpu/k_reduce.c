@@ -13,7 +13,10 @@
 **   - the innermost dimension is kept: a tile of adjacent outputs advances
 **     together over the reduced elements, reading contiguous rows.
 ** Float types accumulate in double and round once at the end (float16 via
-** float32). Integer sums, L1, sums of squares and products wrap: they are
+** float32). Where the processor has AVX2, float32 and float16 lanes and
+** tiles fold through vec_reduce.h (the same double sums in another order,
+** exp in float for logSumExp); products, integers and processors without it
+** run the portable loops below, which stay the reference. Integer sums, L1, sums of squares and products wrap: they are
 ** done modulo 2^64 in uint64_t, which is exact modulo 2^width for every
 ** integer type, int64 and uint64 included. Max and min compare each type in
 ** its own domain and propagate NaN. reduceLogSumExp subtracts the maximum
@@ -25,11 +28,12 @@
 #include <string.h>
 
 #include "backends/cpu/kernels.h"
+#include "backends/cpu/vec_reduce.h"
 #include "platform/pool.h"
 #include "core/half.h"
 
 #define TYPE_SLOTS (WNN_DATA_TYPE_UINT4 + 1)
-#define TILE 256                      /* adjacent outputs per tile (1 KiB rows of float32) */
+#define TILE 64                       /* adjacent outputs per tile (256-byte rows of float32) */
 #define CHUNK ((size_t)1 << 16)       /* elements per chunk of a long lane */
 #define FEW_OUTPUTS 64                /* below this many outputs, long lanes are cut */
 
@@ -364,6 +368,7 @@ typedef struct rjob {
     void *out;
     seg_fn seg;
     tile_fn tile;
+    bool simd;         /* float32 or float16: vec_reduce.h may fold */
     size_t chunks;     /* lane path: chunks per output (1: whole lanes) */
     acc *partials;     /* lane path with chunks > 1: out_count * chunks */
     kind phase;        /* lane path with chunks > 1: the pass being run */
@@ -381,6 +386,32 @@ static size_t kept_offset(const rplan *p, size_t o, uint32_t n_kept)
     return off;
 }
 
+/* The SIMD fold of pass k, or -1 for products (portable only). */
+static int simd_fold(kind k)
+{
+    switch (k) {
+    case K_SUM: return WNN__FOLD_SUM;
+    case K_L1: return WNN__FOLD_L1;
+    case K_SUMSQ: return WNN__FOLD_SUMSQ;
+    case K_MAX:
+    case K_LSE_MAX: return WNN__FOLD_MAX;
+    case K_MIN: return WNN__FOLD_MIN;
+    case K_LSE_SUM: return WNN__FOLD_EXP_SUM;
+    default: return -1;
+    }
+}
+
+/* Folds n contiguous elements at x into a: SIMD where it can, else the
+** type's portable loop. */
+static void seg(const rjob *j, kind k, acc *a, const void *x, size_t n)
+{
+    int f = j->simd ? simd_fold(k) : -1;
+    if (f >= 0 && wnn__fold_lane((wnn__fold)f, j->type == WNN_DATA_TYPE_FLOAT16, x, n, (float)a->m,
+                                 k == K_LSE_MAX ? &a->m : &a->d))
+        return;
+    j->seg(k, a, x, n);
+}
+
 /* Folds the reduced elements [r0, r1) of the output at input offset base
 ** into a (lane path: the innermost reduced dimension is contiguous). */
 static void lane(const rjob *j, kind k, acc *a, size_t base, size_t r0, size_t r1)
@@ -396,7 +427,7 @@ static void lane(const rjob *j, kind k, acc *a, size_t base, size_t r0, size_t r
     }
     for (size_t pos = r0; pos < r1;) {
         size_t len = inner - col < r1 - pos ? inner - col : r1 - pos;
-        j->seg(k, a, j->in + (base + off + col) * j->esize, len);
+        seg(j, k, a, j->in + (base + off + col) * j->esize, len);
         pos += len;
         col = 0;
         for (uint32_t d = last; d-- > 0;) {
@@ -451,6 +482,58 @@ static void chunks_range(void *arg, size_t begin, size_t end)
     }
 }
 
+/* Tile path, portable: folds every reduced row of cols adjacent outputs
+** from input offset base into a, one row at a time. */
+static void tile_walk(const rjob *j, kind k, acc *a, size_t base, size_t cols)
+{
+    const rplan *p = &j->plan;
+    size_t idx[WNN_MAX_RANK] = {0}, off = 0;
+    for (size_t r = 0; r < p->red_count; r++) {
+        j->tile(k, a, j->in + (base + off) * j->esize, cols);
+        for (uint32_t d = p->n_red; d-- > 0;) {
+            off += p->red_stride[d];
+            if (++idx[d] < p->red_shape[d])
+                break;
+            off -= p->red_shape[d] * p->red_stride[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+/* Tile path, SIMD: the same for cols a multiple of 8, the innermost reduced
+** dimension walked by vec_reduce.h as strided rows. False where it cannot. */
+static bool tile_walk_simd(const rjob *j, kind k, acc *a, size_t base, size_t cols)
+{
+    const rplan *p = &j->plan;
+    int f = j->simd ? simd_fold(k) : -1;
+    if (f < 0 || cols == 0)
+        return false;
+    double v[TILE];
+    float sub[TILE];
+    for (size_t c = 0; c < cols; c++) {
+        v[c] = k == K_LSE_MAX ? a[c].m : a[c].d;
+        sub[c] = (float)a[c].m;
+    }
+    uint32_t last = p->n_red - 1;
+    size_t rows = p->red_shape[last], stride = p->red_stride[last], strips = p->red_count / rows;
+    size_t idx[WNN_MAX_RANK] = {0}, off = 0;
+    bool half = j->type == WNN_DATA_TYPE_FLOAT16;
+    for (size_t s = 0; s < strips; s++) {
+        if (!wnn__fold_rows((wnn__fold)f, half, j->in + (base + off) * j->esize, rows, stride, cols, sub, v))
+            return false; /* only on the first strip: nothing folded yet */
+        for (uint32_t d = last; d-- > 0;) {
+            off += p->red_stride[d];
+            if (++idx[d] < p->red_shape[d])
+                break;
+            off -= p->red_shape[d] * p->red_stride[d];
+            idx[d] = 0;
+        }
+    }
+    for (size_t c = 0; c < cols; c++)
+        *(k == K_LSE_MAX ? &a[c].m : &a[c].d) = v[c];
+    return true;
+}
+
 /* Tile path: tasks [begin, end), each TILE adjacent outputs along the
 ** innermost (kept, contiguous) dimension, over every reduced element. */
 static void tiles_range(void *arg, size_t begin, size_t end)
@@ -469,17 +552,11 @@ static void tiles_range(void *arg, size_t begin, size_t end)
             kind k = passes == 2 ? (pass == 0 ? K_LSE_MAX : K_LSE_SUM) : j->phase;
             for (size_t c = 0; c < cols; c++)
                 acc_init(k, &a[c]);
-            size_t idx[WNN_MAX_RANK] = {0}, off = 0;
-            for (size_t r = 0; r < p->red_count; r++) {
-                j->tile(k, a, j->in + (base + off) * j->esize, cols);
-                for (uint32_t d = p->n_red; d-- > 0;) {
-                    off += p->red_stride[d];
-                    if (++idx[d] < p->red_shape[d])
-                        break;
-                    off -= p->red_shape[d] * p->red_stride[d];
-                    idx[d] = 0;
-                }
-            }
+            size_t wide = cols / 8 * 8;
+            if (!tile_walk_simd(j, k, a, base, wide))
+                wide = 0;
+            if (wide < cols)
+                tile_walk(j, k, a + wide, base + wide, cols - wide);
         }
         for (size_t c = 0; c < cols; c++)
             store_result(j->op, j->type, &a[c], p->red_count, j->out, outer * len + c0 + c);
@@ -505,7 +582,9 @@ wnn_status wnn__k_reduce(const wnn__node *node, const wnn__view *in, const wnn__
     if ((unsigned)t >= TYPE_SLOTS || !acc_fns[t].seg)
         return WNN_STATUS_UNSUPPORTED_DATA_TYPE;
     rjob j = {.op = node->op, .type = t, .in = in[0].data, .esize = wnn_data_type_size(t), .out = out[0].data,
-              .seg = acc_fns[t].seg, .tile = acc_fns[t].tile, .chunks = 1, .phase = kind_of(node->op)};
+              .seg = acc_fns[t].seg, .tile = acc_fns[t].tile,
+              .simd = t == WNN_DATA_TYPE_FLOAT32 || t == WNN_DATA_TYPE_FLOAT16, .chunks = 1,
+              .phase = kind_of(node->op)};
     make_rplan(&j.plan, &in[0].desc, node->attrs.reduction.axes_mask);
     const rplan *p = &j.plan;
 

@@ -6,12 +6,15 @@
 ** The input is viewed as [outer, len, inner] around the axis. A task is COLS
 ** adjacent inner columns of one outer index, walked row by row along the
 ** axis, so that every step reads contiguous memory; tasks spread on the
-** pool.
+** pool. float32 and float16 argMin/argMax go through vec_reduce.h's AVX2
+** folds where the processor has them and no NaN is met; the portable loops
+** below decide the rest and stay the reference.
 */
 #include <stdint.h>
 #include <string.h>
 
 #include "backends/cpu/kernels.h"
+#include "backends/cpu/vec_reduce.h"
 #include "platform/pool.h"
 #include "core/half.h"
 
@@ -75,6 +78,26 @@ DEFINE_ARG(u64, uint64_t, uint64_t, SAME, NEVER_NAN)
 DEFINE_ARG(i8, int8_t, int8_t, SAME, NEVER_NAN)
 DEFINE_ARG(u8, uint8_t, uint8_t, SAME, NEVER_NAN)
 
+/* The float32 or float16 columns of one task through vec_reduce.h: whole
+** lanes when the axis is innermost, else rows of 8 columns at a time and
+** the portable loop for the rest. False when it did not decide them all. */
+static bool arg_simd(const axis_job *j, const void *x, size_t cols, int64_t *index)
+{
+    bool half = j->type == WNN_DATA_TYPE_FLOAT16;
+    if (!half && j->type != WNN_DATA_TYPE_FLOAT32)
+        return false;
+    if (j->inner == 1)
+        return wnn__arg_lane(j->is_max, half, x, j->len, index);
+    size_t wide = cols / 8 * 8;
+    if (wide == 0 || !wnn__arg_rows(j->is_max, half, x, j->len, j->inner, wide, index))
+        return false;
+    if (half)
+        arg_f16((const uint16_t *)x + wide, j->len, j->inner, cols - wide, j->is_max, index + wide);
+    else
+        arg_f32((const float *)x + wide, j->len, j->inner, cols - wide, j->is_max, index + wide);
+    return true;
+}
+
 static void arg_range(void *arg, size_t begin, size_t end)
 {
     const axis_job *j = arg;
@@ -85,6 +108,8 @@ static void arg_range(void *arg, size_t begin, size_t end)
         size_t o = t / j->tiles, c0 = (t % j->tiles) * COLS;
         size_t cols = inner - c0 < COLS ? inner - c0 : COLS;
         const void *x = j->in + (o * len * inner + c0) * esize;
+        if (arg_simd(j, x, cols, index))
+            goto store;
         switch (j->type) {
         case WNN_DATA_TYPE_FLOAT32: arg_f32(x, len, inner, cols, is_max, index); break;
         case WNN_DATA_TYPE_FLOAT16: arg_f16(x, len, inner, cols, is_max, index); break;
@@ -95,6 +120,7 @@ static void arg_range(void *arg, size_t begin, size_t end)
         case WNN_DATA_TYPE_INT8: arg_i8(x, len, inner, cols, is_max, index); break;
         default: arg_u8(x, len, inner, cols, is_max, index); break;
         }
+    store:;
         size_t first = o * inner + c0;
         if (j->out_type == WNN_DATA_TYPE_INT64)
             memcpy((int64_t *)j->out + first, index, cols * sizeof *index);
@@ -111,7 +137,7 @@ wnn_status wnn__k_arg_min_max(const wnn__node *node, const wnn__view *in, const 
     if (j.type < WNN_DATA_TYPE_FLOAT32 || j.type > WNN_DATA_TYPE_UINT8)
         return WNN_STATUS_UNSUPPORTED_DATA_TYPE;
     axis_shape(&in[0].desc, node->attrs.arg_min_max.axis, &j);
-    wnn__cpu_run_tasks(j.outer * j.tiles, j.len * COLS, arg_range, &j);
+    wnn__cpu_run_tasks(j.outer * j.tiles, j.len * (j.inner < COLS ? j.inner : COLS), arg_range, &j);
     return WNN_OK;
 }
 

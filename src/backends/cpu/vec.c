@@ -2,26 +2,18 @@
 /*
 ** vec.c -- float32 row primitives for the cpu kernels (see vec.h): AVX2 with
 ** FMA where the processor has it, chosen once at run time, and portable
-** loops otherwise.
-**
-** exp is Cephes' expf: the argument is reduced by n * ln 2 (ln 2 split in two
-** so the reduction is exact), a degree-6 polynomial gives exp of the rest,
-** and 2^n is applied as two powers of two built in the exponent bits, so
-** results fall gradually into the subnormal range; about 1 ulp. Below
-** ln(2^-150) the result is 0, above ln(FLT_MAX) infinity; NaN stays NaN.
+** loops otherwise. exp is simd_avx2.h's (Cephes' expf, about 1 ulp).
 */
 #include "backends/cpu/vec.h"
 
 #include <math.h>
 #include <string.h>
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define VEC_X86 1
-#endif
+#include "backends/cpu/simd_avx2.h"
 
-#define EXP_LO -103.972077f
-#define EXP_HI 88.7228391f
+#if WNN_CPU_X86
+#include <cpuid.h>
+#endif
 
 /* ------------------------------------------------------------------------ */
 /* Portable                                                                  */
@@ -81,16 +73,8 @@ static void gelu_c(float *y, const float *x, size_t n)
 /* AVX2 + FMA                                                                */
 /* ------------------------------------------------------------------------ */
 
-#ifdef VEC_X86
-#define AVX2 __attribute__((target("avx2,fma")))
-
-AVX2 static inline float hsum8(__m256 v)
-{
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
-}
+#if WNN_CPU_X86
+#define AVX2 WNN_AVX2
 
 AVX2 static inline double hsum8d(__m256 v)
 {
@@ -100,31 +84,6 @@ AVX2 static inline double hsum8d(__m256 v)
     for (int i = 0; i < 8; i++)
         s += f[i];
     return s;
-}
-
-AVX2 static inline __m256 exp8(__m256 x)
-{
-    __m256 under = _mm256_cmp_ps(x, _mm256_set1_ps(EXP_LO), _CMP_LT_OQ);
-    __m256 over = _mm256_cmp_ps(x, _mm256_set1_ps(EXP_HI), _CMP_GT_OQ);
-    /* max(lo, x) and min(hi, x) return x itself when it is NaN */
-    x = _mm256_min_ps(_mm256_set1_ps(EXP_HI), _mm256_max_ps(_mm256_set1_ps(EXP_LO), x));
-    __m256 fx = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
-                                _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m256 r = _mm256_fnmadd_ps(fx, _mm256_set1_ps(0.693359375f), x);
-    r = _mm256_fnmadd_ps(fx, _mm256_set1_ps(-2.12194440e-4f), r);
-    __m256 p = _mm256_set1_ps(1.9875691500E-4f);
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507E-3f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073E-3f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894E-2f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459E-1f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201E-1f));
-    __m256 y = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
-    /* 2^n as 2^(n/2) * 2^(n - n/2): fx is in [-150, 128], each half is normal */
-    __m256i n = _mm256_cvtps_epi32(fx), n1 = _mm256_srai_epi32(n, 1), n2 = _mm256_sub_epi32(n, n1);
-    __m256i bias = _mm256_set1_epi32(127);
-    y = _mm256_mul_ps(y, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, bias), 23)));
-    y = _mm256_mul_ps(y, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, bias), 23)));
-    return _mm256_blendv_ps(_mm256_andnot_ps(under, y), _mm256_set1_ps(INFINITY), over);
 }
 
 /* gelu(x) = x * Phi(x), Phi(x) = erfc(-x / sqrt 2) / 2, with erfc(z) for
@@ -145,8 +104,8 @@ AVX2 static inline __m256 gelu8(__m256 x)
     for (int k = 8; k >= 0; k--)
         p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(c[k]));
     __m256 xx = _mm256_mul_ps(x, x), xe = _mm256_fmsub_ps(x, x, xx);
-    __m256 e = _mm256_mul_ps(exp8(_mm256_mul_ps(xx, _mm256_set1_ps(-0.5f))),
-                             exp8(_mm256_fnmadd_ps(half, xe, p)));
+    __m256 e = _mm256_mul_ps(wnn__exp8(_mm256_mul_ps(xx, _mm256_set1_ps(-0.5f))),
+                             wnn__exp8(_mm256_fnmadd_ps(half, xe, p)));
     __m256 half_erfc = _mm256_mul_ps(half, _mm256_mul_ps(t, e));
     __m256 pos = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GE_OQ);
     __m256 phi = _mm256_blendv_ps(half_erfc, _mm256_sub_ps(one, half_erfc), pos);
@@ -194,7 +153,7 @@ AVX2 static float exp_sum_avx2(float *y, const float *x, float sub, size_t n)
     __m256 s = _mm256_setzero_ps(), b = _mm256_set1_ps(sub);
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(x + i), b));
+        __m256 e = wnn__exp8(_mm256_sub_ps(_mm256_loadu_ps(x + i), b));
         _mm256_storeu_ps(y + i, e);
         s = _mm256_add_ps(s, e);
     }
@@ -202,13 +161,13 @@ AVX2 static float exp_sum_avx2(float *y, const float *x, float sub, size_t n)
         float in[8] = {0}, out[8];
         for (size_t k = 0; k < n - i; k++)
             in[k] = x[i + k] - sub;
-        _mm256_storeu_ps(out, exp8(_mm256_loadu_ps(in)));
+        _mm256_storeu_ps(out, wnn__exp8(_mm256_loadu_ps(in)));
         for (size_t k = 0; k < n - i; k++) {
             y[i + k] = out[k];
             s = _mm256_add_ps(s, _mm256_setr_ps(out[k], 0, 0, 0, 0, 0, 0, 0));
         }
     }
-    return hsum8(s);
+    return wnn__hsum8(s);
 }
 
 AVX2 static void scale_avx2(float *y, float s, size_t n)
@@ -269,18 +228,24 @@ AVX2 static void norm_avx2(float *y, const float *x, size_t n, float mean, float
     norm_c(y + i, x + i, n - i, mean, inv, scale ? scale + i : NULL, bias ? bias + i : NULL);
 }
 
-static int has_avx2(void)
+bool wnn__cpu_has_avx2(void)
 {
     static int known; /* 0: not asked yet, 1: no, 2: yes; races store the same value */
     int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
     if (!k) {
+        /* CPUID leaf 1, ECX: bit 27 OSXSAVE, 28 AVX, 29 F16C (clang 14 knows
+        ** no "f16c" for __builtin_cpu_supports) */
+        unsigned a, b, c, d;
         __builtin_cpu_init();
-        k = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 2 : 1;
+        k = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __get_cpuid(1, &a, &b, &c, &d) &&
+                    (c >> 27 & 7) == 7
+                ? 2
+                : 1;
         __atomic_store_n(&known, k, __ATOMIC_RELAXED);
     }
     return k == 2;
 }
-#define PICK(name, ...) (has_avx2() ? name##_avx2(__VA_ARGS__) : name##_c(__VA_ARGS__))
+#define PICK(name, ...) (wnn__cpu_has_avx2() ? name##_avx2(__VA_ARGS__) : name##_c(__VA_ARGS__))
 #else
 #define PICK(name, ...) name##_c(__VA_ARGS__)
 #endif
