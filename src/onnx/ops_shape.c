@@ -307,6 +307,9 @@ int onx_slice_rule(onx_importer *im, const Onnx__NodeProto *n, uint32_t rank, co
         int64_t dim = dims[a], step = cs >= 0 ? steps[k] : 1, b = starts[k], e = ends[k];
         if (step == 0)
             return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "step 0"), -1;
+        /* a step longer than the axis takes one element, as the axis's length does */
+        int64_t longest = dim > 0 ? dim : 1;
+        step = step > longest ? longest : step < -longest ? -longest : step;
         if (b < 0)
             b += dim;
         if (e < 0 && e > INT64_MIN / 2)
@@ -315,11 +318,11 @@ int onx_slice_rule(onx_importer *im, const Onnx__NodeProto *n, uint32_t rank, co
         if (step > 0) {
             b = b < 0 ? 0 : b > dim ? dim : b;
             e = e < 0 ? 0 : e > dim ? dim : e;
-            count = e > b ? (e - b + step - 1) / step : 0;
+            count = e > b ? (e - b - 1) / step + 1 : 0;
         } else {
             b = b < 0 ? -1 : b > dim - 1 ? dim - 1 : b;
             e = e < -1 ? -1 : e > dim - 1 ? dim - 1 : e;
-            count = b > e ? (b - e + (-step) - 1) / (-step) : 0;
+            count = b > e ? (b - e - 1) / -step + 1 : 0;
         }
         s->start[a] = b;
         s->step[a] = step;
