@@ -167,6 +167,11 @@ extern const onx_op_entry onx_ops_extra[];
 extern const onx_op_entry onx_ops_control[];
 extern const onx_op_entry onx_fold_ops[];
 
+/* 3-D Conv/ConvTranspose and MaxPool/AveragePool (rank-5 inputs) on 2-D
+** operators (ops_spatial3d.c). */
+wnn_status onx_lower_conv3d(onx_importer *im, const Onnx__NodeProto *n);
+wnn_status onx_lower_pool3d(onx_importer *im, const Onnx__NodeProto *n);
+
 /* ---- shape rules shared by lowering and folding (ops_shape.c) ---- */
 /* Output dimensions of Reshape, Flatten, Squeeze or Unsqueeze (by
 ** n->op_type) for an input of rank and dims; the output rank, or -1 with

@@ -1,6 +1,6 @@
 /*
 ** ops_nn.c -- lowering of ONNX's network operators: Conv and ConvTranspose
-** (1-D through a height of 1, and 2-D), Gemm, MatMul (N-D and the 1-D
+** (1-D through a height of 1, and 2-D; 3-D in ops_spatial3d.c), Gemm, MatMul (N-D and the 1-D
 ** cases), pooling (global ones as reductions), the normalizations, and
 ** Resize/Upsample onto resample2d.
 */
@@ -105,9 +105,11 @@ static wnn_status lower_conv(onx_importer *im, const Onnx__NodeProto *n)
         return im->status;
     wnn_operand *bias = onx_in(im, n, 2) ? onx_in_op(im, n, 2) : NULL;
     wnn_operand_desc xd = desc_of(x), wd = desc_of(w);
+    if (xd.rank == 5)
+        return onx_lower_conv3d(im, n);
     if (xd.rank != 3 && xd.rank != 4)
         return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "a rank-%u input: WebNN convolves in 1-D (as 2-D) and 2-D "
-                        "only", xd.rank);
+                        "only (3-D as sums of 2-D)", xd.rank);
     uint32_t k = xd.rank - 2;
     spatial s;
     if (read_spatial(im, n, k, xd.shape + 2, wd.shape + 2, &s, transpose) < 0)
@@ -211,12 +213,15 @@ static wnn_status lower_pool(onx_importer *im, const Onnx__NodeProto *n)
     if (x == NULL)
         return im->status;
     wnn_operand_desc xd = desc_of(x);
-    if (xd.rank != 3 && xd.rank != 4)
-        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "a rank-%u input: WebNN pools in 2-D only", xd.rank);
+    if (xd.rank != 3 && xd.rank != 4 && xd.rank != 5)
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "a rank-%u input: WebNN pools in 2-D only (1-D and 3-D "
+                        "through it)", xd.rank);
     if (n->n_output > 1 && n->output[1] && n->output[1][0])
         return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "the Indices output has no WebNN equivalent");
     if (onx_attr_int(n, "storage_order", 0) != 0)
         return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "storage_order 1");
+    if (xd.rank == 5)
+        return onx_lower_pool3d(im, n);
     uint32_t k = xd.rank - 2;
     int64_t ks[8];
     if (onx_attr_ints(n, "kernel_shape", ks, 8) != (int)k)
