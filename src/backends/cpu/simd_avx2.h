@@ -15,8 +15,8 @@
 ** rest, and 2^n is applied as two powers of two built in the exponent bits,
 ** so results fall gradually into the subnormal range; about 1 ulp. Below
 ** ln(2^-150) the result is 0, above ln(FLT_MAX) infinity; NaN stays NaN.
-** exp8_2 takes its argument as an unevaluated sum hi + lo (|lo| small beside
-** 1), for callers whose argument is larger than a float holds exactly.
+** exp8_2 takes its argument as an unevaluated sum hi + lo (|lo| a few
+** units), for callers whose argument is larger than a float holds exactly.
 */
 #ifndef WNN_BACKENDS_CPU_SIMD_AVX2_H
 #define WNN_BACKENDS_CPU_SIMD_AVX2_H
@@ -39,19 +39,20 @@ bool wnn__cpu_has_avx2(void);
 #define WNN_EXP_LO -103.972077f
 #define WNN_EXP_HI 88.7228391f
 
-/* exp(hi + lo); hi is clamped to the range where exp is finite and not
-** zero, lo joins the reduced argument. */
+/* exp(hi + lo), |lo| at most a few units: n comes from the rounded sum,
+** hi - n * ln2's first part is exact and lo joins the reduced argument
+** before ln2's second part, so only the reduced argument is rounded. */
 WNN_AVX2_INLINE __m256 wnn__exp8_2(__m256 hi, __m256 lo)
 {
-    __m256 under = _mm256_cmp_ps(hi, _mm256_set1_ps(WNN_EXP_LO), _CMP_LT_OQ);
-    __m256 over = _mm256_cmp_ps(hi, _mm256_set1_ps(WNN_EXP_HI), _CMP_GT_OQ);
+    __m256 s = _mm256_add_ps(hi, lo);
+    __m256 under = _mm256_cmp_ps(s, _mm256_set1_ps(WNN_EXP_LO), _CMP_LT_OQ);
+    __m256 over = _mm256_cmp_ps(s, _mm256_set1_ps(WNN_EXP_HI), _CMP_GT_OQ);
     /* max(lo, x) and min(hi, x) return x itself when it is NaN */
-    __m256 x = _mm256_min_ps(_mm256_set1_ps(WNN_EXP_HI), _mm256_max_ps(_mm256_set1_ps(WNN_EXP_LO), hi));
-    __m256 fx = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+    s = _mm256_min_ps(_mm256_set1_ps(WNN_EXP_HI), _mm256_max_ps(_mm256_set1_ps(WNN_EXP_LO), s));
+    __m256 fx = _mm256_round_ps(_mm256_mul_ps(s, _mm256_set1_ps(1.44269504088896341f)),
                                 _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m256 r = _mm256_fnmadd_ps(fx, _mm256_set1_ps(0.693359375f), x);
+    __m256 r = _mm256_add_ps(_mm256_fnmadd_ps(fx, _mm256_set1_ps(0.693359375f), hi), lo);
     r = _mm256_fnmadd_ps(fx, _mm256_set1_ps(-2.12194440e-4f), r);
-    r = _mm256_add_ps(r, lo);
     __m256 p = _mm256_set1_ps(1.9875691500E-4f);
     p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507E-3f));
     p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073E-3f));
