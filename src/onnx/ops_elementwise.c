@@ -119,6 +119,53 @@ static wnn_status lower_pow(onx_importer *im, const Onnx__NodeProto *n)
     return onx_out(im, n, 0, wnn_pow(im->b, x, y));
 }
 
+/* ---- inverse trigonometry (WebNN has none) ---- */
+
+/* atan(x) as Cephes' atanf: |x| reduced below tan(pi/8) by atan(t) = pi/2 +
+** atan(-1/t) past tan(3pi/8) and pi/4 + atan((t-1)/(t+1)) past tan(pi/8),
+** then an odd polynomial; relative error about 2e-7 in float32. */
+static wnn_operand *atan_of(onx_importer *im, wnn_operand *x, wnn_data_type t)
+{
+    wnn_graph_builder *b = im->b;
+    wnn_operand *a = wnn_abs(b, x), *one = onx_scalar(im, t, 1.0);
+    wnn_operand *big = wnn_greater(b, a, onx_scalar(im, t, 2.414213562373095)),
+                *mid = wnn_greater(b, a, onx_scalar(im, t, 0.4142135623730950));
+    wnn_operand *r = wnn_where(b, big, wnn_neg(b, wnn_div(b, one, a)),
+                               wnn_where(b, mid, wnn_div(b, wnn_sub(b, a, one), wnn_add(b, a, one)), a));
+    wnn_operand *base = wnn_where(b, big, onx_scalar(im, t, M_PI / 2),
+                                  wnn_where(b, mid, onx_scalar(im, t, M_PI / 4), onx_scalar(im, t, 0.0)));
+    static const double c[4] = {8.05374449538e-2, -1.38776856032e-1, 1.99777106478e-1, -3.33329491539e-1};
+    wnn_operand *z = wnn_mul(b, r, r), *p = onx_scalar(im, t, c[0]);
+    for (int i = 1; i < 4; i++)
+        p = wnn_add(b, wnn_mul(b, p, z), onx_scalar(im, t, c[i]));
+    wnn_operand *y = wnn_add(b, base, wnn_add(b, wnn_mul(b, wnn_mul(b, p, z), r), r));
+    return wnn_where(b, wnn_lesser(b, x, onx_scalar(im, t, 0.0)), wnn_neg(b, y), y);
+}
+
+/* Atan as above; Asin(x) = atan(x / sqrt((1 - x)(1 + x))), the product
+** exact near |x| = 1 where 1 - x^2 would cancel; Acos(x) = 2 atan(sqrt((1 -
+** x) / (1 + x))), accurate near 1 where pi/2 - asin(x) would cancel. */
+static wnn_status lower_inverse_trig(onx_importer *im, const Onnx__NodeProto *n)
+{
+    wnn_graph_builder *b = im->b;
+    wnn_operand *x = onx_in_op(im, n, 0);
+    if (x == NULL)
+        return im->status;
+    wnn_data_type t = type_of(x);
+    if (t != WNN_DATA_TYPE_FLOAT32 && t != WNN_DATA_TYPE_FLOAT16)
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "%s of %s: float32 and float16 only", n->op_type,
+                        wnn_data_type_name(t));
+    wnn_operand *one = onx_scalar(im, t, 1.0), *below = wnn_sub(b, one, x), *above = wnn_add(b, one, x);
+    wnn_operand *y;
+    if (strcmp(n->op_type, "Atan") == 0)
+        y = atan_of(im, x, t);
+    else if (strcmp(n->op_type, "Asin") == 0)
+        y = atan_of(im, wnn_div(b, x, wnn_sqrt(b, wnn_mul(b, below, above))), t);
+    else
+        y = wnn_mul(b, atan_of(im, wnn_sqrt(b, wnn_div(b, below, above)), t), onx_scalar(im, t, 2.0));
+    return onx_out(im, n, 0, y);
+}
+
 /* ---- activations with attributes ---- */
 
 static wnn_status lower_activation(onx_importer *im, const Onnx__NodeProto *n)
@@ -498,7 +545,8 @@ const onx_op_entry onx_ops_elementwise[] = {
     {"HardSigmoid", lower_activation}, {"Gelu", lower_activation}, {"Mish", lower_activation},
     {"ThresholdedRelu", lower_activation}, {"Celu", lower_activation}, {"Shrink", lower_activation},
     {"Sinh", lower_activation}, {"Cosh", lower_activation}, {"Asinh", lower_activation},
-    {"Acosh", lower_activation}, {"Atanh", lower_activation}, {"IsInf", lower_activation},
+    {"Acosh", lower_activation}, {"Atanh", lower_activation}, {"Acos", lower_inverse_trig},
+    {"Asin", lower_inverse_trig}, {"Atan", lower_inverse_trig}, {"IsInf", lower_activation},
     {"Cast", lower_cast}, {"CastLike", lower_cast_like}, {"Clip", lower_clip}, {"Where", lower_where},
     {"ReduceSum", lower_reduce}, {"ReduceMean", lower_reduce}, {"ReduceMax", lower_reduce},
     {"ReduceMin", lower_reduce}, {"ReduceProd", lower_reduce}, {"ReduceL1", lower_reduce},
