@@ -4,8 +4,9 @@
 ** tensors as WGPUBuffers (round trips of whole and part words, zero fill,
 ** device-to-device chains), WGSL kernels against known values (broadcast
 ** add, uint8 comparisons, float16, matmul, concat, transpose, reduction,
-** softmax), and operators without a kernel refused by opSupportLimits and
-** the builder. Exits 77 with the reason where no adapter is found (no
+** softmax, conv2d in nhwc with padding and bias, maxPool2d with NaN), and
+** operators without a kernel refused by opSupportLimits and the builder.
+** Exits 77 with the reason where no adapter is found (no
 ** library, or a Vulkan driver Dawn refuses; see docs/webgpu.md).
 */
 #include <libgen.h>
@@ -129,6 +130,52 @@ static wnn_operand *concat_op(wnn_graph_builder *b, wnn_operand **in)
 
 static wnn_operand *sum_op(wnn_graph_builder *b, wnn_operand **in) { return wnn_reduce_sum(b, in[0], NULL); }
 
+/* 3x3 input, 2x2 filter, nhwc, one row of padding on top, bias */
+static wnn_operand *conv_op(wnn_graph_builder *b, wnn_operand **in)
+{
+    wnn_conv2d_options o = WNN_CONV2D_OPTIONS_INIT;
+    o.padding[0] = 1;
+    o.input_layout = WNN_INPUT_LAYOUT_NHWC;
+    o.filter_layout = WNN_CONV2D_FILTER_LAYOUT_OHWI;
+    o.bias = in[2];
+    return wnn_conv2d(b, in[0], in[1], &o);
+}
+
+static wnn_operand *max_pool_op(wnn_graph_builder *b, wnn_operand **in)
+{
+    wnn_pool2d_options o = WNN_POOL2D_OPTIONS_INIT;
+    o.window_dimensions[0] = o.window_dimensions[1] = 2;
+    return wnn_max_pool2d(b, in[0], &o);
+}
+
+
+/* The operators of the spatial kernels. */
+static void test_more_kernels(void)
+{
+    {
+        wnn_operand_desc d[3] = {{WNN_DATA_TYPE_FLOAT32, 4, {1, 3, 3, 1}}, {WNN_DATA_TYPE_FLOAT32, 4, {1, 2, 2, 1}},
+                                 {WNN_DATA_TYPE_FLOAT32, 1, {1}}};
+        wnn_operand_desc od = {WNN_DATA_TYPE_FLOAT32, 4, {1, 3, 2, 1}};
+        float x[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, f[4] = {1, 10, 100, 1000}, bias[1] = {0.5f}, y[6];
+        const void *in[3] = {x, f, bias};
+        run(conv_op, 3, d, in, &od, y);
+        /* row 0 sees the padding above: 100 * x0 + 1000 * x1 */
+        CHECK_NEAR(y[0], 2100.5, 1e-3);
+        CHECK_NEAR(y[2], 1 + 20 + 400 + 5000 + 0.5, 1e-3);
+        CHECK_NEAR(y[5], 5 + 60 + 800 + 9000 + 0.5, 1e-3);
+    }
+    {
+        wnn_operand_desc d = {WNN_DATA_TYPE_FLOAT32, 4, {1, 1, 3, 3}}, od = {WNN_DATA_TYPE_FLOAT32, 4, {1, 1, 2, 2}};
+        float x[9] = {1, 2, 3, 4, NAN, 6, 7, 8, -9}, y[4];
+        const void *in[1] = {x};
+        run(max_pool_op, 1, &d, in, &od, y); /* a NaN wins its windows */
+        CHECK(isnan(y[0]) && isnan(y[1]) && isnan(y[2]) && isnan(y[3]));
+        x[4] = 0;
+        run(max_pool_op, 1, &d, in, &od, y);
+        CHECK(y[0] == 4 && y[1] == 6 && y[2] == 8 && y[3] == 8);
+    }
+}
+
 static void test_kernels(void)
 {
     /* broadcast add [2,3] + [3] */
@@ -206,14 +253,15 @@ static void test_unsupported(void)
     wnn_tensor_limits l;
     CHECK_OK(wnn_context_get_operand_limits(ctx, "add", "a", &l));
     CHECK(l.data_types & (1u << WNN_DATA_TYPE_FLOAT32));
-    wnn_status s = wnn_context_get_operand_limits(ctx, "conv2d", "input", &l);
+    wnn_status s = wnn_context_get_operand_limits(ctx, "gruCell", "input", &l);
     CHECK(s != WNN_OK || l.data_types == 0);
     wnn_graph_builder *b = NULL;
     CHECK_OK(wnn_graph_builder_create(ctx, &b));
-    wnn_operand_desc d = {WNN_DATA_TYPE_FLOAT32, 4, {1, 1, 3, 3}};
+    wnn_operand_desc d = {WNN_DATA_TYPE_FLOAT32, 2, {1, 3}}, w = {WNN_DATA_TYPE_FLOAT32, 2, {3, 3}};
     wnn_operand *x = wnn_graph_builder_input(b, "x", &d);
-    wnn_operand *f = wnn_graph_builder_input(b, "f", &d);
-    wnn_operand *y = wnn_conv2d(b, x, f, NULL);
+    wnn_operand *h = wnn_graph_builder_input(b, "h", &d);
+    wnn_operand *f = wnn_graph_builder_input(b, "w", &w);
+    wnn_operand *y = wnn_gru_cell(b, x, f, f, h, 1, NULL);
     wnn_graph *g = NULL;
     wnn_named_operand o = {"y", y};
     CHECK(y == NULL || wnn_graph_builder_build(b, &o, 1, &g) != WNN_OK);
@@ -236,6 +284,7 @@ int main(void)
     if (ctx) {
         test_copies();
         test_kernels();
+        test_more_kernels();
         test_unsupported();
     }
     wnn_context_release(ctx);

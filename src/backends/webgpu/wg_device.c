@@ -52,10 +52,11 @@ static void on_device(uint32_t status, WGPUDevice device, WGPUStringView msg, vo
 static void on_error(const WGPUDevice *device, WGPUErrorType type, WGPUStringView msg, void *u1, void *u2)
 {
     wg_gpu *g = u1;
-    if (g->errors++ == 0 || !g->error_message[0]) {
-        size_t len = msg.data ? (msg.length == WGPU_STRLEN ? strlen(msg.data) : msg.length) : 0;
+    size_t len = msg.data ? (msg.length == WGPU_STRLEN ? strlen(msg.data) : msg.length) : 0;
+    if (g->errors++ == 0 || !g->error_message[0])
         snprintf(g->error_message, sizeof g->error_message, "%.*s", (int)len, msg.data ? msg.data : "");
-    }
+    if (wnn__config_get()->webgpu_debug)
+        fprintf(stderr, "wnn webgpu: device error: %.*s\n", (int)len, msg.data ? msg.data : "");
 }
 
 static wg_gpu *shared;
@@ -294,7 +295,8 @@ bool wg_supports_op(const wnn__device *d, wnn__op op)
     case WNN__OP_REDUCE_L2: case WNN__OP_REDUCE_LOG_SUM: case WNN__OP_REDUCE_LOG_SUM_EXP:
     case WNN__OP_REDUCE_MAX: case WNN__OP_REDUCE_MEAN: case WNN__OP_REDUCE_MIN: case WNN__OP_REDUCE_PRODUCT:
     case WNN__OP_REDUCE_SUM: case WNN__OP_REDUCE_SUM_SQUARE: case WNN__OP_ARG_MIN: case WNN__OP_ARG_MAX:
-    case WNN__OP_EXPAND: case WNN__OP_REVERSE:
+    case WNN__OP_EXPAND: case WNN__OP_REVERSE: case WNN__OP_CONV2D: case WNN__OP_CONV_TRANSPOSE2D:
+    case WNN__OP_AVERAGE_POOL2D: case WNN__OP_L2_POOL2D: case WNN__OP_MAX_POOL2D:
         return true;
     default:
         return false;

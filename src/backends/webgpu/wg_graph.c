@@ -34,7 +34,7 @@ typedef struct step {
     cached *p;     /* NULL: a copy of in[0] into out */
     uint32_t out;       /* value ids */
     uint32_t n_in;
-    uint32_t in[4];
+    uint32_t in[WG_MAX_INPUTS];
     WGPUBuffer params;  /* or NULL */
     uint32_t gx, gy;    /* workgroups */
     uint64_t bytes;     /* a copy's size in words * 4 */
@@ -204,7 +204,7 @@ static wnn_status add_kernel_steps(wnn__device *d, wg_graph *g, const wnn__node 
                 s = WNN_STATUS_OUT_OF_MEMORY;
         }
         if (s == WNN_OK) {
-            st->out = n->out[0];
+            st->out = k[i].out_value;
             st->n_in = k[i].n_in;
             memcpy(st->in, k[i].in_values, sizeof st->in);
             st->gx = (uint32_t)(groups < maxd ? groups : maxd);
@@ -318,7 +318,7 @@ wnn_status wg_graph_execute(wnn__device *d, void *compiled, void *const *inputs,
                                                     st->bytes);
             continue;
         }
-        WGPUBindGroupEntry e[6];
+        WGPUBindGroupEntry e[WG_MAX_INPUTS + 2];
         memset(e, 0, sizeof e);
         uint32_t ne = 0;
         e[ne].binding = ne, e[ne].buffer = out, e[ne].size = WGPU_WHOLE_SIZE, ne++;

@@ -57,13 +57,13 @@ void wg_text_printf(wg_text *t, const char *fmt, ...)
 
 /* ---- element types ----------------------------------------------------------------- */
 
-static uint32_t per_word(wnn_data_type d)
+uint32_t wg_per_word(wnn_data_type d)
 {
     return d == WNN_DATA_TYPE_FLOAT16 ? 2 : d == WNN_DATA_TYPE_INT8 || d == WNN_DATA_TYPE_UINT8 ? 4 : 1;
 }
 
 /* The type elements are computed in. */
-static const char *ctype(wnn_data_type d)
+const char *wg_ctype(wnn_data_type d)
 {
     switch (d) {
     case WNN_DATA_TYPE_FLOAT32:
@@ -74,12 +74,12 @@ static const char *ctype(wnn_data_type d)
     }
 }
 
-static bool is_float(wnn_data_type d) { return d == WNN_DATA_TYPE_FLOAT32 || d == WNN_DATA_TYPE_FLOAT16; }
+bool wg_is_float(wnn_data_type d) { return d == WNN_DATA_TYPE_FLOAT32 || d == WNN_DATA_TYPE_FLOAT16; }
 
 /* fn ld<k>(i: u32) -> ctype: element i of binding k. */
-static void emit_load(wg_text *t, uint32_t k, wnn_data_type d)
+void wg_emit_load(wg_text *t, uint32_t k, wnn_data_type d)
 {
-    P("fn ld%u(i: u32) -> %s { ", k, ctype(d));
+    P("fn ld%u(i: u32) -> %s { ", k, wg_ctype(d));
     switch (d) {
     case WNN_DATA_TYPE_FLOAT32: P("return bitcast<f32>(b%u[i]); }\n", k); break;
     case WNN_DATA_TYPE_FLOAT16: P("return unpack2x16float(b%u[i >> 1u])[i & 1u]; }\n", k); break;
@@ -93,8 +93,8 @@ static void emit_load(wg_text *t, uint32_t k, wnn_data_type d)
 /* fn pk(v: array<ctype, per>) -> u32: one output word. */
 static void emit_pack(wg_text *t, wnn_data_type d)
 {
-    uint32_t per = per_word(d);
-    P("fn pk(v: array<%s, %u>) -> u32 { ", ctype(d), per);
+    uint32_t per = wg_per_word(d);
+    P("fn pk(v: array<%s, %u>) -> u32 { ", wg_ctype(d), per);
     switch (d) {
     case WNN_DATA_TYPE_FLOAT32:
     case WNN_DATA_TYPE_INT32: P("return bitcast<u32>(v[0]); }\n"); break;
@@ -151,49 +151,43 @@ static const char *HELPERS =
     "fn ipow_i(x: i32, y: i32) -> i32 { var r = 1; var b = x; var e = y; while (e > 0) { if ((e & 1) != 0) { r = r * b; } b = b * b; e = e >> 1u; } return r; }\n"
     "fn ipow_u(x: u32, y: u32) -> u32 { var r = 1u; var b = x; var e = y; while (e > 0u) { if ((e & 1u) != 0u) { r = r * b; } b = b * b; e = e >> 1u; } return r; }\n";
 
-/* ---- the kernel frame --------------------------------------------------------------- */
+/* ---- the kernel wg_frame --------------------------------------------------------------- */
 
-typedef struct frame {
-    const wnn__ir *ir;
-    const wnn__node *n;
-    wg_kernel *k;
-    wnn_data_type out;
-    uint64_t count;
-} frame;
 
 /* Declarations, loads and helpers; then the caller writes
-** fn val(e: u32) -> ctype(out), then frame_end. */
-static void frame_begin(frame *f, wg_kernel *k, const wnn__ir *ir, const wnn__node *n, const uint32_t *ins,
+** fn val(e: u32) -> wg_ctype(out), then frame_end. */
+void wg_frame_begin(wg_frame *f, wg_kernel *k, const wnn__ir *ir, const wnn__node *n, const uint32_t *ins,
                         uint32_t n_in)
 {
     wg_text *t = &k->text;
     f->ir = ir;
     f->n = n;
     f->k = k;
-    f->out = ir->values[n->out[0]].desc.data_type;
-    f->count = wnn_operand_desc_element_count(&ir->values[n->out[0]].desc);
+    k->out_value = n->out[k->out_slot];
+    f->out = ir->values[k->out_value].desc.data_type;
+    f->count = wnn_operand_desc_element_count(&ir->values[k->out_value].desc);
     k->n_in = n_in;
     memcpy(k->in_values, ins, n_in * sizeof *ins);
-    k->words = (f->count + per_word(f->out) - 1) / per_word(f->out);
+    k->words = (f->count + wg_per_word(f->out) - 1) / wg_per_word(f->out);
     P("@group(0) @binding(0) var<storage, read_write> b0: array<u32>;\n");
     for (uint32_t i = 0; i < n_in; i++)
         P("@group(0) @binding(%u) var<storage, read> b%u: array<u32>;\n", i + 1, i + 1);
     P("%s", HELPERS);
     emit_pack(t, f->out);
     for (uint32_t i = 0; i < n_in; i++)
-        emit_load(t, i + 1, ir->values[ins[i]].desc.data_type);
+        wg_emit_load(t, i + 1, ir->values[ins[i]].desc.data_type);
 }
 
 /* main(): one word per invocation; region kernels keep the elements
 ** keep(e) says are not theirs. */
-static void frame_end(frame *f, const char *keep)
+void wg_frame_end(wg_frame *f, const char *keep)
 {
     wg_text *t = &f->k->text;
-    uint32_t per = per_word(f->out);
+    uint32_t per = wg_per_word(f->out);
     if (f->k->uses_params)
         P("@group(0) @binding(%u) var<storage, read> prm: array<f32>;\n", f->k->n_in + 1);
     if (keep)
-        emit_load(t, 0, f->out);
+        wg_emit_load(t, 0, f->out);
     P("@compute @workgroup_size(%u)\n"
       "fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {\n"
       "  let w = gid.x + gid.y * nwg.x * %uu;\n"
@@ -201,7 +195,7 @@ static void frame_end(frame *f, const char *keep)
       "  var v: array<%s, %u>;\n"
       "  for (var j = 0u; j < %uu; j++) {\n"
       "    let e = w * %uu + j;\n",
-      WG_WORKGROUP, WG_WORKGROUP, (unsigned long long)f->k->words, ctype(f->out), per, per, per);
+      WG_WORKGROUP, WG_WORKGROUP, (unsigned long long)f->k->words, wg_ctype(f->out), per, per, per);
     if (keep)
         P("    if (e < %lluu && !(%s)) { v[j] = val(e); } else { v[j] = ld0(e); }\n", (unsigned long long)f->count,
           keep);
@@ -210,7 +204,7 @@ static void frame_end(frame *f, const char *keep)
     P("  }\n  b0[w] = pk(v);\n}\n");
 }
 
-static uint32_t param(wg_kernel *k, double v)
+uint32_t wg_param(wg_kernel *k, double v)
 {
     k->uses_params = true;
     k->params[k->n_params] = (float)v;
@@ -219,7 +213,7 @@ static uint32_t param(wg_kernel *k, double v)
 
 /* Emits "var i<k> = base;" updates over the coordinates of dims (rank r)
 ** for each source's strides; t_ is consumed. */
-static void emit_walk(wg_text *t, const char *from, uint32_t r, const uint32_t *dims, uint32_t n_src,
+void wg_emit_walk(wg_text *t, const char *from, uint32_t r, const uint32_t *dims, uint32_t n_src,
                       const uint32_t *base, uint32_t strides[][WNN_MAX_RANK])
 {
     P("  var t_ = %s;\n", from);
@@ -245,7 +239,7 @@ static void emit_walk(wg_text *t, const char *from, uint32_t r, const uint32_t *
 
 /* Row-major strides of desc, broadcast to rank r (right-aligned; size-1
 ** dimensions get stride 0). */
-static void broadcast_strides(const wnn_operand_desc *in, uint32_t r, const uint32_t *out_dims, uint32_t *st)
+void wg_broadcast_strides(const wnn_operand_desc *in, uint32_t r, const uint32_t *out_dims, uint32_t *st)
 {
     uint32_t s = 1;
     for (uint32_t d = r; d-- > 0;) {
@@ -259,13 +253,13 @@ static void broadcast_strides(const wnn_operand_desc *in, uint32_t r, const uint
 /* ---- element-wise -------------------------------------------------------------------- */
 
 /* The expression of op on x (and y, z) in the compute types; NULL if none. */
-static const char *map_expr(frame *f, wnn_data_type in, char *buf, size_t len)
+static const char *map_expr(wg_frame *f, wnn_data_type in, char *buf, size_t len)
 {
     const wnn__node *n = f->n;
     const wnn__attrs *a = &n->attrs;
-    bool fl = is_float(in);
+    bool fl = wg_is_float(in);
     bool sg = in == WNN_DATA_TYPE_INT32 || in == WNN_DATA_TYPE_INT8;
-    const char *ct = ctype(in);
+    const char *ct = wg_ctype(in);
 #define E(...) (snprintf(buf, len, __VA_ARGS__), buf)
     switch (n->op) {
     case WNN__OP_ADD: return "x + y";
@@ -321,20 +315,20 @@ static const char *map_expr(frame *f, wnn_data_type in, char *buf, size_t len)
     case WNN__OP_HARD_SWISH: return "x * max(0.0, min(6.0, x + 3.0)) / 6.0";
     case WNN__OP_PRELU: return fl ? "select(x * y, x, x >= 0.0)" : "select(x * y, x, x >= 0)";
     case WNN__OP_ELU:
-        return E("select(prm[%u] * (exp(x) - 1.0), x, x > 0.0)", param(f->k, a->activation.alpha));
+        return E("select(prm[%u] * (exp(x) - 1.0), x, x > 0.0)", wg_param(f->k, a->activation.alpha));
     case WNN__OP_LEAKY_RELU:
-        return E("select(prm[%u] * x, x, x >= 0.0)", param(f->k, a->activation.alpha));
+        return E("select(prm[%u] * x, x, x >= 0.0)", wg_param(f->k, a->activation.alpha));
     case WNN__OP_LINEAR: {
-        uint32_t al = param(f->k, a->activation.alpha), be = param(f->k, a->activation.beta);
+        uint32_t al = wg_param(f->k, a->activation.alpha), be = wg_param(f->k, a->activation.beta);
         return E("prm[%u] * x + prm[%u]", al, be);
     }
     case WNN__OP_HARD_SIGMOID: {
-        uint32_t al = param(f->k, a->activation.alpha), be = param(f->k, a->activation.beta);
+        uint32_t al = wg_param(f->k, a->activation.alpha), be = wg_param(f->k, a->activation.beta);
         return E("max(0.0, min(1.0, prm[%u] * x + prm[%u]))", al, be);
     }
     case WNN__OP_CLAMP:
         if (fl) {
-            uint32_t lo = param(f->k, a->clamp.min_value), hi = param(f->k, a->clamp.max_value);
+            uint32_t lo = wg_param(f->k, a->clamp.min_value), hi = wg_param(f->k, a->clamp.max_value);
             return E("select(select(x, prm[%u], x > prm[%u]), prm[%u], x < prm[%u])", hi, hi, lo, lo);
         } else {
             /* bounds saturated to the input's own range, like the cpu */
@@ -350,7 +344,7 @@ static const char *map_expr(frame *f, wnn_data_type in, char *buf, size_t len)
         }
     case WNN__OP_CAST: {
         wnn_data_type to = f->out;
-        const char *cto = ctype(to);
+        const char *cto = wg_ctype(to);
         if (strcmp(ct, cto) == 0)
             return "x";
         if (strcmp(cto, "f32") == 0)
@@ -367,7 +361,7 @@ static const char *map_expr(frame *f, wnn_data_type in, char *buf, size_t len)
 static bool map_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, const char *keep_region,
                        uint32_t region_input)
 {
-    frame f;
+    wg_frame f;
     wg_text *t = &k->text;
     const wnn_operand_desc *od = &ir->values[n->out[0]].desc;
     uint32_t ins[3], n_in = 0;
@@ -377,7 +371,7 @@ static bool map_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, cons
         for (uint32_t i = 0; i < n->n_in && n_in < 3; i++)
             if (n->in[i] != WNN__NONE)
                 ins[n_in++] = n->in[i];
-    frame_begin(&f, k, ir, n, ins, n_in);
+    wg_frame_begin(&f, k, ir, n, ins, n_in);
     wnn_data_type in_type = ir->values[ins[n_in > 1 && n->op == WNN__OP_WHERE ? 1 : 0]].desc.data_type;
     char buf[256];
     const char *expr = map_expr(&f, in_type, buf, sizeof buf);
@@ -423,21 +417,21 @@ static bool map_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, cons
     }
     default:
         for (uint32_t i = 0; i < n_in; i++)
-            broadcast_strides(&ir->values[ins[i]].desc, r, dims, st[i]);
+            wg_broadcast_strides(&ir->values[ins[i]].desc, r, dims, st[i]);
         break;
     }
-    P("fn val(e: u32) -> %s {\n", ctype(f.out));
-    emit_walk(t, "e", r, dims, n_in, base, st);
+    P("fn val(e: u32) -> %s {\n", wg_ctype(f.out));
+    wg_emit_walk(t, "e", r, dims, n_in, base, st);
     P("  let x = ld1(i1);\n");
     if (n_in > 1)
         P("  let y = ld2(i2);\n");
     if (n_in > 2)
         P("  let z = ld3(i3);\n");
-    if (n->op == WNN__OP_CAST && !is_float(in_type) && is_float(f.out))
+    if (n->op == WNN__OP_CAST && !wg_is_float(in_type) && wg_is_float(f.out))
         P("  return f32(x);\n}\n");
     else
         P("  return %s;\n}\n", expr);
-    frame_end(&f, keep_region);
+    wg_frame_end(&f, keep_region);
     return !t->failed;
 }
 
@@ -472,12 +466,12 @@ static void split_axes(const wnn_operand_desc *in, uint32_t mask, split *sp)
 
 static bool reduce_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
 {
-    frame f;
+    wg_frame f;
     wg_text *t = &k->text;
     uint32_t in = n->in[0];
     const wnn_operand_desc *id = &ir->values[in].desc;
-    frame_begin(&f, k, ir, n, &in, 1);
-    const char *ct = ctype(id->data_type), *oct = ctype(f.out);
+    wg_frame_begin(&f, k, ir, n, &in, 1);
+    const char *ct = wg_ctype(id->data_type), *oct = wg_ctype(f.out);
     uint32_t mask;
     switch (n->op) {
     case WNN__OP_ARG_MIN:
@@ -489,7 +483,7 @@ static bool reduce_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
     split_axes(id, mask, &sp);
     uint32_t zero = 0;
     P("fn at(j: u32, base: u32) -> %s {\n", ct);
-    emit_walk(t, "j", sp.nr, sp.rdims, 1, &zero, sp.rst);
+    wg_emit_walk(t, "j", sp.nr, sp.rdims, 1, &zero, sp.rst);
     P("  return ld1(base + i1);\n}\n");
     P("fn val(e: u32) -> %s {\n", oct);
     if (n->op == WNN__OP_SOFTMAX) {
@@ -500,7 +494,7 @@ static bool reduce_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
             dims[d] = id->shape[d];
             s *= id->shape[d];
         }
-        emit_walk(t, "e", id->rank, dims, 1, &zero, st);
+        wg_emit_walk(t, "e", id->rank, dims, 1, &zero, st);
         P("  let base = i1;\n"
           "  var m = at(0u, base);\n"
           "  for (var j = 1u; j < %uu; j++) { m = max(m, at(j, base)); }\n"
@@ -508,10 +502,10 @@ static bool reduce_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
           "  for (var j = 0u; j < %uu; j++) { s += exp(at(j, base) - m); }\n",
           sp.rcount, sp.rcount);
         P("  return exp(ld1(e) - m) / s;\n}\n");
-        frame_end(&f, NULL);
+        wg_frame_end(&f, NULL);
         return !t->failed;
     }
-    emit_walk(t, "e", sp.nk, sp.kdims, 1, &zero, sp.kst);
+    wg_emit_walk(t, "e", sp.nk, sp.kdims, 1, &zero, sp.kst);
     P("  let base = i1;\n");
     uint32_t rc = sp.rcount;
     switch (n->op) {
@@ -559,7 +553,7 @@ static bool reduce_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
         break;
     }
     }
-    frame_end(&f, NULL);
+    wg_frame_end(&f, NULL);
     return !t->failed;
 }
 
@@ -567,12 +561,12 @@ static bool reduce_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
 
 static bool matmul_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
 {
-    frame f;
+    wg_frame f;
     wg_text *t = &k->text;
     bool gemm = n->op == WNN__OP_GEMM;
     uint32_t ins[3] = {n->in[0], n->in[1], gemm && n->n_in > 2 ? n->in[2] : WNN__NONE};
     uint32_t n_in = ins[2] != WNN__NONE ? 3 : 2;
-    frame_begin(&f, k, ir, n, ins, n_in);
+    wg_frame_begin(&f, k, ir, n, ins, n_in);
     const wnn_operand_desc *od = &ir->values[n->out[0]].desc, *ad = &ir->values[ins[0]].desc,
                            *bd = &ir->values[ins[1]].desc;
     uint32_t r = od->rank, M = od->shape[r - 2], N = od->shape[r - 1];
@@ -604,23 +598,23 @@ static bool matmul_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
       N, M, N);
     char from[32];
     snprintf(from, sizeof from, "e / %uu", M * N);
-    emit_walk(t, from, nb, dims, 2, base, st);
+    wg_emit_walk(t, from, nb, dims, 2, base, st);
     P("  var a = 0.0;\n"
       "  for (var k = 0u; k < %uu; k++) { a += ld1(i1 + i * %uu + k * %uu) * ld2(i2 + k * %uu + j * %uu); }\n",
       K, sai, sak, sbk, sbj);
     if (gemm) {
-        uint32_t al = param(k, n->attrs.gemm.alpha);
+        uint32_t al = wg_param(k, n->attrs.gemm.alpha);
         P("  a = a * prm[%u];\n", al);
         if (n_in == 3) {
-            uint32_t be = param(k, n->attrs.gemm.beta), cst[2];
+            uint32_t be = wg_param(k, n->attrs.gemm.beta), cst[2];
             const wnn_operand_desc *cd = &ir->values[ins[2]].desc;
             uint32_t odims[2] = {M, N};
-            broadcast_strides(cd, 2, odims, cst);
+            wg_broadcast_strides(cd, 2, odims, cst);
             P("  a = a + prm[%u] * ld3(i * %uu + j * %uu);\n", be, cst[0], cst[1]);
         }
     }
     P("  return a;\n}\n");
-    frame_end(&f, NULL);
+    wg_frame_end(&f, NULL);
     return !t->failed;
 }
 
@@ -639,6 +633,9 @@ uint32_t wg_wgsl_node(const wnn__ir *ir, const wnn__node *n, wg_kernel *kernels,
     case WNN__OP_MATMUL:
     case WNN__OP_GEMM:
         return matmul_kernel(ir, n, kernels) ? 1 : 0;
+    case WNN__OP_CONV2D: case WNN__OP_CONV_TRANSPOSE2D: case WNN__OP_AVERAGE_POOL2D:
+    case WNN__OP_L2_POOL2D: case WNN__OP_MAX_POOL2D:
+        return wg_wgsl_conv(ir, n, kernels, why, why_len);
     case WNN__OP_CONCAT: {
         if (n->n_in > max) {
             snprintf(why, why_len, "concat of %u inputs (at most %u)", n->n_in, max);
@@ -664,7 +661,7 @@ uint32_t wg_wgsl_node(const wnn__ir *ir, const wnn__node *n, wg_kernel *kernels,
     }
     default: {
         char buf[256];
-        frame f = {ir, n, kernels, ir->values[n->out[0]].desc.data_type, 0};
+        wg_frame f = {ir, n, kernels, ir->values[n->out[0]].desc.data_type, 0};
         wg_kernel probe = {0};
         f.k = &probe;
         wnn_data_type in = ir->values[n->in[n->op == WNN__OP_WHERE ? 1 : 0]].desc.data_type;

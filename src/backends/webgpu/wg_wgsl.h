@@ -21,6 +21,9 @@
 #include "core/ir.h"
 
 #define WG_WORKGROUP 256
+/* Inputs a kernel binds (batchNormalization has 5; with the output and the
+** parameters 7 storage buffers, under WebGPU's default limit of 8). */
+#define WG_MAX_INPUTS 5
 
 typedef struct wg_text {
     char *s;
@@ -38,18 +41,56 @@ void wg_text_printf(wg_text *t, const char *fmt, ...)
 ** the parameters (n_in + 1) when uses_params. */
 typedef struct wg_kernel {
     wg_text text;
+    uint32_t out_slot;     /* which of the node's outputs it writes (split) */
+    uint32_t out_value;    /* that output's value id */
     uint32_t n_in;
-    uint32_t in_values[4]; /* value ids bound to 1..n_in */
+    uint32_t in_values[WG_MAX_INPUTS]; /* value ids bound to 1..n_in */
     bool uses_params;
     float params[8];
     uint32_t n_params;
     uint64_t words; /* output words, one invocation each */
 } wg_kernel;
 
-/* Kernels for node n (concat makes one per input, others one); returns the
-** count, 0 when the node has no kernel (why says which rule). kernels has
-** room for max entries. */
+/* Kernels for node n (concat makes one per input, others one); returns the count, 0 when the node has no kernel (why says
+** which rule). kernels has room for max entries. */
 uint32_t wg_wgsl_node(const wnn__ir *ir, const wnn__node *n, wg_kernel *kernels, uint32_t max, char *why,
                       size_t why_len);
+
+/* ---- writing kernels (wg_wgsl.c; used by the operator files) -------------- */
+
+/* Elements per u32 word, and the WGSL type elements are computed in. */
+uint32_t wg_per_word(wnn_data_type d);
+const char *wg_ctype(wnn_data_type d);
+bool wg_is_float(wnn_data_type d);
+/* fn ld<k>(i: u32) -> ctype: element i of binding k. */
+void wg_emit_load(wg_text *t, uint32_t k, wnn_data_type d);
+
+/* A kernel being written: wg_frame_begin declares the bindings (the
+** output k->out_slot of n, then ins), the helpers, pk() and ld1..ldN; the
+** caller writes fn val(e: u32) -> ctype(out) giving output element e, then
+** wg_frame_end writes main(). keep (a WGSL bool of e, or NULL) marks
+** elements the kernel must leave as they are. */
+typedef struct wg_frame {
+    const wnn__ir *ir;
+    const wnn__node *n;
+    wg_kernel *k;
+    wnn_data_type out;
+    uint64_t count;
+} wg_frame;
+void wg_frame_begin(wg_frame *f, wg_kernel *k, const wnn__ir *ir, const wnn__node *n, const uint32_t *ins,
+                    uint32_t n_in);
+void wg_frame_end(wg_frame *f, const char *keep);
+/* A float attribute in the parameter buffer: its index in prm[]. */
+uint32_t wg_param(wg_kernel *k, double v);
+/* "var t_ = from; var i<s> = base[s];" then, over the coordinates of dims
+** (rank r, row-major), i<s> += coordinate * strides[s][d]. */
+void wg_emit_walk(wg_text *t, const char *from, uint32_t r, const uint32_t *dims, uint32_t n_src,
+                  const uint32_t *base, uint32_t strides[][WNN_MAX_RANK]);
+/* Row-major strides of in broadcast to out_dims (rank r): 0 on size-1 axes. */
+void wg_broadcast_strides(const wnn_operand_desc *in, uint32_t r, const uint32_t *out_dims, uint32_t *st);
+
+/* The operator files: each returns the node's kernel count (0: none, with
+** why) like wg_wgsl_node, for the operators it owns. */
+uint32_t wg_wgsl_conv(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, char *why, size_t why_len);
 
 #endif

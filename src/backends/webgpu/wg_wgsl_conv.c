@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+** wg_wgsl_conv.c -- WGSL for the sliding-window operators: conv2d,
+** convTranspose2d and the three pools, both input layouts, every filter
+** layout.
+**
+** Each output element is one loop over its window (the cpu's direct path):
+** conv2d reads its group's input channels times the taps that fall inside
+** the input; convTranspose2d gathers, for each tap, the one input position
+** that scatters into it (if the stride divides the offset); pools read
+** only real elements (padding adds nothing, an average divides by the
+** count of real elements, an empty window gives 0). Shapes, strides and
+** layouts are baked into the text; positions that may fall outside the
+** input are computed in i32.
+*/
+#include <stdio.h>
+#include <string.h>
+
+#include "backends/webgpu/wg_wgsl.h"
+
+#define P(...) wg_text_printf(t, __VA_ARGS__)
+
+/* Strides of an [n, c, h, w] tensor stored in layout (0 nchw, 1 nhwc). */
+typedef struct plane4 {
+    uint32_t n, c, h, w;     /* sizes */
+    uint32_t sn, sc, sh, sw; /* strides in elements */
+} plane4;
+
+static plane4 plane_of(const wnn_operand_desc *d, uint32_t layout)
+{
+    const uint32_t *s = d->shape;
+    if (layout == WNN_INPUT_LAYOUT_NHWC)
+        return (plane4){s[0], s[3], s[1], s[2], s[1] * s[2] * s[3], 1, s[2] * s[3], s[3]};
+    return (plane4){s[0], s[1], s[2], s[3], s[1] * s[2] * s[3], s[2] * s[3], s[3], 1};
+}
+
+/* let nb, ch, oy, ox: the coordinates of output element e. */
+static void emit_out_coords(wg_text *t, const plane4 *o)
+{
+    P("  let nb = e / %uu; let ch = (e / %uu) %% %uu; let oy = (e / %uu) %% %uu; let ox = (e / %uu) %% %uu;\n",
+      o->sn, o->sc, o->c, o->sh, o->h, o->sw, o->w);
+}
+
+/* Where o, i, h, w sit in a filter's shape, per layout (k_conv.c's table). */
+static void filter_axes(wnn__op op, uint32_t layout, uint32_t a[4])
+{
+    static const uint32_t conv[4][4] = {{0, 1, 2, 3}, {3, 2, 0, 1}, {0, 3, 1, 2}, {3, 0, 1, 2}};
+    static const uint32_t tconv[3][4] = {{1, 0, 2, 3}, {2, 3, 0, 1}, {0, 3, 1, 2}};
+    memcpy(a, op == WNN__OP_CONV2D ? conv[layout < 4 ? layout : 0] : tconv[layout < 3 ? layout : 0],
+           4 * sizeof *a);
+}
+
+static bool conv_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
+{
+    wg_text *t = &k->text;
+    const wnn__attrs *a = &n->attrs;
+    bool has_bias = n->n_in > 2 && n->in[2] != WNN__NONE;
+    uint32_t ins[3] = {n->in[0], n->in[1], has_bias ? n->in[2] : 0};
+    wg_frame f;
+    wg_frame_begin(&f, k, ir, n, ins, has_bias ? 3 : 2);
+    plane4 x = plane_of(&ir->values[ins[0]].desc, a->conv.input_layout);
+    plane4 o = plane_of(&ir->values[n->out[0]].desc, a->conv.input_layout);
+    const uint32_t *fs = ir->values[ins[1]].desc.shape;
+    uint32_t fst[4] = {fs[1] * fs[2] * fs[3], fs[2] * fs[3], fs[3], 1}, ax[4];
+    filter_axes(n->op, a->conv.filter_layout, ax);
+    uint32_t fo = fst[ax[0]], fi = fst[ax[1]], fh = fst[ax[2]], fw = fst[ax[3]];
+    uint32_t kh = fs[ax[2]], kw = fs[ax[3]], groups = a->conv.groups ? a->conv.groups : 1;
+    uint32_t cg_in = x.c / groups, cg_out = o.c / groups;
+    P("fn val(e: u32) -> f32 {\n");
+    emit_out_coords(t, &o);
+    P("  let g = ch / %uu;\n  var a = %s;\n", cg_out, has_bias ? "ld3(ch)" : "0.0");
+    P("  for (var ky = 0u; ky < %uu; ky++) {\n", kh);
+    if (n->op == WNN__OP_CONV2D) {
+        P("    let iy = i32(oy * %uu + ky * %uu) - %d;\n"
+          "    if (iy < 0 || iy >= %d) { continue; }\n"
+          "    for (var kx = 0u; kx < %uu; kx++) {\n"
+          "      let ix = i32(ox * %uu + kx * %uu) - %d;\n"
+          "      if (ix < 0 || ix >= %d) { continue; }\n"
+          "      let xb = nb * %uu + g * %uu + u32(iy) * %uu + u32(ix) * %uu;\n"
+          "      let wb = ch * %uu + ky * %uu + kx * %uu;\n"
+          "      for (var c = 0u; c < %uu; c++) { a += ld1(xb + c * %uu) * ld2(wb + c * %uu); }\n"
+          "    }\n  }\n  return a;\n}\n",
+          a->conv.strides[0], a->conv.dilations[0], (int)a->conv.padding[0], (int)x.h, kw, a->conv.strides[1],
+          a->conv.dilations[1], (int)a->conv.padding[2], (int)x.w, x.sn, cg_in * x.sc, x.sh, x.sw, fo, fh, fw,
+          cg_in, x.sc, fi);
+    } else {
+        /* the input position whose stride lands on this output: (o + pad - k * d) / s when exact */
+        P("    let ty = i32(oy) + %d - i32(ky * %uu);\n"
+          "    if (ty < 0 || ty %% %d != 0 || ty / %d >= %d) { continue; }\n"
+          "    for (var kx = 0u; kx < %uu; kx++) {\n"
+          "      let tx = i32(ox) + %d - i32(kx * %uu);\n"
+          "      if (tx < 0 || tx %% %d != 0 || tx / %d >= %d) { continue; }\n"
+          "      let xb = nb * %uu + g * %uu + u32(ty / %d) * %uu + u32(tx / %d) * %uu;\n"
+          "      let wb = (g * %uu) * %uu + (ch %% %uu) * %uu + ky * %uu + kx * %uu;\n"
+          "      for (var c = 0u; c < %uu; c++) { a += ld1(xb + c * %uu) * ld2(wb + c * %uu); }\n"
+          "    }\n  }\n  return a;\n}\n",
+          (int)a->conv.padding[0], a->conv.dilations[0], (int)a->conv.strides[0], (int)a->conv.strides[0],
+          (int)x.h, kw, (int)a->conv.padding[2], a->conv.dilations[1], (int)a->conv.strides[1],
+          (int)a->conv.strides[1], (int)x.w, x.sn, cg_in * x.sc, (int)a->conv.strides[0], x.sh,
+          (int)a->conv.strides[1], x.sw, cg_in, fi, cg_out, fo, fh, fw, cg_in, x.sc, fi);
+    }
+    wg_frame_end(&f, NULL);
+    return !t->failed;
+}
+
+static bool pool_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
+{
+    wg_text *t = &k->text;
+    const wnn__attrs *a = &n->attrs;
+    uint32_t in = n->in[0];
+    wg_frame f;
+    wg_frame_begin(&f, k, ir, n, &in, 1);
+    wnn_data_type type = ir->values[in].desc.data_type;
+    plane4 x = plane_of(&ir->values[in].desc, a->pool2d.layout);
+    plane4 o = plane_of(&ir->values[n->out[0]].desc, a->pool2d.layout);
+    const char *ct = wg_ctype(type);
+    P("fn val(e: u32) -> %s {\n", ct);
+    emit_out_coords(t, &o);
+    P("  let xb = nb * %uu + ch * %uu;\n", x.sn, x.sc);
+    bool max = n->op == WNN__OP_MAX_POOL2D;
+    if (max)
+        P("  var m = %s(0); var any = false;\n", ct);
+    else
+        P("  var s = 0.0; var count = 0u;\n");
+    P("  for (var ky = 0u; ky < %uu; ky++) {\n"
+      "    let iy = i32(oy * %uu + ky * %uu) - %d;\n"
+      "    if (iy < 0 || iy >= %d) { continue; }\n"
+      "    for (var kx = 0u; kx < %uu; kx++) {\n"
+      "      let ix = i32(ox * %uu + kx * %uu) - %d;\n"
+      "      if (ix < 0 || ix >= %d) { continue; }\n"
+      "      let v = ld1(xb + u32(iy) * %uu + u32(ix) * %uu);\n",
+      a->pool2d.window[0], a->pool2d.strides[0], a->pool2d.dilations[0], (int)a->pool2d.padding[0], (int)x.h,
+      a->pool2d.window[1], a->pool2d.strides[1], a->pool2d.dilations[1], (int)a->pool2d.padding[2], (int)x.w,
+      x.sh, x.sw);
+    if (max && wg_is_float(type)) /* NaN wins and stays */
+        P("      if (!any || (!isnan_(m) && (v > m || isnan_(v)))) { m = v; }\n      any = true;\n");
+    else if (max)
+        P("      if (!any || v > m) { m = v; }\n      any = true;\n");
+    else
+        P("      s += %s; count++;\n", n->op == WNN__OP_L2_POOL2D ? "v * v" : "v");
+    P("    }\n  }\n");
+    if (max)
+        P("  return m;\n}\n");
+    else if (n->op == WNN__OP_L2_POOL2D)
+        P("  return sqrt(s);\n}\n");
+    else
+        P("  return select(0.0, s / f32(count), count > 0u);\n}\n");
+    wg_frame_end(&f, NULL);
+    return !t->failed;
+}
+
+uint32_t wg_wgsl_conv(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, char *why, size_t why_len)
+{
+    bool ok;
+    switch (n->op) {
+    case WNN__OP_CONV2D:
+    case WNN__OP_CONV_TRANSPOSE2D: ok = conv_kernel(ir, n, k); break;
+    case WNN__OP_AVERAGE_POOL2D:
+    case WNN__OP_L2_POOL2D:
+    case WNN__OP_MAX_POOL2D: ok = pool_kernel(ir, n, k); break;
+    default: ok = false; break;
+    }
+    if (!ok)
+        snprintf(why, why_len, "%s: no WGSL kernel", wnn__op_name(n->op));
+    return ok ? 1 : 0;
+}
