@@ -2,7 +2,8 @@
 ** ops_extra.c -- ONNX operators WebNN has no single operator for, by
 ** decomposition: NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss
 ** (gatherElements and reductions), Mod, Hardmax and OneHot (argMax
-** or indices compared with an iota), LRN (a channel window as an average
+** or indices compared with an iota), TopK (ranks from pairwise
+** comparisons), LRN (a channel window as an average
 ** pool), and the recurrent LSTM and GRU onto WebNN's lstm and gru.
 */
 #include <math.h>
@@ -134,6 +135,84 @@ static wnn_status lower_mod(onx_importer *im, const Onnx__NodeProto *n)
     wnn_operand *differ = wnn_not_equal(b, wnn_lesser(b, r, zero), wnn_lesser(b, y, zero));
     wnn_operand *fix = wnn_logical_and(b, differ, wnn_not_equal(b, r, zero));
     return onx_out(im, n, 0, wnn_where(b, fix, wnn_add(b, r, y), r));
+}
+
+/* TopK by ranks, WebNN having no sort: element i's rank along the axis is
+** the number of elements ahead of it (greater, or less for smallest; or
+** equal at a lower index, ONNX's tie rule), so the elements of ranks 0 to
+** k-1 are the answer in order. Every pair of a row is compared: rows are
+** transposed to the end and at most TOPK_MAX_PAIRS pairs are made in all. */
+#define TOPK_MAX_PAIRS ((uint64_t)1 << 24)
+
+static wnn_status lower_topk(onx_importer *im, const Onnx__NodeProto *n)
+{
+    wnn_graph_builder *b = im->b;
+    wnn_operand *x = onx_in_op(im, n, 0);
+    if (x == NULL)
+        return im->status;
+    wnn_operand_desc d = desc_of(x);
+    int64_t k = onx_attr_int(n, "k", -1);
+    if (im->opset >= 10 && onx_in_ints(im, n, 1, "K", &k, 1) != 1)
+        return im->status != WNN_OK ? im->status : onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "K must be one value");
+    int axis = onx_axis(im, onx_attr_int(n, "axis", -1), d.rank);
+    if (axis < 0)
+        return im->status;
+    uint32_t len = d.shape[axis], r = d.rank;
+    if (k < 1 || k > len)
+        return onx_fail(im, k == 0 ? WNN_STATUS_NOT_SUPPORTED : WNN_STATUS_INVALID_ARGUMENT,
+                        "k is %lld for an axis of %u%s", (long long)k, len, k == 0 ? ": WebNN has no empty tensors" : "");
+    uint64_t rows = 1;
+    for (uint32_t i = 0; i < r; i++)
+        rows *= i == (uint32_t)axis ? 1 : d.shape[i];
+    if (rows * len * len > TOPK_MAX_PAIRS)
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "%llu rows of %u: TopK compares every pair of a row "
+                        "(WebNN has no sort), at most %llu pairs", (unsigned long long)rows, len,
+                        (unsigned long long)TOPK_MAX_PAIRS);
+    uint32_t perm[WNN_MAX_RANK], inv[WNN_MAX_RANK], moved[WNN_MAX_RANK];
+    for (uint32_t i = 0, j = 0; i < r; i++)
+        if (i != (uint32_t)axis)
+            perm[j++] = i;
+    perm[r - 1] = (uint32_t)axis;
+    for (uint32_t i = 0; i < r; i++) {
+        inv[perm[i]] = i;
+        moved[i] = d.shape[perm[i]];
+    }
+    bool last = (uint32_t)axis == r - 1;
+    wnn_operand *xt = last ? x : wnn_transpose(b, x, perm);
+    uint32_t s2[2] = {(uint32_t)rows, len}, si[3] = {(uint32_t)rows, len, 1}, sj[3] = {(uint32_t)rows, 1, len};
+    wnn_operand *xm = wnn_reshape(b, xt, 2, s2), *xi = wnn_reshape(b, xm, 3, si), *xj = wnn_reshape(b, xm, 3, sj);
+    uint8_t *lower = malloc((size_t)len * len);
+    if (lower == NULL)
+        return onx_fail(im, WNN_STATUS_OUT_OF_MEMORY, "out of memory");
+    for (uint32_t i = 0; i < len; i++)
+        for (uint32_t j = 0; j < len; j++)
+            lower[(size_t)i * len + j] = j < i;
+    wnn_operand_desc ld = {WNN_DATA_TYPE_UINT8, 3, {1, len, len}};
+    wnn_operand *earlier = wnn_graph_builder_constant(b, &ld, lower, (size_t)len * len);
+    free(lower);
+    bool largest = onx_attr_int(n, "largest", 1) != 0;
+    wnn_operand *ahead = wnn_logical_or(b, largest ? wnn_greater(b, xj, xi) : wnn_lesser(b, xj, xi),
+                                        wnn_logical_and(b, wnn_equal(b, xj, xi), earlier));
+    uint32_t axis2 = 2, axis1 = 1;
+    wnn_reduce_options ro = {.axes = &axis2, .axes_count = 1, .keep_dimensions = true};
+    wnn_operand *rank = wnn_reduce_sum(b, wnn_cast(b, ahead, WNN_DATA_TYPE_INT64), &ro); /* [rows, len, 1] */
+    wnn_operand *hit = wnn_equal(b, rank, iota(im, (uint32_t)k, 2, 3));                  /* [rows, len, k] */
+    ro.axes = &axis1;
+    ro.keep_dimensions = false;
+    wnn_operand *idx = wnn_reduce_sum(b, wnn_where(b, hit, iota(im, len, 1, 3), onx_scalar(im, WNN_DATA_TYPE_INT64, 0)),
+                                      &ro);                                               /* [rows, k] */
+    wnn_gather_options go = {.axis = 1};
+    wnn_operand *vals = wnn_gather_elements(b, xm, idx, &go);
+    moved[r - 1] = (uint32_t)k;
+    wnn_operand *outs[2] = {wnn_reshape(b, vals, r, moved), wnn_reshape(b, idx, r, moved)};
+    for (int i = 0; i < 2; i++) {
+        if (!last && outs[i] != NULL)
+            outs[i] = wnn_transpose(b, outs[i], inv);
+        wnn_status st = onx_out(im, n, (size_t)i, outs[i]);
+        if (st != WNN_OK)
+            return st;
+    }
+    return WNN_OK;
 }
 
 static wnn_status lower_hardmax(onx_importer *im, const Onnx__NodeProto *n)
@@ -627,6 +706,7 @@ const onx_op_entry onx_ops_extra[] = {
     {"SoftmaxCrossEntropyLoss", lower_softmax_ce},
     {"Mod", lower_mod},
     {"Hardmax", lower_hardmax},
+    {"TopK", lower_topk},
     {"OneHot", lower_one_hot},
     {"LRN", lower_lrn},
     {"LSTM", lower_lstm},

@@ -2,7 +2,8 @@
 """ONNX operators WebNN has no operator for, lowered by decomposition
 (docs/onnx.md's table), checked here over more inputs than ONNX's own test
 models: Acos, Asin and Atan (a Cephes-style atan polynomial) against NumPy
-over their whole domains.
+over their whole domains; TopK (ranks by pairwise comparison) with ties,
+largest and smallest, on inner and outer axes, against a stable sort.
 """
 import numpy as np
 import pytest
@@ -37,3 +38,26 @@ def test_inverse_trigonometry(tmp_path, device, op, x, ref):
     want = ref(x.astype(np.float64))
     # within 4 float32 ulps of the exact value, or 1e-7 where it is near 0
     np.testing.assert_allclose(got, want, rtol=4 * 2.0**-23, atol=1e-7)
+
+
+@pytest.mark.parametrize("device", ["cpu", "null"])
+@pytest.mark.parametrize("largest", [1, 0])
+@pytest.mark.parametrize("axis,k", [(-1, 3), (1, 5), (0, 1), (2, 7)])
+def test_topk(tmp_path, device, largest, axis, k):
+    rng = np.random.default_rng(7)
+    x = rng.integers(-4, 5, (4, 6, 7)).astype(np.float32)  # many ties
+    x[0, 0, 0] = -np.inf
+    x[1, 2, 3] = np.inf
+    graph = helper.make_graph(
+        [helper.make_node("TopK", ["x", "k"], ["values", "indices"], axis=axis, largest=largest)], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))],
+        [helper.make_tensor_value_info("values", TensorProto.FLOAT, None),
+         helper.make_tensor_value_info("indices", TensorProto.INT64, None)],
+        [helper.make_tensor("k", TensorProto.INT64, [1], [k])])
+    path = str(tmp_path / "model.onnx")
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+    out = wnn.onnx.load(path, device=device).run({"x": x})
+    order = np.argsort(-x if largest else x, axis=axis, kind="stable")  # ties: the lower index first
+    want_idx = np.take(order, np.arange(k), axis=axis)
+    np.testing.assert_array_equal(out["indices"], want_idx)
+    np.testing.assert_array_equal(out["values"], np.take_along_axis(x, want_idx, axis=axis))
