@@ -4,10 +4,11 @@
 ** tensors as WGPUBuffers (round trips of whole and part words, zero fill,
 ** device-to-device chains), WGSL kernels against known values (broadcast
 ** add, uint8 comparisons, float16, matmul, concat, transpose, reduction,
-** softmax, conv2d in nhwc with padding and bias, maxPool2d with NaN), and
-** operators without a kernel refused by opSupportLimits and the builder.
-** Exits 77 with the reason where no adapter is found (no
-** library, or a Vulkan driver Dawn refuses; see docs/webgpu.md).
+** softmax, conv2d in nhwc with padding and bias, maxPool2d with NaN,
+** float16 layerNormalization), and operators without a kernel refused by
+** opSupportLimits and the builder. Exits 77 with the reason where no
+** adapter is found (no library, or a Vulkan driver Dawn refuses; see
+** docs/webgpu.md).
 */
 #include <libgen.h>
 #include <math.h>
@@ -148,8 +149,13 @@ static wnn_operand *max_pool_op(wnn_graph_builder *b, wnn_operand **in)
     return wnn_max_pool2d(b, in[0], &o);
 }
 
+static wnn_operand *layer_norm_op(wnn_graph_builder *b, wnn_operand **in)
+{
+    return wnn_layer_normalization(b, in[0], NULL);
+}
 
-/* The operators of the spatial kernels. */
+
+/* The operators of the spatial and normalization kernels. */
 static void test_more_kernels(void)
 {
     {
@@ -173,6 +179,15 @@ static void test_more_kernels(void)
         x[4] = 0;
         run(max_pool_op, 1, &d, in, &od, y);
         CHECK(y[0] == 4 && y[1] == 6 && y[2] == 8 && y[3] == 8);
+    }
+    {
+        wnn_operand_desc d = {WNN_DATA_TYPE_FLOAT16, 2, {2, 2}};
+        uint16_t x[4] = {0x3c00, 0x4200, 0x4000, 0x4000}, y[4]; /* 1, 3 | 2, 2 */
+        const void *in[1] = {x};
+        run(layer_norm_op, 1, &d, in, &d, y);
+        CHECK_EQ_INT(y[0], 0xbc00); /* -1 / sqrt(1 + 1e-5) rounds to -1 in float16 */
+        CHECK_EQ_INT(y[1], 0x3c00);
+        CHECK_EQ_INT(y[2], 0);
     }
 }
 

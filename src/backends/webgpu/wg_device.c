@@ -297,6 +297,7 @@ bool wg_supports_op(const wnn__device *d, wnn__op op)
     case WNN__OP_REDUCE_SUM: case WNN__OP_REDUCE_SUM_SQUARE: case WNN__OP_ARG_MIN: case WNN__OP_ARG_MAX:
     case WNN__OP_EXPAND: case WNN__OP_REVERSE: case WNN__OP_CONV2D: case WNN__OP_CONV_TRANSPOSE2D:
     case WNN__OP_AVERAGE_POOL2D: case WNN__OP_L2_POOL2D: case WNN__OP_MAX_POOL2D:
+    case WNN__OP_BATCH_NORMALIZATION: case WNN__OP_INSTANCE_NORMALIZATION: case WNN__OP_LAYER_NORMALIZATION:
         return true;
     default:
         return false;

@@ -636,6 +636,8 @@ uint32_t wg_wgsl_node(const wnn__ir *ir, const wnn__node *n, wg_kernel *kernels,
     case WNN__OP_CONV2D: case WNN__OP_CONV_TRANSPOSE2D: case WNN__OP_AVERAGE_POOL2D:
     case WNN__OP_L2_POOL2D: case WNN__OP_MAX_POOL2D:
         return wg_wgsl_conv(ir, n, kernels, why, why_len);
+    case WNN__OP_BATCH_NORMALIZATION: case WNN__OP_INSTANCE_NORMALIZATION: case WNN__OP_LAYER_NORMALIZATION:
+        return wg_wgsl_norm(ir, n, kernels, why, why_len);
     case WNN__OP_CONCAT: {
         if (n->n_in > max) {
             snprintf(why, why_len, "concat of %u inputs (at most %u)", n->n_in, max);

@@ -92,5 +92,6 @@ void wg_broadcast_strides(const wnn_operand_desc *in, uint32_t r, const uint32_t
 /* The operator files: each returns the node's kernel count (0: none, with
 ** why) like wg_wgsl_node, for the operators it owns. */
 uint32_t wg_wgsl_conv(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, char *why, size_t why_len);
+uint32_t wg_wgsl_norm(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, char *why, size_t why_len);
 
 #endif
