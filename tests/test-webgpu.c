@@ -5,10 +5,10 @@
 ** device-to-device chains), WGSL kernels against known values (broadcast
 ** add, uint8 comparisons, float16, matmul, concat, transpose, reduction,
 ** softmax, conv2d in nhwc with padding and bias, maxPool2d with NaN,
-** float16 layerNormalization), and operators without a kernel refused by
-** opSupportLimits and the builder. Exits 77 with the reason where no
-** adapter is found (no library, or a Vulkan driver Dawn refuses; see
-** docs/webgpu.md).
+** float16 layerNormalization, gather of negative and clamped indices,
+** triangular), and operators without a kernel refused by opSupportLimits
+** and the builder. Exits 77 with the reason where no adapter is found (no
+** library, or a Vulkan driver Dawn refuses; see docs/webgpu.md).
 */
 #include <libgen.h>
 #include <math.h>
@@ -154,8 +154,15 @@ static wnn_operand *layer_norm_op(wnn_graph_builder *b, wnn_operand **in)
     return wnn_layer_normalization(b, in[0], NULL);
 }
 
+static wnn_operand *gather_op(wnn_graph_builder *b, wnn_operand **in)
+{
+    wnn_gather_options o = {NULL, 1};
+    return wnn_gather(b, in[0], in[1], &o);
+}
 
-/* The operators of the spatial and normalization kernels. */
+static wnn_operand *triangular_op(wnn_graph_builder *b, wnn_operand **in) { return wnn_triangular(b, in[0], NULL); }
+
+/* The operators of the spatial, normalization and index kernels. */
 static void test_more_kernels(void)
 {
     {
@@ -188,6 +195,24 @@ static void test_more_kernels(void)
         CHECK_EQ_INT(y[0], 0xbc00); /* -1 / sqrt(1 + 1e-5) rounds to -1 in float16 */
         CHECK_EQ_INT(y[1], 0x3c00);
         CHECK_EQ_INT(y[2], 0);
+    }
+    {
+        wnn_operand_desc d[2] = {{WNN_DATA_TYPE_UINT8, 2, {2, 3}}, {WNN_DATA_TYPE_INT32, 1, {3}}};
+        wnn_operand_desc od = {WNN_DATA_TYPE_UINT8, 2, {2, 3}};
+        uint8_t x[6] = {1, 2, 3, 4, 5, 6}, y[6];
+        int32_t idx[3] = {-1, 0, 7}; /* from the end; clamped */
+        const void *in[2] = {x, idx};
+        run(gather_op, 2, d, in, &od, y);
+        uint8_t want[6] = {3, 1, 3, 6, 4, 6};
+        CHECK(memcmp(y, want, sizeof want) == 0);
+    }
+    {
+        wnn_operand_desc d = {WNN_DATA_TYPE_INT32, 2, {3, 3}};
+        int32_t x[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, y[9];
+        const void *in[1] = {x};
+        run(triangular_op, 1, &d, in, &d, y);
+        int32_t want[9] = {1, 2, 3, 0, 5, 6, 0, 0, 9};
+        CHECK(memcmp(y, want, sizeof want) == 0);
     }
 }
 

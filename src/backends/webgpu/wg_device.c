@@ -298,6 +298,8 @@ bool wg_supports_op(const wnn__device *d, wnn__op op)
     case WNN__OP_EXPAND: case WNN__OP_REVERSE: case WNN__OP_CONV2D: case WNN__OP_CONV_TRANSPOSE2D:
     case WNN__OP_AVERAGE_POOL2D: case WNN__OP_L2_POOL2D: case WNN__OP_MAX_POOL2D:
     case WNN__OP_BATCH_NORMALIZATION: case WNN__OP_INSTANCE_NORMALIZATION: case WNN__OP_LAYER_NORMALIZATION:
+    case WNN__OP_GATHER: case WNN__OP_GATHER_ELEMENTS: case WNN__OP_GATHER_ND: case WNN__OP_SCATTER_ELEMENTS:
+    case WNN__OP_SCATTER_ND: case WNN__OP_PAD: case WNN__OP_SPLIT: case WNN__OP_TILE: case WNN__OP_TRIANGULAR:
         return true;
     default:
         return false;

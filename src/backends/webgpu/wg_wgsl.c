@@ -638,6 +638,9 @@ uint32_t wg_wgsl_node(const wnn__ir *ir, const wnn__node *n, wg_kernel *kernels,
         return wg_wgsl_conv(ir, n, kernels, why, why_len);
     case WNN__OP_BATCH_NORMALIZATION: case WNN__OP_INSTANCE_NORMALIZATION: case WNN__OP_LAYER_NORMALIZATION:
         return wg_wgsl_norm(ir, n, kernels, why, why_len);
+    case WNN__OP_GATHER: case WNN__OP_GATHER_ELEMENTS: case WNN__OP_GATHER_ND: case WNN__OP_SCATTER_ELEMENTS:
+    case WNN__OP_SCATTER_ND: case WNN__OP_PAD: case WNN__OP_SPLIT: case WNN__OP_TILE: case WNN__OP_TRIANGULAR:
+        return wg_wgsl_data(ir, n, kernels, max, why, why_len);
     case WNN__OP_CONCAT: {
         if (n->n_in > max) {
             snprintf(why, why_len, "concat of %u inputs (at most %u)", n->n_in, max);

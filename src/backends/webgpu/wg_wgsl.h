@@ -51,7 +51,8 @@ typedef struct wg_kernel {
     uint64_t words; /* output words, one invocation each */
 } wg_kernel;
 
-/* Kernels for node n (concat makes one per input, others one); returns the count, 0 when the node has no kernel (why says
+/* Kernels for node n (concat makes one per input, split one per output,
+** others one); returns the count, 0 when the node has no kernel (why says
 ** which rule). kernels has room for max entries. */
 uint32_t wg_wgsl_node(const wnn__ir *ir, const wnn__node *n, wg_kernel *kernels, uint32_t max, char *why,
                       size_t why_len);
@@ -93,5 +94,7 @@ void wg_broadcast_strides(const wnn_operand_desc *in, uint32_t r, const uint32_t
 ** why) like wg_wgsl_node, for the operators it owns. */
 uint32_t wg_wgsl_conv(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, char *why, size_t why_len);
 uint32_t wg_wgsl_norm(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, char *why, size_t why_len);
+uint32_t wg_wgsl_data(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, uint32_t max, char *why,
+                      size_t why_len);
 
 #endif
