@@ -166,6 +166,27 @@ static wnn_status lower_inverse_trig(onx_importer *im, const Onnx__NodeProto *n)
     return onx_out(im, n, 0, y);
 }
 
+/* BitShift (unsigned integers): x * 2^y or x / 2^y. wnn's integer pow
+** wraps and its div truncates, so both are the shifts exactly, and 2^y
+** wraps to 0 past the width, which shifts everything out (y / 0 is 0). */
+static wnn_status lower_bitshift(onx_importer *im, const Onnx__NodeProto *n)
+{
+    wnn_operand *x = onx_in_op(im, n, 0), *y = onx_in_op(im, n, 1);
+    if (x == NULL || y == NULL)
+        return im->status;
+    wnn_data_type t = type_of(x);
+    if (t != WNN_DATA_TYPE_UINT8 && t != WNN_DATA_TYPE_UINT32 && t != WNN_DATA_TYPE_UINT64)
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "BitShift of %s: ONNX shifts unsigned integers",
+                        wnn_data_type_name(t));
+    char dir[16];
+    onx_attr_string(n, "direction", "", dir, sizeof dir);
+    bool left = strcmp(dir, "LEFT") == 0;
+    if (!left && strcmp(dir, "RIGHT") != 0)
+        return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "direction '%s' is not LEFT or RIGHT", dir);
+    wnn_operand *scale = wnn_pow(im->b, onx_scalar(im, t, 2.0), y);
+    return onx_out(im, n, 0, left ? wnn_mul(im->b, x, scale) : wnn_div(im->b, x, scale));
+}
+
 /* ---- activations with attributes ---- */
 
 static wnn_status lower_activation(onx_importer *im, const Onnx__NodeProto *n)
@@ -546,7 +567,7 @@ const onx_op_entry onx_ops_elementwise[] = {
     {"ThresholdedRelu", lower_activation}, {"Celu", lower_activation}, {"Shrink", lower_activation},
     {"Sinh", lower_activation}, {"Cosh", lower_activation}, {"Asinh", lower_activation},
     {"Acosh", lower_activation}, {"Atanh", lower_activation}, {"Acos", lower_inverse_trig},
-    {"Asin", lower_inverse_trig}, {"Atan", lower_inverse_trig}, {"IsInf", lower_activation},
+    {"Asin", lower_inverse_trig}, {"Atan", lower_inverse_trig}, {"BitShift", lower_bitshift}, {"IsInf", lower_activation},
     {"Cast", lower_cast}, {"CastLike", lower_cast_like}, {"Clip", lower_clip}, {"Where", lower_where},
     {"ReduceSum", lower_reduce}, {"ReduceMean", lower_reduce}, {"ReduceMax", lower_reduce},
     {"ReduceMin", lower_reduce}, {"ReduceProd", lower_reduce}, {"ReduceL1", lower_reduce},

@@ -3,7 +3,8 @@
 (docs/onnx.md's table), checked here over more inputs than ONNX's own test
 models: Acos, Asin and Atan (a Cephes-style atan polynomial) against NumPy
 over their whole domains; TopK (ranks by pairwise comparison) with ties,
-largest and smallest, on inner and outer axes, against a stable sort.
+largest and smallest, on inner and outer axes, against a stable sort;
+BitShift on every shift of each unsigned type.
 """
 import numpy as np
 import pytest
@@ -61,3 +62,22 @@ def test_topk(tmp_path, device, largest, axis, k):
     want_idx = np.take(order, np.arange(k), axis=axis)
     np.testing.assert_array_equal(out["indices"], want_idx)
     np.testing.assert_array_equal(out["values"], np.take_along_axis(x, want_idx, axis=axis))
+
+
+@pytest.mark.parametrize("device", ["cpu", "null"])
+@pytest.mark.parametrize("dtype,onnx_type", [(np.uint8, TensorProto.UINT8), (np.uint32, TensorProto.UINT32),
+                                             (np.uint64, TensorProto.UINT64)])
+@pytest.mark.parametrize("direction", ["LEFT", "RIGHT"])
+def test_bitshift(tmp_path, device, dtype, onnx_type, direction):
+    bits = np.dtype(dtype).itemsize * 8
+    x = np.random.default_rng(5).integers(0, np.iinfo(dtype).max, 4 * bits, dtype=dtype, endpoint=True)
+    y = np.tile(np.arange(bits, dtype=dtype), 4)
+    graph = helper.make_graph([helper.make_node("BitShift", ["x", "y"], ["z"], direction=direction)], "g",
+                              [helper.make_tensor_value_info("x", onnx_type, [x.size]),
+                               helper.make_tensor_value_info("y", onnx_type, [y.size])],
+                              [helper.make_tensor_value_info("z", onnx_type, None)])
+    path = str(tmp_path / "model.onnx")
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+    got = wnn.onnx.load(path, device=device).run({"x": x, "y": y})["z"]
+    want = np.left_shift(x, y) if direction == "LEFT" else np.right_shift(x, y)
+    np.testing.assert_array_equal(got, want)
