@@ -3,7 +3,7 @@
 ** fusion.c -- runs of consecutive element-wise float nodes (flat binary
 ** and unary operators of the fusible set, one data type) become one kernel
 ** each: a small program over a few register temporaries, read and stored
-** through pointer slots (kernels_elementwise.cu runs it). See
+** through pointer slots (kernels_fused.cu runs it). See
 ** wnn__cu_fuse in cuda_internal.h.
 */
 #include <string.h>

@@ -52,16 +52,9 @@ __global__ void dequantize_kernel(const I *__restrict__ x, const F *__restrict__
 {
     for (uint64_t i = global_id(); i < p.count; i += global_stride()) {
         uint64_t s = quant_offset(p, i);
-        float sv;
-        if constexpr (is_h16<F>::value)
-            sv = h2f(scale[s]);
-        else
-            sv = scale[s];
+        const float sv = load_f(scale, s);
         double v = __dmul_rn((double)((int64_t)x[i] - (int64_t)zp[s]), (double)sv);
-        if constexpr (is_h16<F>::value)
-            out[i] = f2h((float)v);
-        else
-            out[i] = (float)v;
+        store_f(out, i, (float)v);
     }
 }
 
@@ -131,16 +124,9 @@ __global__ void dequantize_packed(const uint8_t *__restrict__ x, const F *__rest
 {
     for (uint64_t i = global_id(); i < p.count; i += global_stride()) {
         uint64_t s = quant_offset(p, i);
-        float sv;
-        if constexpr (is_h16<F>::value)
-            sv = h2f(scale[s]);
-        else
-            sv = scale[s];
+        const float sv = load_f(scale, s);
         double v = __dmul_rn((double)(load_nibble(x, i, is_signed) - load_nibble(zp, s, is_signed)), (double)sv);
-        if constexpr (is_h16<F>::value)
-            out[i] = f2h((float)v);
-        else
-            out[i] = (float)v;
+        store_f(out, i, (float)v);
     }
 }
 

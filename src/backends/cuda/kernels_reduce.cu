@@ -300,10 +300,7 @@ __global__ void reduce_groups(const T *__restrict__ in, T *__restrict__ out, con
             sum = group_all<GROUP>(sum, comb_add(), (double *)smem);
             if (lane == 0) {
                 double r = isinf(m) || m != m ? m : m + log(sum);
-                if constexpr (is_h16<T>::value)
-                    out[o] = f2h((float)r);
-                else
-                    out[o] = (float)r;
+                store_f(out, o, (float)r);
             }
         } else {
             A a = reducer<OP, T>::init();
@@ -480,10 +477,7 @@ __global__ void cumsum_kernel(const T *__restrict__ in, T *__restrict__ out, uin
             if constexpr (is_float_type<T>::value) {
                 sum += load_d(in, at);
                 double r = exclusive ? before : sum;
-                if constexpr (is_h16<T>::value)
-                    out[at] = f2h((float)r);
-                else
-                    out[at] = (float)r;
+                store_f(out, at, (float)r);
             } else {
                 typedef typename std::conditional<is_signed_int<T>::value, int64_t, uint64_t>::type W;
                 sum += (uint64_t)(W)in[at];
@@ -523,10 +517,7 @@ __global__ void normalize_groups(const T *__restrict__ in, const T *__restrict__
             uint64_t at = base + red_offset(p.r, r), pi = p.by_channel ? channel : r;
             double v = (load_d(in, at) - mean) * inv;
             v = v * (scale ? load_d(scale, pi) : 1.0) + (bias ? load_d(bias, pi) : 0.0);
-            if constexpr (is_h16<T>::value)
-                out[at] = f2h((float)v);
-            else
-                out[at] = (float)v;
+            store_f(out, at, (float)v);
         }
     }
 }
@@ -560,10 +551,7 @@ __global__ void batch_norm_kernel(const T *__restrict__ in, const T *__restrict_
         uint64_t c = (i / inner) % channels;
         double factor = (scale ? load_d(scale, c) : 1.0) / sqrt(load_d(var, c) + epsilon);
         double v = (load_d(in, i) - load_d(mean, c)) * factor + (bias ? load_d(bias, c) : 0.0);
-        if constexpr (is_h16<T>::value)
-            out[i] = f2h((float)v);
-        else
-            out[i] = (float)v;
+        store_f(out, i, (float)v);
     }
 }
 

@@ -107,10 +107,7 @@ __global__ void conv2d_direct(const T *__restrict__ in, const T *__restrict__ f,
         }
         if (bias)
             acc += load_f(bias, oc);
-        if constexpr (is_h16<T>::value)
-            out[i] = f2h(acc);
-        else
-            out[i] = acc;
+        store_f(out, i, acc);
     }
 }
 
@@ -190,10 +187,7 @@ __global__ void pool2d(const T *__restrict__ in, T *__restrict__ out, const wnn_
             const uint64_t taps = (uint64_t)(ky1 - ky0) * (kx1 - kx0);
             float r = taps == 0 ? 0.0f
                                 : (float)(OP == WNN__OP_L2_POOL2D ? sqrt(sum) : sum / (double)taps);
-            if constexpr (is_h16<T>::value)
-                out[i] = f2h(r);
-            else
-                out[i] = r;
+            store_f(out, i, r);
         }
     }
 }

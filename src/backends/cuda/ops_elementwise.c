@@ -2,9 +2,9 @@
 /*
 ** ops_elementwise.c -- the host side of the element-wise operators: the
 ** binary arithmetic, comparison and logical operators and prelu (inputs
-** broadcast against the output), where, the one-input math and
-** activations, clamp and cast (kernels_elementwise.cu). Plans of binary and
-** unary nodes are also what fusion.c joins into one kernel.
+** broadcast against the output), where (kernels_binary.cu), the one-input
+** math and activations, clamp and cast (kernels_unary.cu). Plans of binary
+** and unary nodes are also what fusion.c joins into one kernel.
 */
 #include <math.h>
 #include <string.h>

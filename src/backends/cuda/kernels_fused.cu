@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+** kernels_fused.cu -- a run of element-wise operators that fusion.c chained
+** into one program, executed by one kernel over float32 or float16 data.
+** Each operation is the operator's own scalar function
+** (elementwise_ops.cuh), so a fused run rounds as the unfused operators do.
+*/
+#include "backends/cuda/elementwise_ops.cuh"
+
+using namespace wnncu;
+
+namespace {
+
+/* ------------------------------------------------------------------------ */
+/* fused runs                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* Each thread runs the program over FUSED_V neighbouring elements at once,
+** so that the dispatch on every instruction is paid once per FUSED_V
+** elements, the operator's loop unrolls into independent work, and flat
+** operands move with one wide access. The temporaries are named variables
+** selected through switches, so they stay in registers. */
+#define FUSED_V 4
+
+template <bool HALF> __device__ __forceinline__ void fused_load(float (&d)[FUSED_V], const void *ptr, uint64_t base,
+                                                                uint64_t count, bool scalar)
+{
+    if (scalar) {
+        float v = HALF ? h2f(((const h16 *)ptr)[0]) : ((const float *)ptr)[0];
+#pragma unroll
+        for (int j = 0; j < FUSED_V; j++)
+            d[j] = v;
+    } else if (base + FUSED_V <= count) {
+        if constexpr (HALF) {
+            h16 h[FUSED_V];
+            vload<h16, FUSED_V>(h, (const h16 *)ptr + base);
+#pragma unroll
+            for (int j = 0; j < FUSED_V; j++)
+                d[j] = h2f(h[j]);
+        } else {
+            vload<float, FUSED_V>(d, (const float *)ptr + base);
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < FUSED_V; j++)
+            d[j] = base + j < count ? (HALF ? h2f(((const h16 *)ptr)[base + j]) : ((const float *)ptr)[base + j]) : 0.0f;
+    }
+}
+
+template <bool HALF> __device__ __forceinline__ void fused_store(const float (&d)[FUSED_V], void *ptr, uint64_t base,
+                                                                 uint64_t count, bool scalar)
+{
+    if (scalar) {
+        if (base == 0) {
+            if constexpr (HALF)
+                ((h16 *)ptr)[0] = f2h(d[0]);
+            else
+                ((float *)ptr)[0] = d[0];
+        }
+    } else if (base + FUSED_V <= count) {
+        if constexpr (HALF) {
+            h16 h[FUSED_V];
+#pragma unroll
+            for (int j = 0; j < FUSED_V; j++)
+                h[j] = f2h(d[j]);
+            vstore<h16, FUSED_V>((h16 *)ptr + base, h);
+        } else {
+            vstore<float, FUSED_V>((float *)ptr + base, d);
+        }
+    } else {
+        for (int j = 0; j < FUSED_V; j++)
+            if (base + j < count) {
+                if constexpr (HALF)
+                    ((h16 *)ptr)[base + j] = f2h(d[j]);
+                else
+                    ((float *)ptr)[base + j] = d[j];
+            }
+    }
+}
+
+struct fused_temps {
+    float t0[FUSED_V], t1[FUSED_V], t2[FUSED_V], t3[FUSED_V];
+};
+
+__device__ __forceinline__ void copy_v(float (&d)[FUSED_V], const float (&s)[FUSED_V])
+{
+#pragma unroll
+    for (int j = 0; j < FUSED_V; j++)
+        d[j] = s[j];
+}
+
+template <bool HALF>
+__device__ __forceinline__ void fused_fetch(const wnn__cu_fused &p, const fused_temps &t, uint8_t src,
+                                            float (&d)[FUSED_V], uint64_t base)
+{
+    switch (src) {
+    case 0: copy_v(d, t.t0); break;
+    case 1: copy_v(d, t.t1); break;
+    case 2: copy_v(d, t.t2); break;
+    case 3: copy_v(d, t.t3); break;
+    default: {
+        const uint32_t slot = src - WNN__CU_FUSED_TEMPS;
+        fused_load<HALF>(d, p.ptr[slot], base, p.count, (p.scalar_slots >> slot) & 1u);
+    }
+    }
+}
+
+__device__ __forceinline__ void fused_put(fused_temps &t, uint8_t dst, const float (&v)[FUSED_V])
+{
+    switch (dst) {
+    case 0: copy_v(t.t0, v); break;
+    case 1: copy_v(t.t1, v); break;
+    case 2: copy_v(t.t2, v); break;
+    default: copy_v(t.t3, v); break;
+    }
+}
+
+template <bool HALF>
+__device__ __forceinline__ void fused_compute(uint8_t op, float (&d)[FUSED_V], const float (&a)[FUSED_V],
+                                              const float (&b)[FUSED_V])
+{
+#define WNNCU_FUSED_CASE(OPV, EXPR)                                                                   \
+    case OPV:                                                                                         \
+        _Pragma("unroll") for (int j = 0; j < FUSED_V; j++) d[j] = EXPR;                              \
+        break;
+    switch (op) {
+    WNNCU_FUSED_CASE(WNN__OP_ADD, float_binary<WNN__OP_ADD>(a[j], b[j]))
+    WNNCU_FUSED_CASE(WNN__OP_SUB, float_binary<WNN__OP_SUB>(a[j], b[j]))
+    WNNCU_FUSED_CASE(WNN__OP_MUL, float_binary<WNN__OP_MUL>(a[j], b[j]))
+    WNNCU_FUSED_CASE(WNN__OP_DIV, float_binary<WNN__OP_DIV>(a[j], b[j]))
+    WNNCU_FUSED_CASE(WNN__OP_MAX, float_binary<WNN__OP_MAX>(a[j], b[j]))
+    WNNCU_FUSED_CASE(WNN__OP_MIN, float_binary<WNN__OP_MIN>(a[j], b[j]))
+    WNNCU_FUSED_CASE(WNN__OP_POW, float_binary<WNN__OP_POW>(a[j], b[j]))
+    WNNCU_FUSED_CASE(WNN__OP_ABS, float_unary<WNN__OP_ABS>(a[j]))
+    WNNCU_FUSED_CASE(WNN__OP_NEG, float_unary<WNN__OP_NEG>(a[j]))
+    WNNCU_FUSED_CASE(WNN__OP_EXP, float_unary<WNN__OP_EXP>(a[j]))
+    WNNCU_FUSED_CASE(WNN__OP_LOG, float_unary<WNN__OP_LOG>(a[j]))
+    WNNCU_FUSED_CASE(WNN__OP_SQRT, float_unary<WNN__OP_SQRT>(a[j]))
+    WNNCU_FUSED_CASE(WNN__OP_RELU, float_unary<WNN__OP_RELU>(a[j]))
+    WNNCU_FUSED_CASE(WNN__OP_SIGMOID, float_unary<WNN__OP_SIGMOID>(a[j]))
+    default: WNNCU_FUSED_CASE(WNN__OP_TANH, float_unary<WNN__OP_TANH>(a[j]))
+    }
+#undef WNNCU_FUSED_CASE
+    if constexpr (HALF) {
+#pragma unroll
+        for (int j = 0; j < FUSED_V; j++)
+            d[j] = h2f(f2h(d[j]));
+    }
+}
+
+template <bool HALF> __global__ void fused_kernel(const wnn__cu_fused p)
+{
+    fused_temps t;
+    for (uint64_t base = global_id() * FUSED_V; base < p.count; base += global_stride() * FUSED_V) {
+        for (uint32_t k = 0; k < p.n_ops; k++) {
+            const wnn__cu_fused_op o = p.ops[k];
+            if (o.kind == WNN__CU_FUSED_COMPUTE) {
+                float a[FUSED_V], b[FUSED_V], d[FUSED_V];
+                fused_fetch<HALF>(p, t, o.a, a, base);
+                fused_fetch<HALF>(p, t, o.b, b, base);
+                fused_compute<HALF>(o.op, d, a, b);
+                fused_put(t, o.dst, d);
+            } else {
+                float d[FUSED_V];
+                fused_fetch<HALF>(p, t, o.dst, d, base);
+                fused_store<HALF>(d, (void *)p.ptr[o.a], base, p.count, o.b != 0);
+            }
+        }
+    }
+}
+
+} // namespace
+
+/* ------------------------------------------------------------------------ */
+/* Launchers                                                                 */
+/* ------------------------------------------------------------------------ */
+
+extern "C" bool wnn__cu_fusible(wnn__op op)
+{
+    switch (op) {
+    case WNN__OP_ADD:
+    case WNN__OP_SUB:
+    case WNN__OP_MUL:
+    case WNN__OP_DIV:
+    case WNN__OP_MAX:
+    case WNN__OP_MIN:
+    case WNN__OP_POW:
+    case WNN__OP_ABS:
+    case WNN__OP_NEG:
+    case WNN__OP_EXP:
+    case WNN__OP_LOG:
+    case WNN__OP_SQRT:
+    case WNN__OP_RELU:
+    case WNN__OP_SIGMOID:
+    case WNN__OP_TANH:
+        return true;
+    default:
+        return false;
+    }
+}
+
+extern "C" cudaError_t wnn__cu_fused_run(cudaStream_t s, const wnn__cu_fused *p)
+{
+    for (uint32_t k = 0; k < WNN__CU_FUSED_MAX_PTRS; k++)
+        if (p->ptr[k] && !((p->scalar_slots >> k) & 1u) && ((uintptr_t)p->ptr[k] & 15u))
+            return cudaErrorMisalignedAddress;
+    const unsigned blocks = blocks_for((p->count + FUSED_V - 1) / FUSED_V);
+    if (p->half)
+        fused_kernel<true><<<blocks, THREADS, 0, s>>>(*p);
+    else
+        fused_kernel<false><<<blocks, THREADS, 0, s>>>(*p);
+    return cudaGetLastError();
+}
