@@ -6,9 +6,10 @@
 ** add, uint8 comparisons, float16, matmul, concat, transpose, reduction,
 ** softmax, conv2d in nhwc with padding and bias, maxPool2d with NaN,
 ** float16 layerNormalization, gather of negative and clamped indices,
-** triangular), and operators without a kernel refused by opSupportLimits
-** and the builder. Exits 77 with the reason where no adapter is found (no
-** library, or a Vulkan driver Dawn refuses; see docs/webgpu.md).
+** triangular, quantizeLinear), and operators without a kernel refused by
+** opSupportLimits and the builder. Exits 77 with the reason where no
+** adapter is found (no library, or a Vulkan driver Dawn refuses; see
+** docs/webgpu.md).
 */
 #include <libgen.h>
 #include <math.h>
@@ -161,6 +162,10 @@ static wnn_operand *gather_op(wnn_graph_builder *b, wnn_operand **in)
 }
 
 static wnn_operand *triangular_op(wnn_graph_builder *b, wnn_operand **in) { return wnn_triangular(b, in[0], NULL); }
+static wnn_operand *quantize_op(wnn_graph_builder *b, wnn_operand **in)
+{
+    return wnn_quantize_linear(b, in[0], in[1], in[2]);
+}
 
 /* The operators of the spatial, normalization and index kernels. */
 static void test_more_kernels(void)
@@ -213,6 +218,17 @@ static void test_more_kernels(void)
         run(triangular_op, 1, &d, in, &d, y);
         int32_t want[9] = {1, 2, 3, 0, 5, 6, 0, 0, 9};
         CHECK(memcmp(y, want, sizeof want) == 0);
+    }
+    {
+        /* per-column scale and zero point; halves round to even; saturation */
+        wnn_operand_desc d[3] = {{WNN_DATA_TYPE_FLOAT32, 2, {2, 2}}, {WNN_DATA_TYPE_FLOAT32, 1, {2}},
+                                 {WNN_DATA_TYPE_INT8, 1, {2}}};
+        wnn_operand_desc od = {WNN_DATA_TYPE_INT8, 2, {2, 2}};
+        float x[4] = {2.5f, 3.0f, 1000.0f, -7.0f}, scale[2] = {1.0f, 2.0f};
+        int8_t zp[2] = {0, 1}, y[4];
+        const void *in[3] = {x, scale, zp};
+        run(quantize_op, 3, d, in, &od, y);
+        CHECK(y[0] == 2 && y[1] == 3 && y[2] == 127 && y[3] == -3);
     }
 }
 

@@ -640,6 +640,7 @@ uint32_t wg_wgsl_node(const wnn__ir *ir, const wnn__node *n, wg_kernel *kernels,
         return wg_wgsl_norm(ir, n, kernels, why, why_len);
     case WNN__OP_GATHER: case WNN__OP_GATHER_ELEMENTS: case WNN__OP_GATHER_ND: case WNN__OP_SCATTER_ELEMENTS:
     case WNN__OP_SCATTER_ND: case WNN__OP_PAD: case WNN__OP_SPLIT: case WNN__OP_TILE: case WNN__OP_TRIANGULAR:
+    case WNN__OP_QUANTIZE_LINEAR: case WNN__OP_DEQUANTIZE_LINEAR:
         return wg_wgsl_data(ir, n, kernels, max, why, why_len);
     case WNN__OP_CONCAT: {
         if (n->n_in > max) {

@@ -2,7 +2,8 @@
 /*
 ** wg_wgsl_data.c -- WGSL for the operators that move elements by index:
 ** gather, gatherElements, gatherND, scatterElements, scatterND, pad,
-** split, tile, triangular; and quantizeLinear / dequantizeLinear.
+** split, tile, triangular; and quantizeLinear / dequantizeLinear, whose
+** scale is indexed the same way.
 **
 ** Every output element still computes itself (wg_wgsl.h's rule): gathers
 ** read their source; scatters start from the input's element and look
@@ -203,6 +204,46 @@ static bool move_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
     return !t->failed;
 }
 
+/* quantizeLinear: saturate(roundEven(x / scale) + zeroPoint); dequantizeLinear:
+** (x - zeroPoint) * scale. scale and zeroPoint share a shape whose
+** dimensions, aligned right, divide the input's: input coordinate c reads
+** scale coordinate c / block (k_quantize.c's rule). WGSL's round() is
+** round-half-to-even and its float-to-integer conversion saturates. */
+static bool quantize_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
+{
+    wg_text *t = &k->text;
+    wg_frame f;
+    wg_frame_begin(&f, k, ir, n, n->in, 3);
+    const wnn_operand_desc *x = desc_of(ir, n->in[0]), *sd = desc_of(ir, n->in[1]);
+    P("fn val(e: u32) -> %s {\n", wg_ctype(f.out));
+    emit_coords(t, "e", x);
+    P("  var si = 0u;\n");
+    uint32_t step = 1;
+    for (uint32_t i = x->rank; i-- > 0;) {
+        uint32_t from_right = x->rank - 1 - i;
+        if (from_right >= sd->rank)
+            continue;
+        uint32_t dim = sd->shape[sd->rank - 1 - from_right];
+        if (dim != 1)
+            P("  si += (c%u / %uu) * %uu;\n", i, x->shape[i] / dim, step);
+        step *= dim;
+    }
+    if (n->op == WNN__OP_QUANTIZE_LINEAR) {
+        wnn_data_type q = f.out;
+        double lo = q == WNN_DATA_TYPE_INT8 ? -128 : q == WNN_DATA_TYPE_INT32 ? -2147483648.0 : 0;
+        double hi = q == WNN_DATA_TYPE_INT8 ? 127 : q == WNN_DATA_TYPE_UINT8 ? 255
+                    : q == WNN_DATA_TYPE_INT32 ? 2147483647.0 : 4294967295.0;
+        /* in f32, then clamped: the conversion saturates at the type's own range */
+        P("  let r = round(ld1(e) / ld2(si)) + f32(ld3(si));\n"
+          "  return %s(clamp(r, %.1f, %.1f));\n}\n",
+          wg_ctype(q), lo, hi);
+    } else {
+        P("  return (f32(ld1(e)) - f32(ld3(si))) * ld2(si);\n}\n");
+    }
+    wg_frame_end(&f, NULL);
+    return !t->failed;
+}
+
 uint32_t wg_wgsl_data(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, uint32_t max, char *why,
                       size_t why_len)
 {
@@ -229,6 +270,8 @@ uint32_t wg_wgsl_data(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, uint3
     case WNN__OP_PAD:
     case WNN__OP_TILE:
     case WNN__OP_TRIANGULAR: ok = move_kernel(ir, n, k); break;
+    case WNN__OP_QUANTIZE_LINEAR:
+    case WNN__OP_DEQUANTIZE_LINEAR: ok = quantize_kernel(ir, n, k); break;
     default: ok = false; break;
     }
     if (!ok) {
