@@ -6,10 +6,10 @@
 ** add, uint8 comparisons, float16, matmul, concat, transpose, reduction,
 ** softmax, conv2d in nhwc with padding and bias, maxPool2d with NaN,
 ** float16 layerNormalization, gather of negative and clamped indices,
-** triangular, quantizeLinear), and operators without a kernel refused by
-** opSupportLimits and the builder. Exits 77 with the reason where no
-** adapter is found (no library, or a Vulkan driver Dawn refuses; see
-** docs/webgpu.md).
+** triangular, quantizeLinear, exclusive reversed cumulativeSum), and
+** operators without a kernel refused by opSupportLimits and the builder.
+** Exits 77 with the reason where no adapter is found (no library, or a
+** Vulkan driver Dawn refuses; see docs/webgpu.md).
 */
 #include <libgen.h>
 #include <math.h>
@@ -167,6 +167,12 @@ static wnn_operand *quantize_op(wnn_graph_builder *b, wnn_operand **in)
     return wnn_quantize_linear(b, in[0], in[1], in[2]);
 }
 
+static wnn_operand *cumsum_op(wnn_graph_builder *b, wnn_operand **in)
+{
+    wnn_cumulative_sum_options o = {NULL, true, true}; /* exclusive, reversed */
+    return wnn_cumulative_sum(b, in[0], 1, &o);
+}
+
 /* The operators of the spatial, normalization and index kernels. */
 static void test_more_kernels(void)
 {
@@ -229,6 +235,14 @@ static void test_more_kernels(void)
         const void *in[3] = {x, scale, zp};
         run(quantize_op, 3, d, in, &od, y);
         CHECK(y[0] == 2 && y[1] == 3 && y[2] == 127 && y[3] == -3);
+    }
+    {
+        wnn_operand_desc d = {WNN_DATA_TYPE_INT32, 2, {2, 3}};
+        int32_t x[6] = {1, 2, 3, 4, 5, 6}, y[6];
+        const void *in[1] = {x};
+        run(cumsum_op, 1, &d, in, &d, y);
+        int32_t want[6] = {5, 3, 0, 11, 6, 0};
+        CHECK(memcmp(y, want, sizeof want) == 0);
     }
 }
 

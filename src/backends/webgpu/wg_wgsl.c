@@ -634,13 +634,13 @@ uint32_t wg_wgsl_node(const wnn__ir *ir, const wnn__node *n, wg_kernel *kernels,
     case WNN__OP_GEMM:
         return matmul_kernel(ir, n, kernels) ? 1 : 0;
     case WNN__OP_CONV2D: case WNN__OP_CONV_TRANSPOSE2D: case WNN__OP_AVERAGE_POOL2D:
-    case WNN__OP_L2_POOL2D: case WNN__OP_MAX_POOL2D:
+    case WNN__OP_L2_POOL2D: case WNN__OP_MAX_POOL2D: case WNN__OP_RESAMPLE2D:
         return wg_wgsl_conv(ir, n, kernels, why, why_len);
     case WNN__OP_BATCH_NORMALIZATION: case WNN__OP_INSTANCE_NORMALIZATION: case WNN__OP_LAYER_NORMALIZATION:
         return wg_wgsl_norm(ir, n, kernels, why, why_len);
     case WNN__OP_GATHER: case WNN__OP_GATHER_ELEMENTS: case WNN__OP_GATHER_ND: case WNN__OP_SCATTER_ELEMENTS:
     case WNN__OP_SCATTER_ND: case WNN__OP_PAD: case WNN__OP_SPLIT: case WNN__OP_TILE: case WNN__OP_TRIANGULAR:
-    case WNN__OP_QUANTIZE_LINEAR: case WNN__OP_DEQUANTIZE_LINEAR:
+    case WNN__OP_QUANTIZE_LINEAR: case WNN__OP_DEQUANTIZE_LINEAR: case WNN__OP_CUMULATIVE_SUM:
         return wg_wgsl_data(ir, n, kernels, max, why, why_len);
     case WNN__OP_CONCAT: {
         if (n->n_in > max) {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
-** wg_wgsl_conv.c -- WGSL for the sliding-window operators: conv2d,
+** wg_wgsl_conv.c -- WGSL for the spatial operators: conv2d,
 ** convTranspose2d and the three pools, both input layouts, every filter
-** layout.
+** layout; and resample2d.
 **
 ** Each output element is one loop over its window (the cpu's direct path):
 ** conv2d reads its group's input channels times the taps that fall inside
@@ -149,6 +149,58 @@ static bool pool_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
     return !t->failed;
 }
 
+/* resample2d (k_resample.c's rules): output index j of a resized dimension
+** samples the half-pixel coordinate (j + 0.5) * in / out - 0.5, clamped;
+** nearest takes ceil(coordinate - 0.5) in exact integers, linear blends the
+** two neighbours in f32 and rounds integer results half away from zero. */
+static bool resample_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
+{
+    wg_text *t = &k->text;
+    uint32_t in = n->in[0];
+    wg_frame f;
+    wg_frame_begin(&f, k, ir, n, &in, 1);
+    const wnn_operand_desc *x = &ir->values[in].desc, *o = &ir->values[n->out[0]].desc;
+    uint32_t st[4] = {x->shape[1] * x->shape[2] * x->shape[3], x->shape[2] * x->shape[3], x->shape[3], 1};
+    const uint32_t *axes = n->attrs.resample2d.axes;
+    bool linear = n->attrs.resample2d.mode == WNN_INTERPOLATION_MODE_LINEAR;
+    P("fn val(e: u32) -> %s {\n", wg_ctype(f.out));
+    P("  let c0 = e / %uu; let c1 = (e / %uu) %% %uu; let c2 = (e / %uu) %% %uu; let c3 = e %% %uu;\n",
+      o->shape[1] * o->shape[2] * o->shape[3], o->shape[2] * o->shape[3], o->shape[1], o->shape[3], o->shape[2],
+      o->shape[3]);
+    P("  var base = 0u;\n");
+    for (uint32_t d = 0; d < 4; d++)
+        if (d != axes[0] && d != axes[1])
+            P("  base += c%u * %uu;\n", d, st[d]);
+    for (uint32_t a = 0; a < 2; a++) {
+        uint32_t d = axes[a], ni = x->shape[d], no = o->shape[d];
+        if (linear)
+            P("  let p%u = clamp((f32(c%u) + 0.5) * %.9g - 0.5, 0.0, %u.0);\n"
+              "  let lo%u = u32(p%u); let hi%u = min(lo%u + 1u, %uu); let w%u = p%u - f32(lo%u);\n",
+              a, d, (double)ni / (double)no, ni - 1, a, a, a, a, ni - 1, a, a, a);
+        else
+            P("  let num%u = i32((2u * c%u + 1u) * %uu) - %d;\n"
+              "  let q%u = u32(clamp(select(-((-num%u) / %d), (num%u + %d) / %d, num%u >= 0), 0, %d));\n",
+              a, d, ni, (int)(2 * no), a, a, (int)(2 * no), a, (int)(2 * no - 1), (int)(2 * no), a, (int)ni - 1);
+    }
+    if (!linear) {
+        P("  return ld1(base + q0 * %uu + q1 * %uu);\n}\n", st[axes[0]], st[axes[1]]);
+    } else {
+        uint32_t sa = st[axes[0]], sb = st[axes[1]];
+        P("  let v00 = f32(ld1(base + lo0 * %uu + lo1 * %uu)); let v01 = f32(ld1(base + lo0 * %uu + hi1 * %uu));\n"
+          "  let v10 = f32(ld1(base + hi0 * %uu + lo1 * %uu)); let v11 = f32(ld1(base + hi0 * %uu + hi1 * %uu));\n"
+          "  let top = (1.0 - w1) * v00 + w1 * v01; let bottom = (1.0 - w1) * v10 + w1 * v11;\n"
+          "  let v = (1.0 - w0) * top + w0 * bottom;\n",
+          sa, sb, sa, sb, sa, sb, sa, sb);
+        if (wg_is_float(f.out))
+            P("  return v;\n}\n");
+        else
+            P("  return %s(clamp(sign(v) * floor(abs(v) + 0.5), %s));\n}\n", wg_ctype(f.out),
+              f.out == WNN_DATA_TYPE_INT8 ? "-128.0, 127.0" : "0.0, 255.0");
+    }
+    wg_frame_end(&f, NULL);
+    return !t->failed;
+}
+
 uint32_t wg_wgsl_conv(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, char *why, size_t why_len)
 {
     bool ok;
@@ -158,6 +210,7 @@ uint32_t wg_wgsl_conv(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, char 
     case WNN__OP_AVERAGE_POOL2D:
     case WNN__OP_L2_POOL2D:
     case WNN__OP_MAX_POOL2D: ok = pool_kernel(ir, n, k); break;
+    case WNN__OP_RESAMPLE2D: ok = resample_kernel(ir, n, k); break;
     default: ok = false; break;
     }
     if (!ok)

@@ -2,8 +2,8 @@
 /*
 ** wg_wgsl_data.c -- WGSL for the operators that move elements by index:
 ** gather, gatherElements, gatherND, scatterElements, scatterND, pad,
-** split, tile, triangular; and quantizeLinear / dequantizeLinear, whose
-** scale is indexed the same way.
+** split, tile, triangular, cumulativeSum; and quantizeLinear /
+** dequantizeLinear, whose scale is indexed the same way.
 **
 ** Every output element still computes itself (wg_wgsl.h's rule): gathers
 ** read their source; scatters start from the input's element and look
@@ -244,6 +244,33 @@ static bool quantize_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
     return !t->failed;
 }
 
+/* cumulativeSum: each element sums its run along axis (from the start, or
+** from the end when reversed; itself left out when exclusive). */
+static bool cumsum_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
+{
+    wg_text *t = &k->text;
+    wg_frame f;
+    wg_frame_begin(&f, k, ir, n, n->in, 1);
+    const wnn_operand_desc *x = desc_of(ir, n->in[0]);
+    uint32_t xs[WNN_MAX_RANK], axis = n->attrs.cumulative_sum.axis;
+    row_strides(x, xs);
+    bool ex = n->attrs.cumulative_sum.exclusive;
+    const char *ct = wg_ctype(f.out);
+    P("fn val(e: u32) -> %s {\n"
+      "  let c = (e / %uu) %% %uu;\n"
+      "  let base = e - c * %uu;\n"
+      "  var a = %s(0);\n",
+      ct, xs[axis], x->shape[axis], xs[axis], ct);
+    if (n->attrs.cumulative_sum.reversed)
+        P("  for (var j = c%s; j < %uu; j++) { a += ld1(base + j * %uu); }\n", ex ? " + 1u" : "", x->shape[axis],
+          xs[axis]);
+    else
+        P("  for (var j = 0u; j < c%s; j++) { a += ld1(base + j * %uu); }\n", ex ? "" : " + 1u", xs[axis]);
+    P("  return a;\n}\n");
+    wg_frame_end(&f, NULL);
+    return !t->failed;
+}
+
 uint32_t wg_wgsl_data(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, uint32_t max, char *why,
                       size_t why_len)
 {
@@ -272,6 +299,7 @@ uint32_t wg_wgsl_data(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, uint3
     case WNN__OP_TRIANGULAR: ok = move_kernel(ir, n, k); break;
     case WNN__OP_QUANTIZE_LINEAR:
     case WNN__OP_DEQUANTIZE_LINEAR: ok = quantize_kernel(ir, n, k); break;
+    case WNN__OP_CUMULATIVE_SUM: ok = cumsum_kernel(ir, n, k); break;
     default: ok = false; break;
     }
     if (!ok) {
