@@ -4,7 +4,8 @@
 models: Acos, Asin and Atan (a Cephes-style atan polynomial) against NumPy
 over their whole domains; TopK (ranks by pairwise comparison) with ties,
 largest and smallest, on inner and outer axes, against a stable sort;
-BitShift on every shift of each unsigned type.
+BitShift on every shift of each unsigned type; DFT (a matmul with a
+constant matrix) and STFT against NumPy's FFT.
 """
 import numpy as np
 import pytest
@@ -81,3 +82,53 @@ def test_bitshift(tmp_path, device, dtype, onnx_type, direction):
     got = wnn.onnx.load(path, device=device).run({"x": x, "y": y})["z"]
     want = np.left_shift(x, y) if direction == "LEFT" else np.right_shift(x, y)
     np.testing.assert_array_equal(got, want)
+
+
+def signal_model(tmp_path, node, x, inits=()):
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], list(inits))
+    path = str(tmp_path / "model.onnx")
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    return path
+
+
+def as_complex(y):
+    return y[..., 0] + 1j * y[..., 1]
+
+
+@pytest.mark.parametrize("device", ["cpu", "null"])
+@pytest.mark.parametrize("length", [None, 6, 16])  # the signal's own 12, truncated, zero-padded
+@pytest.mark.parametrize("parts,onesided,inverse", [(1, 0, 0), (1, 1, 0), (1, 0, 1), (2, 0, 0), (2, 0, 1)])
+def test_dft(tmp_path, device, parts, length, onesided, inverse):
+    x = np.random.default_rng(11).standard_normal((2, 12, 3, parts)).astype(np.float32)
+    inputs, inits = ["x"], []
+    if length is not None:
+        inputs.append("n")
+        inits.append(helper.make_tensor("n", TensorProto.INT64, [], [length]))
+    node = helper.make_node("DFT", inputs, ["y"], axis=1, onesided=onesided, inverse=inverse)
+    got = wnn.onnx.load(signal_model(tmp_path, node, x, inits), device=device).run({"x": x})["y"]
+    signal = x[..., 0] if parts == 1 else x[..., 0] + 1j * x[..., 1]
+    want = (np.fft.ifft if inverse else np.fft.fft)(signal.astype(np.complex128), n=length, axis=1)
+    if onesided:
+        want = want[:, :(length or 12) // 2 + 1]
+    np.testing.assert_allclose(as_complex(got.astype(np.float64)), want, atol=1e-5 * np.abs(want).max())
+
+
+@pytest.mark.parametrize("device", ["cpu", "null"])
+@pytest.mark.parametrize("parts", [1, 2])
+@pytest.mark.parametrize("window", [False, True])
+def test_stft(tmp_path, device, parts, window):
+    x = np.random.default_rng(12).standard_normal((2, 100, parts)).astype(np.float32)
+    w = np.hanning(16).astype(np.float32)
+    inits = [helper.make_tensor("step", TensorProto.INT64, [], [6])]
+    if window:
+        inits.append(helper.make_tensor("w", TensorProto.FLOAT, [16], w))
+        node = helper.make_node("STFT", ["x", "step", "w"], ["y"], onesided=0)
+    else:
+        inits.append(helper.make_tensor("len", TensorProto.INT64, [], [16]))
+        node = helper.make_node("STFT", ["x", "step", "", "len"], ["y"], onesided=0)
+    got = wnn.onnx.load(signal_model(tmp_path, node, x, inits), device=device).run({"x": x})["y"]
+    signal = x[..., 0] if parts == 1 else x[..., 0] + 1j * x[..., 1]
+    frames = np.stack([signal[:, s:s + 16] * (w if window else 1) for s in range(0, 100 - 16 + 1, 6)], axis=1)
+    want = np.fft.fft(frames.astype(np.complex128), axis=2)
+    np.testing.assert_allclose(as_complex(got.astype(np.float64)), want, atol=1e-5 * np.abs(want).max())
