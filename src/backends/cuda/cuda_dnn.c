@@ -393,8 +393,8 @@ static bool conv_fits(const wnn__ir *ir, const wnn__node *node, const wnn__cu_co
         (c->w_in + 2ull * pad[2] - ext_w) / c->stride[1] + 1 != c->w_out)
         return false;
     const wnn_operand_desc *in = in_desc(ir, node, 0), *f = in_desc(ir, node, 1), *out = out_desc(ir, node, 0);
-    if (!wnn__cu_count(in) || !wnn__cu_count(out) || wnn__cu_count(in) > INT32_MAX ||
-        wnn__cu_count(out) > INT32_MAX || wnn__cu_count(f) > INT32_MAX)
+    if (!wnn__shape_count(in) || !wnn__shape_count(out) || wnn__shape_count(in) > INT32_MAX ||
+        wnn__shape_count(out) > INT32_MAX || wnn__shape_count(f) > INT32_MAX)
         return false;
     uint32_t layout = node->attrs.conv.filter_layout;
     bool native = layout == (c->nhwc ? WNN_CONV2D_FILTER_LAYOUT_OHWI : WNN_CONV2D_FILTER_LAYOUT_OIHW);
@@ -419,7 +419,7 @@ static bool constant_of(const wnn__ir *ir, uint32_t v, uint64_t n, wnn_data_type
 {
     const wnn__value *val = &ir->values[v];
     return val->kind == WNN__VALUE_CONSTANT && val->data && val->desc.data_type == t &&
-           wnn__cu_count(&val->desc) == n;
+           wnn__shape_count(&val->desc) == n;
 }
 
 /* batchNormalization node r over conv node k's output, along its channels,
@@ -431,7 +431,7 @@ static bool foldable_bn(const wnn__ir *ir, const wnn__cu_node *nodes, uint32_t k
     const wnn__node *conv = &ir->nodes[k], *bn = &ir->nodes[r];
     if (bn->op != WNN__OP_BATCH_NORMALIZATION || !nodes[r].run || bn->n_in != 5 || bn->in[0] != conv->out[0] ||
         bn->attrs.batch_norm.axis != (c->nhwc ? 3u : 1u) ||
-        !constant_of(ir, conv->in[1], wnn__cu_count(in_desc(ir, conv, 1)), t) ||
+        !constant_of(ir, conv->in[1], wnn__shape_count(in_desc(ir, conv, 1)), t) ||
         (has_in(conv, 2) && !constant_of(ir, conv->in[2], c->c_out, t)))
         return false;
     for (uint32_t j = 1; j < 5; j++)
@@ -446,7 +446,7 @@ static bool per_channel_constant(const wnn__ir *ir, uint32_t v, const wnn__cu_co
 {
     const wnn__value *val = &ir->values[v];
     const wnn_operand_desc *d = &val->desc;
-    if (val->kind != WNN__VALUE_CONSTANT || d->data_type != t || d->rank > 4 || wnn__cu_count(d) != c->c_out)
+    if (val->kind != WNN__VALUE_CONSTANT || d->data_type != t || d->rank > 4 || wnn__shape_count(d) != c->c_out)
         return false;
     uint32_t channel_axis = c->nhwc ? 3 : 1;
     for (uint32_t i = 0; i < d->rank; i++) {
@@ -560,7 +560,7 @@ static wnn_status plan_conv(wnn__device *d, void *h, const wnn__ir *ir, wnn__cu_
     bool folded = m.bn != UINT32_MAX;
     bool native = node->attrs.conv.filter_layout ==
                   (c.nhwc ? WNN_CONV2D_FILTER_LAYOUT_OHWI : WNN_CONV2D_FILTER_LAYOUT_OIHW);
-    size_t filter_bytes = (size_t)wnn__cu_count(in_desc(ir, node, 1)) * es;
+    size_t filter_bytes = (size_t)wnn__shape_count(in_desc(ir, node, 1)) * es;
     if (!native || folded) {
         p->filter_at = 0;
         table = (filter_bytes + 255) / 256 * 256;

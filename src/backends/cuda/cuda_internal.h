@@ -22,6 +22,7 @@
 
 #include "backends/backend.h"
 #include "core/ir.h"
+#include "core/shape.h"
 
 /* ---- the opened device (cuda.c) --------------------------------------------- */
 
@@ -51,15 +52,6 @@ static inline wnn_status wnn__cu_status(cudaError_t e)
     if (e == cudaSuccess)
         return WNN_OK;
     return e == cudaErrorMemoryAllocation ? WNN_STATUS_OUT_OF_MEMORY : WNN_STATUS_OPERATION_ERROR;
-}
-
-/* Element count of a descriptor (1 for a scalar). */
-static inline uint64_t wnn__cu_count(const wnn_operand_desc *d)
-{
-    uint64_t n = 1;
-    for (uint32_t i = 0; i < d->rank; i++)
-        n *= d->shape[i];
-    return n;
 }
 
 /* Takes the device's lock and makes it the calling thread's device. */

@@ -44,21 +44,14 @@ static inline void *out_ptr(const wnn__cu_exec *x, const wnn__cu_node *n, uint32
 
 static inline uint32_t elem_size(wnn_data_type t) { return (uint32_t)wnn_data_type_size(t); }
 
-static inline uint64_t product(const uint32_t *shape, uint32_t from, uint32_t to)
+/* core/shape.h's row-major strides of d as signed steps, the form the
+** strided copies take (reverse negates them, slice scales them). */
+static inline void signed_strides(const wnn_operand_desc *d, int64_t *stride)
 {
-    uint64_t n = 1;
-    for (uint32_t i = from; i < to; i++)
-        n *= shape[i];
-    return n;
-}
-
-static inline void row_major_strides(const wnn_operand_desc *d, int64_t *stride)
-{
-    int64_t step = 1;
-    for (uint32_t i = d->rank; i-- > 0;) {
-        stride[i] = step;
-        step *= d->shape[i];
-    }
+    size_t s[WNN_MAX_RANK];
+    wnn__shape_strides(d, s);
+    for (uint32_t i = 0; i < d->rank; i++)
+        stride[i] = (int64_t)s[i];
 }
 
 static inline bool is_float(wnn_data_type t) { return t == WNN_DATA_TYPE_FLOAT32 || t == WNN_DATA_TYPE_FLOAT16; }

@@ -51,7 +51,7 @@ static bool fusible_node(const wnn__ir *ir, const wnn__cu_node *cn, wnn_data_typ
         return false;
     }
     *t = od->data_type;
-    *count = wnn__cu_count(od);
+    *count = wnn__shape_count(od);
     return true;
 }
 
@@ -76,7 +76,7 @@ static uint32_t slot_of(fuse_state *st, const wnn__ir *ir, uint32_t v)
             return s;
     uint32_t s = st->p->n_slots++;
     st->p->slot_value[s] = v;
-    if (wnn__cu_count(&ir->values[v].desc) == 1)
+    if (wnn__shape_count(&ir->values[v].desc) == 1)
         st->p->f.scalar_slots |= (uint64_t)1 << s;
     return s;
 }
@@ -130,7 +130,7 @@ static uint32_t build_program(const wnn__ir *ir, uint32_t start, uint32_t end, u
         st.temp_value[dst] = out_v;
         if (is_output[out_v] || max_use[out_v] > end)
             emit(&st, WNN__CU_FUSED_STORE, 0, (uint32_t)dst, slot_of(&st, ir, out_v),
-                 wnn__cu_count(&ir->values[out_v].desc) == 1);
+                 wnn__shape_count(&ir->values[out_v].desc) == 1);
         if (last_use_in(ir, out_v, k, end) == 0)
             st.temp_value[dst] = UINT32_MAX;
     }

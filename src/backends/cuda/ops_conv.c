@@ -112,11 +112,11 @@ static void plan_conv_gemm(const wnn__ir *ir, wnn__cu_node *n, conv_plan *p, uin
         int64_t src[4] = {(int64_t)c->f_stride[0], (int64_t)c->f_stride[1], (int64_t)c->f_stride[2],
                           (int64_t)c->f_stride[3]};
         int64_t dst[4];
-        row_major_strides(&packed, dst);
+        signed_strides(&packed, dst);
         wnn__cu_strided *r = &p->repack;
         memset(r, 0, sizeof *r);
         r->rank = 4;
-        r->count = wnn__cu_count(&packed);
+        r->count = wnn__shape_count(&packed);
         for (int i = 0; i < 4; i++) {
             r->shape[i] = packed.shape[i];
             r->src_stride[i] = src[i];
@@ -183,7 +183,7 @@ wnn_status wnn__cu_conv_describe(const wnn__ir *ir, const wnn__node *node, wnn__
         }
     }
     int64_t st[WNN_MAX_RANK];
-    row_major_strides(f, st);
+    signed_strides(f, st);
     c->f_stride[0] = (uint64_t)st[ao];
     c->f_stride[1] = (uint64_t)st[ai];
     c->f_stride[2] = (uint64_t)st[ah];

@@ -13,54 +13,30 @@
 
 /* ---- broadcasting element-wise --------------------------------------------------- */
 
-/* The output shape with every input's strides (0 where broadcast), size-1
-** dimensions dropped and neighbours merged where every input walks them
-** contiguously. */
+/* core/shape.h's broadcast plan (the cpu's too) in the kernels' form, with
+** the element count and which inputs are flat or a single element. */
 void wnn__cu_make_bcast(wnn__cu_bcast *p, const wnn_operand_desc *out, const wnn_operand_desc *const *in,
                         uint32_t n_in)
 {
-    uint32_t rank = out->rank;
-    uint64_t stride[WNN__CU_MAX_IN][WNN_MAX_RANK];
+    wnn__broadcast_plan plan;
+    wnn__broadcast_plan_make(&plan, out, in, n_in);
     memset(p, 0, sizeof *p);
+    p->rank = plan.rank;
     p->n_in = n_in;
-    p->count = wnn__cu_count(out);
+    p->count = wnn__shape_count(out);
     p->flat = 1;
     for (uint32_t k = 0; k < n_in; k++) {
-        const wnn_operand_desc *d = in[k];
-        uint64_t step = 1;
-        for (uint32_t i = rank; i-- > 0;) {
-            uint64_t dim = i + d->rank >= rank ? d->shape[i + d->rank - rank] : 1;
-            stride[k][i] = dim == 1 ? 0 : step;
-            step *= dim;
-        }
-        uint64_t c = wnn__cu_count(d);
+        uint64_t c = wnn__shape_count(in[k]);
         if (c == 1 && p->count != 1)
             p->scalar_mask |= 1u << k;
         else if (c != p->count)
             p->flat = 0;
     }
-    for (uint32_t i = 0; i < rank; i++) {
-        uint64_t dim = out->shape[i];
-        if (dim == 1)
-            continue;
-        uint32_t r = p->rank;
-        bool merge = r > 0;
-        for (uint32_t k = 0; k < n_in && merge; k++)
-            merge = p->stride[k][r - 1] == stride[k][i] * dim;
-        if (merge) {
-            p->shape[r - 1] *= (uint32_t)dim;
-            for (uint32_t k = 0; k < n_in; k++)
-                p->stride[k][r - 1] = (uint32_t)stride[k][i];
-            continue;
-        }
-        p->shape[r] = (uint32_t)dim;
+    /* every size fits 32 bits: the builder refused more than 2^31-1 elements */
+    for (uint32_t i = 0; i < plan.rank; i++) {
+        p->shape[i] = (uint32_t)plan.shape[i];
         for (uint32_t k = 0; k < n_in; k++)
-            p->stride[k][r] = (uint32_t)stride[k][i];
-        p->rank++;
-    }
-    if (p->rank == 0) {
-        p->rank = 1;
-        p->shape[0] = 1;
+            p->stride[k][i] = (uint32_t)plan.stride[k][i];
     }
 }
 
@@ -137,7 +113,7 @@ wnn_status wnn__cu_prep_unary(const wnn__ir *ir, wnn__cu_node *n)
         return WNN_STATUS_OUT_OF_MEMORY;
     p->op = node->op;
     p->t = t;
-    p->count = wnn__cu_count(out_desc(ir, node, 0));
+    p->count = wnn__shape_count(out_desc(ir, node, 0));
     if (node->op == WNN__OP_ELU || node->op == WNN__OP_HARD_SIGMOID || node->op == WNN__OP_LEAKY_RELU ||
         node->op == WNN__OP_LINEAR) {
         p->alpha = node->attrs.activation.alpha;
@@ -169,7 +145,7 @@ wnn_status wnn__cu_prep_clamp(const wnn__ir *ir, wnn__cu_node *n)
     if (!p)
         return WNN_STATUS_OUT_OF_MEMORY;
     p->t = t;
-    p->count = wnn__cu_count(out_desc(ir, node, 0));
+    p->count = wnn__shape_count(out_desc(ir, node, 0));
     /* a NaN bound clamps nothing */
     p->c.lo = isnan(node->attrs.clamp.min_value) ? -INFINITY : node->attrs.clamp.min_value;
     p->c.hi = isnan(node->attrs.clamp.max_value) ? INFINITY : node->attrs.clamp.max_value;
@@ -203,7 +179,7 @@ wnn_status wnn__cu_prep_cast(const wnn__ir *ir, wnn__cu_node *n)
         return WNN_STATUS_OUT_OF_MEMORY;
     p->from = from;
     p->to = to;
-    p->count = wnn__cu_count(out_desc(ir, node, 0));
+    p->count = wnn__shape_count(out_desc(ir, node, 0));
     n->run = run_cast;
     return WNN_OK;
 }

@@ -79,7 +79,7 @@ static wnn_status prep_gather_common(const wnn__ir *ir, wnn__cu_node *n, gather_
         return WNN_STATUS_OUT_OF_MEMORY;
     p->size = elem_size(in->data_type);
     p->index_type = in_desc(ir, node, 1)->data_type;
-    p->out_count = wnn__cu_count(out_desc(ir, node, 0));
+    p->out_count = wnn__shape_count(out_desc(ir, node, 0));
     *out = p;
     return WNN_OK;
 }
@@ -92,10 +92,10 @@ wnn_status wnn__cu_prep_gather(const wnn__ir *ir, wnn__cu_node *n)
         return s;
     const wnn_operand_desc *in = in_desc(ir, n->node, 0);
     uint32_t axis = n->node->attrs.axis.axis;
-    p->u.g.outer = product(in->shape, 0, axis);
+    p->u.g.outer = wnn__shape_product(in->shape, 0, axis);
     p->u.g.axis_len = in->shape[axis];
-    p->u.g.inner = product(in->shape, axis + 1, in->rank);
-    p->u.g.n_idx = wnn__cu_count(in_desc(ir, n->node, 1));
+    p->u.g.inner = wnn__shape_product(in->shape, axis + 1, in->rank);
+    p->u.g.n_idx = wnn__shape_count(in_desc(ir, n->node, 1));
     p->u.g.count = p->out_count;
     n->run = run_gather;
     return WNN_OK;
@@ -109,11 +109,11 @@ static wnn_status prep_elements(const wnn__ir *ir, wnn__cu_node *n, bool scatter
         return s;
     const wnn_operand_desc *in = in_desc(ir, n->node, 0), *idx = in_desc(ir, n->node, 1);
     uint32_t axis = n->node->attrs.axis.axis;
-    p->u.e.outer = product(idx->shape, 0, axis);
-    p->u.e.inner = product(idx->shape, axis + 1, idx->rank);
+    p->u.e.outer = wnn__shape_product(idx->shape, 0, axis);
+    p->u.e.inner = wnn__shape_product(idx->shape, axis + 1, idx->rank);
     p->u.e.idx_axis = idx->shape[axis];
     p->u.e.in_axis = in->shape[axis];
-    p->u.e.count = wnn__cu_count(idx);
+    p->u.e.count = wnn__shape_count(idx);
     if (scatter) {
         if (!has_in(n->node, 2) || p->u.e.count > INT32_MAX)
             return WNN_STATUS_NOT_SUPPORTED;
@@ -137,14 +137,14 @@ static wnn_status prep_nd(const wnn__ir *ir, wnn__cu_node *n, bool scatter)
     const wnn_operand_desc *in = in_desc(ir, n->node, 0), *idx = in_desc(ir, n->node, 1);
     uint32_t k = idx->shape[idx->rank - 1];
     int64_t stride[WNN_MAX_RANK];
-    row_major_strides(in, stride);
+    signed_strides(in, stride);
     p->u.nd.k = k;
     for (uint32_t j = 0; j < k; j++) {
         p->u.nd.dims[j] = in->shape[j];
         p->u.nd.strides[j] = (uint64_t)stride[j];
     }
-    p->u.nd.slice = product(in->shape, k, in->rank);
-    p->u.nd.n_slices = k ? wnn__cu_count(idx) / k : 0;
+    p->u.nd.slice = wnn__shape_product(in->shape, k, in->rank);
+    p->u.nd.n_slices = k ? wnn__shape_count(idx) / k : 0;
     if (scatter) {
         if (!has_in(n->node, 2) || p->u.nd.n_slices > INT32_MAX)
             return WNN_STATUS_NOT_SUPPORTED;

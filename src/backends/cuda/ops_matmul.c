@@ -94,7 +94,7 @@ wnn_status wnn__cu_prep_matmul(const wnn__ir *ir, wnn__cu_node *n)
         step_a *= da;
         step_b *= db;
     }
-    p->batches = product(od->shape, 0, rank);
+    p->batches = wnn__shape_product(od->shape, 0, rank);
     if (step_b == 1 && step_a == p->batches && p->batches > 1) {
         /* one shared b: the stacked a matrices are one tall [batches * m, k] */
         p->m *= (int)p->batches;

@@ -5,11 +5,9 @@
 ** transpose, slice, expand and reverse (one strided copy), concat and split
 ** (rows of bytes), tile and pad (per-dimension index tables), triangular.
 */
-#include <math.h>
 #include <string.h>
 
 #include "backends/cuda/cuda_ops.h"
-#include "core/half.h"
 
 /* ---- copies ------------------------------------------------------------------------ */
 
@@ -71,9 +69,9 @@ static wnn_status prep_strided(wnn__cu_node *n, const wnn_operand_desc *out, con
     p->size = elem_size(out->data_type);
     p->base = base;
     int64_t dst_stride[WNN_MAX_RANK];
-    row_major_strides(out, dst_stride);
+    signed_strides(out, dst_stride);
     wnn__cu_strided *s = &p->s;
-    s->count = wnn__cu_count(out);
+    s->count = wnn__shape_count(out);
     for (uint32_t i = 0; i < out->rank; i++) {
         uint32_t dim = out->shape[i];
         if (dim == 1)
@@ -104,7 +102,7 @@ wnn_status wnn__cu_prep_transpose(const wnn__ir *ir, wnn__cu_node *n)
 {
     const wnn_operand_desc *in = in_desc(ir, n->node, 0), *out = out_desc(ir, n->node, 0);
     int64_t in_stride[WNN_MAX_RANK], src[WNN_MAX_RANK];
-    row_major_strides(in, in_stride);
+    signed_strides(in, in_stride);
     for (uint32_t i = 0; i < out->rank; i++)
         src[i] = in_stride[n->node->attrs.transpose.perm[i]];
     return prep_strided(n, out, src, 0);
@@ -114,7 +112,7 @@ wnn_status wnn__cu_prep_slice(const wnn__ir *ir, wnn__cu_node *n)
 {
     const wnn_operand_desc *in = in_desc(ir, n->node, 0), *out = out_desc(ir, n->node, 0);
     int64_t in_stride[WNN_MAX_RANK], src[WNN_MAX_RANK], base = 0;
-    row_major_strides(in, in_stride);
+    signed_strides(in, in_stride);
     for (uint32_t i = 0; i < out->rank; i++) {
         base += (int64_t)n->node->attrs.slice.starts[i] * in_stride[i];
         src[i] = (int64_t)n->node->attrs.slice.strides[i] * in_stride[i];
@@ -125,12 +123,11 @@ wnn_status wnn__cu_prep_slice(const wnn__ir *ir, wnn__cu_node *n)
 wnn_status wnn__cu_prep_expand(const wnn__ir *ir, wnn__cu_node *n)
 {
     const wnn_operand_desc *in = in_desc(ir, n->node, 0), *out = out_desc(ir, n->node, 0);
-    int64_t src[WNN_MAX_RANK], step = 1;
-    for (uint32_t i = out->rank; i-- > 0;) {
-        uint32_t dim = i + in->rank >= out->rank ? in->shape[i + in->rank - out->rank] : 1;
-        src[i] = dim == 1 ? 0 : step;
-        step *= dim;
-    }
+    size_t stride[WNN_MAX_RANK];
+    int64_t src[WNN_MAX_RANK];
+    wnn__broadcast_strides(in, out->rank, stride);
+    for (uint32_t i = 0; i < out->rank; i++)
+        src[i] = (int64_t)stride[i];
     return prep_strided(n, out, src, 0);
 }
 
@@ -138,7 +135,7 @@ wnn_status wnn__cu_prep_reverse(const wnn__ir *ir, wnn__cu_node *n)
 {
     const wnn_operand_desc *in = in_desc(ir, n->node, 0), *out = out_desc(ir, n->node, 0);
     int64_t src[WNN_MAX_RANK], base = 0;
-    row_major_strides(in, src);
+    signed_strides(in, src);
     for (uint32_t i = 0; i < in->rank; i++)
         if (n->node->attrs.reverse.mask >> i & 1u) {
             base += (int64_t)(in->shape[i] - 1) * src[i];
@@ -197,8 +194,8 @@ static wnn_status prep_rows(const wnn__ir *ir, wnn__cu_node *n, bool concat)
     rows_plan *p = new_plan(n, sizeof *p + parts * sizeof(rows_part));
     if (!p)
         return WNN_STATUS_OUT_OF_MEMORY;
-    uint64_t size = elem_size(whole->data_type), after = product(whole->shape, axis + 1, whole->rank);
-    p->rows = product(whole->shape, 0, axis);
+    uint64_t size = elem_size(whole->data_type), after = wnn__shape_product(whole->shape, axis + 1, whole->rank);
+    p->rows = wnn__shape_product(whole->shape, 0, axis);
     p->whole_row = whole->shape[axis] * after * size;
     p->parts = parts;
     uint64_t offset = 0;
@@ -229,40 +226,6 @@ static wnn_status run_index_map(const wnn__cu_exec *x, const wnn__cu_node *n)
         wnn__cu_index_map_run(x->stream, p->size, &p->m, x->aux, in_ptr(x, n, 0), out_ptr(x, n, 0)));
 }
 
-/* WebNN's cast of an MLNumber to the type: floats round, integers truncate
-** toward zero and saturate, NaN becomes 0. */
-static uint64_t encode_number(wnn_data_type t, double v)
-{
-    uint64_t bits = 0;
-    double z = isnan(v) ? 0.0 : trunc(v);
-#define STORE_INT(type, lo, hi)                                                                        \
-    do {                                                                                               \
-        type r = z <= (double)(lo) ? (type)(lo) : z >= (double)(hi) ? (type)(hi) : (type)z;            \
-        memcpy(&bits, &r, sizeof r);                                                                   \
-    } while (0)
-    switch (t) {
-    case WNN_DATA_TYPE_FLOAT32: {
-        float f = (float)v;
-        memcpy(&bits, &f, sizeof f);
-        break;
-    }
-    case WNN_DATA_TYPE_FLOAT16: {
-        uint16_t h = wnn__float_to_half((float)v);
-        memcpy(&bits, &h, sizeof h);
-        break;
-    }
-    case WNN_DATA_TYPE_INT32: STORE_INT(int32_t, INT32_MIN, INT32_MAX); break;
-    case WNN_DATA_TYPE_UINT32: STORE_INT(uint32_t, 0, UINT32_MAX); break;
-    case WNN_DATA_TYPE_INT64: STORE_INT(int64_t, INT64_MIN, INT64_MAX); break;
-    case WNN_DATA_TYPE_UINT64: STORE_INT(uint64_t, 0, UINT64_MAX); break;
-    case WNN_DATA_TYPE_INT8: STORE_INT(int8_t, INT8_MIN, INT8_MAX); break;
-    case WNN_DATA_TYPE_UINT8: STORE_INT(uint8_t, 0, UINT8_MAX); break;
-    default: break;
-    }
-#undef STORE_INT
-    return bits;
-}
-
 /* Input coordinate of padded coordinate p (-begin <= p < n + end) for edge
 ** and reflection padding. */
 static int64_t pad_source(int64_t p, int64_t n, wnn_pad_mode mode)
@@ -288,7 +251,7 @@ wnn_status wnn__cu_prep_index_map(const wnn__ir *ir, wnn__cu_node *n)
     p->size = elem_size(out->data_type);
     wnn__cu_index_map *m = &p->m;
     m->rank = out->rank ? out->rank : 1;
-    m->count = wnn__cu_count(out);
+    m->count = wnn__shape_count(out);
     uint64_t total = 0;
     for (uint32_t d = 0; d < m->rank; d++) {
         m->shape[d] = out->rank ? out->shape[d] : 1;
@@ -299,9 +262,12 @@ wnn_status wnn__cu_prep_index_map(const wnn__ir *ir, wnn__cu_node *n)
     if (!table)
         return WNN_STATUS_OUT_OF_MEMORY;
     int64_t in_stride[WNN_MAX_RANK];
-    row_major_strides(in, in_stride);
-    if (node->op == WNN__OP_PAD)
-        m->fill = encode_number(out->data_type, node->attrs.pad.value);
+    signed_strides(in, in_stride);
+    if (node->op == WNN__OP_PAD) {
+        uint64_t bits = 0; /* the element's bytes, the rest zero */
+        wnn__number_encode(out->data_type, node->attrs.pad.value, false, 0, &bits);
+        m->fill = bits;
+    }
     for (uint32_t d = 0; d < m->rank; d++) {
         int64_t dim = in->rank ? in->shape[d] : 1, stride = in->rank ? in_stride[d] : 0;
         for (uint32_t o = 0; o < m->shape[d]; o++) {
@@ -352,7 +318,7 @@ wnn_status wnn__cu_prep_triangular(const wnn__ir *ir, wnn__cu_node *n)
     p->size = elem_size(d->data_type);
     p->h = d->shape[d->rank - 2];
     p->w = d->shape[d->rank - 1];
-    p->count = wnn__cu_count(d);
+    p->count = wnn__shape_count(d);
     p->upper = n->node->attrs.triangular.upper;
     p->diagonal = n->node->attrs.triangular.diagonal;
     n->run = run_triangular;

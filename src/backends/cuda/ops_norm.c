@@ -54,9 +54,9 @@ wnn_status wnn__cu_prep_batch_norm(const wnn__ir *ir, wnn__cu_node *n)
         return WNN_STATUS_NOT_SUPPORTED;
     const wnn_operand_desc *d = in_desc(ir, n->node, 0);
     uint32_t axis = n->node->attrs.batch_norm.axis;
-    p->count = wnn__cu_count(d);
+    p->count = wnn__shape_count(d);
     p->channels = d->shape[axis];
-    p->inner = product(d->shape, axis + 1, d->rank);
+    p->inner = wnn__shape_product(d->shape, axis + 1, d->rank);
     p->epsilon = n->node->attrs.batch_norm.epsilon;
     n->run = run_batch_norm;
     return WNN_OK;
@@ -105,7 +105,7 @@ wnn_status wnn__cu_prep_layer_norm(const wnn__ir *ir, wnn__cu_node *n)
     const uint32_t *axes = n->node->attrs.layer_norm.axes;
     uint32_t n_axes = n->node->attrs.layer_norm.axes_count;
     int64_t stride[WNN_MAX_RANK];
-    row_major_strides(d, stride);
+    signed_strides(d, stride);
     bool normalized[WNN_MAX_RANK] = {false};
     wnn__cu_reduce *r = &p->p.r;
     r->n_out = r->n_red = 1;

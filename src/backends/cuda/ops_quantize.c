@@ -40,20 +40,14 @@ wnn_status wnn__cu_prep_quant(const wnn__ir *ir, wnn__cu_node *n)
     p->int_type = it;
     wnn__cu_quant *q = &p->q;
     q->rank = x->rank;
-    q->count = wnn__cu_count(x);
-    uint64_t step = 1;
-    for (uint32_t i = x->rank; i-- > 0;) {
-        q->shape[i] = x->shape[i];
+    q->count = wnn__shape_count(x);
+    size_t sstride[WNN_MAX_RANK];
+    wnn__broadcast_strides(sd, x->rank, sstride);
+    for (uint32_t i = 0; i < x->rank; i++) {
         uint32_t k = x->rank - 1 - i; /* position from the right */
-        if (k < sd->rank) {
-            uint32_t s = sd->shape[sd->rank - 1 - k];
-            q->block[i] = x->shape[i] / s;
-            q->sstride[i] = s == 1 ? 0 : step;
-            step *= s;
-        } else {
-            q->block[i] = x->shape[i];
-            q->sstride[i] = 0;
-        }
+        q->shape[i] = x->shape[i];
+        q->block[i] = k < sd->rank ? x->shape[i] / sd->shape[sd->rank - 1 - k] : x->shape[i];
+        q->sstride[i] = sstride[i];
     }
     n->run = run_quant;
     return WNN_OK;

@@ -187,7 +187,7 @@ wnn_status wnn__cu_prep_rnn(const wnn__ir *ir, wnn__cu_node *n)
     for (int k = 0; k < 8; k++) {
         if (p->slot[k] < 0)
             continue;
-        p->in_count[k] = wnn__cu_count(in_desc(ir, node, (uint32_t)p->slot[k]));
+        p->in_count[k] = wnn__shape_count(in_desc(ir, node, (uint32_t)p->slot[k]));
         if (p->half)
             p->conv[k] = take_scratch(&top, p->in_count[k]);
     }

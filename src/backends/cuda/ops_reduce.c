@@ -28,9 +28,9 @@ static wnn_status prep_axis(const wnn__ir *ir, wnn__cu_node *n, uint32_t axis, a
         return WNN_STATUS_OUT_OF_MEMORY;
     p->t = d->data_type;
     p->out_type = out_desc(ir, n->node, 0)->data_type;
-    p->outer = product(d->shape, 0, axis);
+    p->outer = wnn__shape_product(d->shape, 0, axis);
     p->len = d->shape[axis];
-    p->inner = product(d->shape, axis + 1, d->rank);
+    p->inner = wnn__shape_product(d->shape, axis + 1, d->rank);
     *out = p;
     return WNN_OK;
 }
@@ -103,7 +103,7 @@ wnn_status wnn__cu_prep_cumsum(const wnn__ir *ir, wnn__cu_node *n)
 static void make_reduce(wnn__cu_reduce *p, const wnn_operand_desc *d, uint32_t mask)
 {
     int64_t stride[WNN_MAX_RANK];
-    row_major_strides(d, stride);
+    signed_strides(d, stride);
     memset(p, 0, sizeof *p);
     int last = -1;
     for (uint32_t i = 0; i < d->rank; i++) {

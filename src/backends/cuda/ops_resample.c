@@ -60,7 +60,7 @@ wnn_status wnn__cu_prep_resample(const wnn__ir *ir, wnn__cu_node *n)
     r->linear = node->attrs.resample2d.mode == WNN_INTERPOLATION_MODE_LINEAR;
     r->axes[0] = node->attrs.resample2d.axes[0];
     r->axes[1] = node->attrs.resample2d.axes[1];
-    r->count = wnn__cu_count(out);
+    r->count = wnn__shape_count(out);
     uint64_t total = 0;
     for (int d = 0; d < 4; d++) {
         r->shape_in[d] = in->shape[d];
