@@ -239,6 +239,12 @@ typedef struct wnn__cu_norm {
 } wnn__cu_norm;
 cudaError_t wnn__cu_normalize(cudaStream_t s, wnn_data_type t, const wnn__cu_norm *p, const void *in,
                               const void *scale, const void *bias, void *out);
+/* The same over contiguous rows of up to 256 16-byte vectors held in
+** registers (kernels_rows.cu), for the plans and pointers _fits accepts. */
+bool wnn__cu_norm_rows_fits(wnn_data_type t, const wnn__cu_norm *p, const void *in, const void *scale,
+                            const void *bias, const void *out);
+cudaError_t wnn__cu_norm_rows(cudaStream_t s, wnn_data_type t, const wnn__cu_norm *p, const void *in,
+                              const void *scale, const void *bias, void *out);
 
 /* batchNormalization: element i uses channel (i / inner) % channels. */
 cudaError_t wnn__cu_batch_norm(cudaStream_t s, wnn_data_type t, uint64_t count, uint64_t inner,

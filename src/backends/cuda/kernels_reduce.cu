@@ -626,6 +626,8 @@ extern "C" cudaError_t wnn__cu_cumsum(cudaStream_t s, wnn_data_type t, uint64_t 
 extern "C" cudaError_t wnn__cu_normalize(cudaStream_t s, wnn_data_type t, const wnn__cu_norm *p, const void *in,
                                          const void *scale, const void *bias, void *out)
 {
+    if (wnn__cu_norm_rows_fits(t, p, in, scale, bias, out))
+        return wnn__cu_norm_rows(s, t, p, in, scale, bias, out);
     if (t == WNN_DATA_TYPE_FLOAT32)
         return normalize_typed<float>(s, p, in, scale, bias, out);
     if (t == WNN_DATA_TYPE_FLOAT16)
