@@ -313,12 +313,73 @@ __global__ void reduce_groups(const T *__restrict__ in, T *__restrict__ out, con
     }
 }
 
+/* Contiguous rows of whole 16-byte vectors of a float type, one warp per
+** row: the warp case of reduce_groups with wide loads, four in flight. */
+template <int OP, typename T>
+__global__ void reduce_rows_vec(const T *__restrict__ in, T *__restrict__ out, const wnn__cu_reduce p)
+{
+    typedef typename reducer<OP, T>::A A;
+    constexpr int V = 16 / sizeof(T), U = 4;
+    const uint32_t lane = threadIdx.x % 32;
+    const uint64_t nvec = p.n_red / V, per_block = blockDim.x / 32;
+    for (uint64_t o = blockIdx.x * per_block + threadIdx.x / 32; o < p.n_out;
+         o += (uint64_t)gridDim.x * per_block) {
+        const T *x = in + kept_offset(p, o);
+        A a = reducer<OP, T>::init();
+        uint64_t j = lane;
+        for (; j + 32 * (U - 1) < nvec; j += 32 * U) {
+            T e[U][V];
+#pragma unroll
+            for (int u = 0; u < U; u++)
+                vload<T, V>(e[u], x + (j + 32 * u) * V);
+#pragma unroll
+            for (int u = 0; u < U; u++)
+#pragma unroll
+                for (int i = 0; i < V; i++)
+                    reducer<OP, T>::fold(a, e[u][i]);
+        }
+        for (; j < nvec; j += 32) {
+            T e[V];
+            vload<T, V>(e, x + j * V);
+#pragma unroll
+            for (int i = 0; i < V; i++)
+                reducer<OP, T>::fold(a, e[i]);
+        }
+        a = reducer<OP, T>::template combine<32>(a, nullptr);
+        if (lane == 0)
+            out[o] = reducer<OP, T>::finish(a, p.n_red);
+    }
+}
+
+/* Whether p's rows suit reduce_rows_vec: one contiguous reduced dimension
+** of whole vectors from aligned row starts. */
+template <int OP, typename T> bool rows_vectorizable(const wnn__cu_reduce *p, const void *in)
+{
+    constexpr uint64_t V = 16 / sizeof(T);
+    if constexpr (!is_float_type<T>::value || OP == WNN__OP_REDUCE_LOG_SUM_EXP) {
+        return false;
+    } else {
+        if (p->red_rank != 1 || p->red_stride[0] != 1 || p->n_red % V || p->n_red < 32 * V || !aligned16(in))
+            return false;
+        for (uint32_t d = 0; d < p->kept_rank; d++)
+            if (p->kept_stride[d] % V)
+                return false;
+        return true;
+    }
+}
+
 template <int OP, typename T> cudaError_t launch_reduce(cudaStream_t s, const wnn__cu_reduce *p, const void *in, void *out)
 {
     const bool contiguous = p->red_rank >= 1 && p->red_stride[p->red_rank - 1] == 1;
     if (p->n_red >= 4096 && p->n_out <= 1024) {
         unsigned blocks = p->n_out > (1u << 20) ? (1u << 20) : (unsigned)p->n_out;
         reduce_groups<OP, T, 256><<<blocks, 256, 0, s>>>((const T *)in, (T *)out, *p);
+    } else if (rows_vectorizable<OP, T>(p, in)) {
+        if constexpr (is_float_type<T>::value && OP != WNN__OP_REDUCE_LOG_SUM_EXP) {
+            uint64_t b = (p->n_out + 7) / 8;
+            unsigned blocks = b > (1u << 20) ? (1u << 20) : (unsigned)b;
+            reduce_rows_vec<OP, T><<<blocks, 256, 0, s>>>((const T *)in, (T *)out, *p);
+        }
     } else if (contiguous && p->n_red >= 16) {
         uint64_t b = (p->n_out + 7) / 8;
         unsigned blocks = b > (1u << 20) ? (1u << 20) : (unsigned)b;
