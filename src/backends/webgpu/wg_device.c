@@ -301,6 +301,7 @@ bool wg_supports_op(const wnn__device *d, wnn__op op)
     case WNN__OP_GATHER: case WNN__OP_GATHER_ELEMENTS: case WNN__OP_GATHER_ND: case WNN__OP_SCATTER_ELEMENTS:
     case WNN__OP_SCATTER_ND: case WNN__OP_PAD: case WNN__OP_SPLIT: case WNN__OP_TILE: case WNN__OP_TRIANGULAR:
     case WNN__OP_QUANTIZE_LINEAR: case WNN__OP_DEQUANTIZE_LINEAR: case WNN__OP_CUMULATIVE_SUM:
+    case WNN__OP_GRU: case WNN__OP_GRU_CELL: case WNN__OP_LSTM: case WNN__OP_LSTM_CELL:
         return true;
     default:
         return false;

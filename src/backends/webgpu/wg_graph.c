@@ -140,7 +140,8 @@ bool wg_supports_node(const wnn__ir *ir, const wnn__node *n, char *why, size_t w
     }
     if (n->op == WNN__OP_RESHAPE)
         return true;
-    if (n->n_out != 1 && n->op != WNN__OP_SPLIT) {
+    if (n->n_out != 1 && n->op != WNN__OP_SPLIT && n->op != WNN__OP_GRU && n->op != WNN__OP_LSTM &&
+        n->op != WNN__OP_LSTM_CELL) {
         snprintf(why, why_len, "%s: no WGSL kernel", wnn__op_name(n->op));
         return false;
     }

@@ -642,6 +642,8 @@ uint32_t wg_wgsl_node(const wnn__ir *ir, const wnn__node *n, wg_kernel *kernels,
     case WNN__OP_SCATTER_ND: case WNN__OP_PAD: case WNN__OP_SPLIT: case WNN__OP_TILE: case WNN__OP_TRIANGULAR:
     case WNN__OP_QUANTIZE_LINEAR: case WNN__OP_DEQUANTIZE_LINEAR: case WNN__OP_CUMULATIVE_SUM:
         return wg_wgsl_data(ir, n, kernels, max, why, why_len);
+    case WNN__OP_GRU: case WNN__OP_GRU_CELL: case WNN__OP_LSTM: case WNN__OP_LSTM_CELL:
+        return wg_wgsl_rnn(ir, n, kernels, max, why, why_len);
     case WNN__OP_CONCAT: {
         if (n->n_in > max) {
             snprintf(why, why_len, "concat of %u inputs (at most %u)", n->n_in, max);

@@ -21,9 +21,10 @@
 #include "core/ir.h"
 
 #define WG_WORKGROUP 256
-/* Inputs a kernel binds (batchNormalization has 5; with the output and the
-** parameters 7 storage buffers, under WebGPU's default limit of 8). */
-#define WG_MAX_INPUTS 5
+/* Inputs a kernel binds: lstm has 8, so with the output and the parameters
+** 10 storage buffers, over WebGPU's default limit of 8 (the device asks for
+** the adapter's own limits; a kernel over them fails its build). */
+#define WG_MAX_INPUTS 8
 
 typedef struct wg_text {
     char *s;
@@ -51,8 +52,8 @@ typedef struct wg_kernel {
     uint64_t words; /* output words, one invocation each */
 } wg_kernel;
 
-/* Kernels for node n (concat makes one per input, split one per output,
-** others one); returns the count, 0 when the node has no kernel (why says
+/* Kernels for node n (concat makes one per input, split and the recurrent
+** operators one per output, others one); returns the count, 0 when the node has no kernel (why says
 ** which rule). kernels has room for max entries. */
 uint32_t wg_wgsl_node(const wnn__ir *ir, const wnn__node *n, wg_kernel *kernels, uint32_t max, char *why,
                       size_t why_len);
@@ -96,5 +97,6 @@ uint32_t wg_wgsl_conv(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, char 
 uint32_t wg_wgsl_norm(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, char *why, size_t why_len);
 uint32_t wg_wgsl_data(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, uint32_t max, char *why,
                       size_t why_len);
+uint32_t wg_wgsl_rnn(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, uint32_t max, char *why, size_t why_len);
 
 #endif
