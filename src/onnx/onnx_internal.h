@@ -173,6 +173,11 @@ extern const onx_op_entry onx_fold_ops[];
 wnn_status onx_lower_conv3d(onx_importer *im, const Onnx__NodeProto *n);
 wnn_status onx_lower_pool3d(onx_importer *im, const Onnx__NodeProto *n);
 
+/* Resize of x to out (scales as ONNX states them) by gathers of constant
+** taps along each axis, for what resample2d cannot do (ops_resize.c). */
+wnn_status onx_resize_by_taps(onx_importer *im, const Onnx__NodeProto *n, wnn_operand *x, const double *scales,
+                              const uint32_t *out, const char *mode, const char *coord, const char *nearest);
+
 /* ---- shape rules shared by lowering and folding (ops_shape.c) ---- */
 /* Output dimensions of Reshape, Flatten, Squeeze or Unsqueeze (by
 ** n->op_type) for an input of rank and dims; the output rank, or -1 with

@@ -508,7 +508,8 @@ static wnn_status lower_resize(onx_importer *im, const Onnx__NodeProto *n)
     onx_attr_string(n, "mode", "nearest", mode, sizeof mode);
     onx_attr_string(n, "coordinate_transformation_mode", upsample || im->opset < 11 ? "asymmetric" : "half_pixel",
                     coord, sizeof coord);
-    onx_attr_string(n, "nearest_mode", "round_prefer_floor", nearest, sizeof nearest);
+    /* Upsample repeats elements: nearest rounds down */
+    onx_attr_string(n, "nearest_mode", upsample ? "floor" : "round_prefer_floor", nearest, sizeof nearest);
     if (onx_attr_int(n, "antialias", 0) != 0)
         return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "antialias has no WebNN resample2d equivalent");
     if (onx_attr(n, "axes") != NULL)
@@ -518,6 +519,7 @@ static wnn_status lower_resize(onx_importer *im, const Onnx__NodeProto *n)
     /* output sizes from sizes or scales */
     double scales[WNN_MAX_RANK];
     uint32_t out[WNN_MAX_RANK];
+    bool whole = true; /* out = in * scale: resample2d samples at in / out */
     int scale_input = upsample ? 1 : im->opset < 11 ? 1 : 2, sizes_input = upsample || im->opset < 11 ? -1 : 3;
     onx_value *sv = sizes_input > 0 ? onx_in(im, n, (size_t)sizes_input) : NULL;
     if (sv != NULL && sv->c != NULL && sv->c->count > 0) {
@@ -553,24 +555,23 @@ static wnn_status lower_resize(onx_importer *im, const Onnx__NodeProto *n)
                 return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "scale %g of axis %u gives a size of %g, must be "
                                 "1 to 2^31-1", (double)f[i], i, size);
             out[i] = (uint32_t)floor(size);
-            /* WebNN samples at in/out: the same only when out = in * scale */
-            if (out[i] != d.shape[i] * (double)f[i])
-                return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "scale %g of axis %u gives a fractional size: "
-                                "WebNN resamples by output size", (double)f[i], i);
+            whole = whole && out[i] == d.shape[i] * (double)f[i];
         }
     }
-    uint32_t axes[2], na = 0;
+    uint32_t axes[2], na = 0, resized = 0;
     for (uint32_t i = 0; i < d.rank; i++) {
         if (out[i] == d.shape[i])
             continue;
-        if (na == 2)
-            return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "more than two resized axes: WebNN resamples 2-D");
-        axes[na++] = i;
+        if (na < 2)
+            axes[na++] = i;
+        resized++;
     }
-    if (na == 0)
+    bool crop = strcmp(coord, "tf_crop_and_resize") == 0;
+    if (na == 0 && !crop)
         return onx_out(im, n, 0, wnn_identity(im->b, x));
-    if (d.rank != 4)
-        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "a rank-%u input: WebNN resamples rank 4 only", d.rank);
+    /* the rest is resample2d's where it samples as ONNX does, else taps */
+    if (!whole || resized > 2 || d.rank != 4 || crop)
+        return onx_resize_by_taps(im, n, x, scales, out, mode, coord, nearest);
     if (na == 1)
         axes[1] = axes[0] == 3 ? 2 : axes[0] + 1, na = 2;
     if (axes[0] > axes[1]) {
@@ -592,16 +593,14 @@ static wnn_status lower_resize(onx_importer *im, const Onnx__NodeProto *n)
                   (integer_up && half_pixel && strcmp(nearest, "round_prefer_ceil") == 0) ||
                   (integer_up && strcmp(coord, "asymmetric") == 0 && strcmp(nearest, "floor") == 0);
         if (!ok)
-            return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "nearest with %s/%s: WebNN's nearest neighbour is "
-                            "half_pixel/round_prefer_floor", coord, nearest);
+            return onx_resize_by_taps(im, n, x, scales, out, mode, coord, nearest);
         o.mode = WNN_INTERPOLATION_MODE_NEAREST_NEIGHBOR;
     } else if (strcmp(mode, "linear") == 0 || strcmp(mode, "bilinear") == 0) {
         if (!half_pixel)
-            return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "linear with %s: WebNN's linear resampling is "
-                            "half_pixel", coord);
+            return onx_resize_by_taps(im, n, x, scales, out, mode, coord, nearest);
         o.mode = WNN_INTERPOLATION_MODE_LINEAR;
     } else {
-        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "mode '%s' has no WebNN resample2d equivalent", mode);
+        return onx_resize_by_taps(im, n, x, scales, out, mode, coord, nearest);
     }
     for (uint32_t i = 0; i < 2; i++) {
         o.axes[i] = axes[i];
