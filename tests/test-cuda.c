@@ -576,11 +576,29 @@ static uint32_t build_fusion(wnn_graph_builder *b, wnn_operand **x, wnn_operand 
     return 3;
 }
 
+/* A bias row along the last axis, on either side, with gelu and a
+** residual: fused when the row's length suits the fused kernel. */
+static uint32_t build_fusion_rows(wnn_graph_builder *b, wnn_operand **x, wnn_operand **y, const tcase *c)
+{
+    wnn_operand *g = wnn_gelu(b, wnn_add(b, x[0], x[1]));
+    y[0] = wnn_add(b, wnn_sub(b, x[1], g), x[2]);
+    y[1] = g;
+    return 2;
+}
+
 static void fusion_cases(void)
 {
     for (int ti = 0; ti < 2; ti++) {
         wnn_data_type t = all_types[ti];
         char label[96];
+        for (uint32_t row = 12; row <= 24; row += 12) {
+            snprintf(label, sizeof label, "fused run %s rows of %u", wnn_data_type_name(t), row);
+            tcase c = new_case(label, build_fusion_rows, NULL);
+            add_input(&c, DESC(t, 3, 3, 7, row), -4, 4);
+            add_input(&c, DESC(t, 1, row), -1, 1);
+            add_input(&c, DESC(t, 3, 3, 7, row), -1, 1);
+            check_case(&c);
+        }
         snprintf(label, sizeof label, "fused run %s", wnn_data_type_name(t));
         tcase c = new_case(label, build_fusion, NULL);
         add_input(&c, DESC(t, 2, 33, 31), -2, 2);

@@ -103,21 +103,25 @@ cudaError_t wnn__cu_quantize(cudaStream_t s, bool quantize, wnn_data_type float_
 ** per element. Values live in WNN__CU_FUSED_TEMPS temporaries; an operand
 ** below that number names a temporary, an operand k above it reads pointer
 ** k - WNN__CU_FUSED_TEMPS (its element 0 only when bit k of scalar_slots is
-** set). COMPUTE applies op (a wnn__op) to operands a and b into temporary
+** set; element i % period when bit k of row_slots is: a row repeated along
+** the last axis, such as a bias, period a multiple of
+** WNN__CU_FUSED_ROW_ALIGN). COMPUTE applies op (a wnn__op) to operands a and b into temporary
 ** dst; STORE writes temporary dst to pointer a (element 0 only when b is 1).
 ** float16 rounds every result to binary16, as separate kernels would. */
 #define WNN__CU_FUSED_MAX_OPS 64
 #define WNN__CU_FUSED_TEMPS 4
 #define WNN__CU_FUSED_MAX_PTRS 48
+#define WNN__CU_FUSED_ROW_ALIGN 8
 enum { WNN__CU_FUSED_COMPUTE, WNN__CU_FUSED_STORE };
 typedef struct wnn__cu_fused_op {
     uint8_t kind, op, dst, a, b;
 } wnn__cu_fused_op;
 typedef struct wnn__cu_fused {
     uint64_t count;
-    uint64_t scalar_slots;
+    uint64_t scalar_slots, row_slots;
     uint32_t n_ops;
     uint32_t half;
+    uint32_t period;
     wnn__cu_fused_op ops[WNN__CU_FUSED_MAX_OPS];
     const void *ptr[WNN__CU_FUSED_MAX_PTRS];
 } wnn__cu_fused;

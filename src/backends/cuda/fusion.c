@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
-** fusion.c -- runs of consecutive element-wise float nodes (flat binary
-** and unary operators of the fusible set, one data type) become one kernel
-** each: a small program over a few register temporaries, read and stored
+** fusion.c -- runs of consecutive element-wise float nodes (binary
+** operators that are flat or add a row along the last axis, such as a
+** bias, and unary operators of the fusible set, one data type) become one
+** kernel each: a small program over a few register temporaries, read and stored
 ** through pointer slots (kernels_fused.cu runs it). See
 ** wnn__cu_fuse in cuda_internal.h.
 */
@@ -30,10 +31,25 @@ static wnn_status run_fused(const wnn__cu_exec *x, const wnn__cu_node *n)
     return wnn__cu_status(wnn__cu_fused_run(x->stream, &f));
 }
 
-/* A prepared node that may join a run: a flat binary or a unary float
-** operator of the fusible set; *t and *count describe its output. */
-static bool fusible_node(const wnn__ir *ir, const wnn__cu_node *cn, wnn_data_type *t, uint64_t *count)
+/* The row length N when broadcast plan b is [M, N] with each input either
+** walking it as the output does or repeating one row of N; 0 otherwise. */
+static uint32_t row_period(const wnn__cu_bcast *b)
 {
+    if (b->rank != 2 || b->shape[1] % WNN__CU_FUSED_ROW_ALIGN)
+        return 0;
+    for (uint32_t k = 0; k < b->n_in; k++)
+        if (b->stride[k][1] != 1 || (b->stride[k][0] != 0 && b->stride[k][0] != b->shape[1]))
+            return 0;
+    return b->shape[1];
+}
+
+/* A prepared node that may join a run: a flat or row-broadcast binary or a
+** unary float operator of the fusible set; *t and *count describe its
+** output, *period its rows (0: flat). */
+static bool fusible_node(const wnn__ir *ir, const wnn__cu_node *cn, wnn_data_type *t, uint64_t *count,
+                         uint32_t *period)
+{
+    *period = 0;
     const wnn__node *node = cn->node;
     if (!cn->run || node->n_out != 1 || !wnn__cu_fusible(node->op))
         return false;
@@ -42,7 +58,7 @@ static bool fusible_node(const wnn__ir *ir, const wnn__cu_node *cn, wnn_data_typ
         return false;
     if (cn->run == wnn__cu_run_binary) {
         const wnn__cu_binary_plan *p = cn->plan;
-        if (!p->b.flat || p->t != od->data_type)
+        if (p->t != od->data_type || (!p->b.flat && !(*period = row_period(&p->b))))
             return false;
     } else if (cn->run == wnn__cu_run_unary) {
         if (((const wnn__cu_unary_plan *)cn->plan)->t != od->data_type)
@@ -76,8 +92,11 @@ static uint32_t slot_of(fuse_state *st, const wnn__ir *ir, uint32_t v)
             return s;
     uint32_t s = st->p->n_slots++;
     st->p->slot_value[s] = v;
-    if (wnn__shape_count(&ir->values[v].desc) == 1)
+    uint64_t n = wnn__shape_count(&ir->values[v].desc);
+    if (n == 1)
         st->p->f.scalar_slots |= (uint64_t)1 << s;
+    else if (st->p->f.period && n == st->p->f.period && n != st->p->f.count)
+        st->p->f.row_slots |= (uint64_t)1 << s;
     return s;
 }
 
@@ -99,14 +118,15 @@ static uint32_t last_use_in(const wnn__ir *ir, uint32_t v, uint32_t k, uint32_t 
 
 /* Builds the program of nodes [start, end] into *out. Returns the first node
 ** that found no free temporary (the run must end before it), or end + 1. */
-static uint32_t build_program(const wnn__ir *ir, uint32_t start, uint32_t end, uint64_t count, bool half,
-                              const uint32_t *max_use, const bool *is_output, fused_plan *out)
+static uint32_t build_program(const wnn__ir *ir, uint32_t start, uint32_t end, uint64_t count, uint32_t period,
+                              bool half, const uint32_t *max_use, const bool *is_output, fused_plan *out)
 {
     memset(out, 0, sizeof *out);
     fuse_state st = {.p = out};
     for (int t = 0; t < WNN__CU_FUSED_TEMPS; t++)
         st.temp_value[t] = UINT32_MAX;
     out->f.count = count;
+    out->f.period = period;
     out->f.half = half;
     for (uint32_t k = start; k <= end; k++) {
         const wnn__node *node = &ir->nodes[k];
@@ -140,8 +160,8 @@ static uint32_t build_program(const wnn__ir *ir, uint32_t start, uint32_t end, u
 /* Fuses nodes [start, end] (shortened while temporaries run out) and hands
 ** the program to the run's last node. Returns the run's last node. */
 static uint32_t fuse_run(const wnn__ir *ir, wnn__cu_node *nodes, uint32_t start, uint32_t end, uint64_t count,
-                         bool half, const uint32_t *max_use, const bool *is_output, bool *internal, uint32_t *pos,
-                         wnn_status *status)
+                         uint32_t period, bool half, const uint32_t *max_use, const bool *is_output, bool *internal,
+                         uint32_t *pos, wnn_status *status)
 {
     fused_plan *p = calloc(1, sizeof *p);
     if (!p) {
@@ -149,7 +169,7 @@ static uint32_t fuse_run(const wnn__ir *ir, wnn__cu_node *nodes, uint32_t start,
         return end;
     }
     uint32_t stop;
-    while ((stop = build_program(ir, start, end, count, half, max_use, is_output, p)) <= end)
+    while ((stop = build_program(ir, start, end, count, period, half, max_use, is_output, p)) <= end)
         end = stop - 1; /* end before the node that found no temporary */
     if (end <= start) {
         free(p);
@@ -189,22 +209,26 @@ wnn_status wnn__cu_fuse(const wnn__ir *ir, wnn__cu_node *nodes, bool *internal, 
     for (uint32_t n = 0; n < nn && s == WNN_OK;) {
         wnn_data_type t, tm;
         uint64_t count, cm;
-        if (!fusible_node(ir, &nodes[n], &t, &count)) {
+        uint32_t period, pm;
+        if (!fusible_node(ir, &nodes[n], &t, &count, &period)) {
             n++;
             continue;
         }
-        /* extend while the next node is fusible, of the same type, and its
-        ** elements are the run's or a single one */
+        /* extend while the next node is fusible, of the same type, its
+        ** elements are the run's or a single one, and its rows (if any) the
+        ** run's */
         uint32_t end = n;
-        while (end + 1 < nn && end + 1 - n < FUSE_MAX_NODES && fusible_node(ir, &nodes[end + 1], &tm, &cm) &&
-               tm == t && (cm == count || cm == 1 || count == 1)) {
+        while (end + 1 < nn && end + 1 - n < FUSE_MAX_NODES && fusible_node(ir, &nodes[end + 1], &tm, &cm, &pm) &&
+               tm == t && (cm == count || cm == 1 || count == 1) && (!pm || !period || pm == period) &&
+               (!pm || cm >= count)) {
             if (cm > count)
                 count = cm;
+            period = period ? period : pm;
             end++;
         }
         if (end > n)
-            end = fuse_run(ir, nodes, n, end, count, t == WNN_DATA_TYPE_FLOAT16, max_use, is_output, internal, pos,
-                           &s);
+            end = fuse_run(ir, nodes, n, end, count, period, t == WNN_DATA_TYPE_FLOAT16, max_use, is_output,
+                           internal, pos, &s);
         n = end + 1;
     }
     free(max_use);

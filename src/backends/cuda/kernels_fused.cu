@@ -23,8 +23,10 @@ namespace {
 #define FUSED_V 4
 
 template <bool HALF> __device__ __forceinline__ void fused_load(float (&d)[FUSED_V], const void *ptr, uint64_t base,
-                                                                uint64_t count, bool scalar)
+                                                                uint64_t count, bool scalar, uint32_t period)
 {
+    if (period) /* a row: FUSED_V divides the period, so the vector stays in one row */
+        base %= period;
     if (scalar) {
         float v = HALF ? h2f(((const h16 *)ptr)[0]) : ((const float *)ptr)[0];
 #pragma unroll
@@ -100,7 +102,8 @@ __device__ __forceinline__ void fused_fetch(const wnn__cu_fused &p, const fused_
     case 3: copy_v(d, t.t3); break;
     default: {
         const uint32_t slot = src - WNN__CU_FUSED_TEMPS;
-        fused_load<HALF>(d, p.ptr[slot], base, p.count, (p.scalar_slots >> slot) & 1u);
+        fused_load<HALF>(d, p.ptr[slot], base, p.count, (p.scalar_slots >> slot) & 1u,
+                         (p.row_slots >> slot) & 1u ? p.period : 0);
     }
     }
 }
@@ -138,6 +141,7 @@ __device__ __forceinline__ void fused_compute(uint8_t op, float (&d)[FUSED_V], c
     WNNCU_FUSED_CASE(WNN__OP_SQRT, float_unary<WNN__OP_SQRT>(a[j]))
     WNNCU_FUSED_CASE(WNN__OP_RELU, float_unary<WNN__OP_RELU>(a[j]))
     WNNCU_FUSED_CASE(WNN__OP_SIGMOID, float_unary<WNN__OP_SIGMOID>(a[j]))
+    WNNCU_FUSED_CASE(WNN__OP_GELU, float_unary<WNN__OP_GELU>(a[j]))
     default: WNNCU_FUSED_CASE(WNN__OP_TANH, float_unary<WNN__OP_TANH>(a[j]))
     }
 #undef WNNCU_FUSED_CASE
@@ -193,6 +197,7 @@ extern "C" bool wnn__cu_fusible(wnn__op op)
     case WNN__OP_RELU:
     case WNN__OP_SIGMOID:
     case WNN__OP_TANH:
+    case WNN__OP_GELU:
         return true;
     default:
         return false;
