@@ -8,7 +8,9 @@
 ** Only the handful of types and constants used here are declared, with
 ** cuDNN 9's values, so that the module builds without cuDNN's headers; the
 ** library is used only when cudnnGetVersion says 9.x. Everything is chosen
-** at compile: descriptors, the algorithm (cuDNN's heuristics, no TF32 for
+** at compile: descriptors, the algorithm (the fastest cuDNN measures on the
+** device, as PyTorch's benchmark mode does, remembered for the process per
+** geometry; its heuristics' first where it cannot measure; no TF32 for
 ** float32, tensor cores for float16, no FFT algorithms), the workspace
 ** (the node's scratch in the graph's arena, so runs are capturable), and
 ** the filter in the layout cuDNN reads (OIHW for NCHW input, OHWI for NHWC;
@@ -83,6 +85,8 @@ static struct {
     int (*DestroyActivationDescriptor)(dnn_desc d);
     int (*GetConvolutionForwardAlgorithm_v7)(void *handle, dnn_desc x, dnn_desc w, dnn_desc conv, dnn_desc y,
                                              int requested, int *returned, dnn_perf *perf);
+    int (*FindConvolutionForwardAlgorithm)(void *handle, dnn_desc x, dnn_desc w, dnn_desc conv, dnn_desc y,
+                                           int requested, int *returned, dnn_perf *perf);
     int (*GetConvolutionForwardWorkspaceSize)(void *handle, dnn_desc x, dnn_desc w, dnn_desc conv, dnn_desc y,
                                               int algo, size_t *bytes);
     int (*ConvolutionForward)(void *handle, const void *alpha, dnn_desc xd, const void *x, dnn_desc wd,
@@ -126,6 +130,7 @@ static bool resolve_all(void *lib)
     DNN_SYM(lib, SetActivationDescriptor);
     DNN_SYM(lib, DestroyActivationDescriptor);
     DNN_SYM(lib, GetConvolutionForwardAlgorithm_v7);
+    DNN_SYM(lib, FindConvolutionForwardAlgorithm);
     DNN_SYM(lib, GetConvolutionForwardWorkspaceSize);
     DNN_SYM(lib, ConvolutionForward);
     DNN_SYM(lib, ConvolutionBiasActivationForward);
@@ -333,9 +338,79 @@ static void fold_bn(const wnn__ir *ir, const wnn__node *conv, const wnn__node *b
     }
 }
 
-/* The descriptors of conv node k and the best algorithm cuDNN's heuristics
-** give for them; false when cuDNN refuses. */
-static bool plan_descriptors(void *h, const wnn__cu_conv *c, wnn_data_type t, dnn_plan *p)
+/* The algorithms measured for each geometry, for the process: models
+** repeat their convolutions' shapes, and measuring runs each algorithm.
+** Under choice_lock; full, the oldest entry goes. */
+#define DNN_CHOICES 128
+
+typedef struct dnn_choice {
+    wnn__cu_conv c;
+    wnn_data_type t;
+    int ordinal, algo, math_type;
+} dnn_choice;
+
+static pthread_mutex_t choice_lock = PTHREAD_MUTEX_INITIALIZER;
+static dnn_choice choices[DNN_CHOICES];
+static unsigned n_choices, next_choice;
+
+/* The geometry of c, without what cuDNN does not see (the filter's
+** strides in the graph's layout). wnn__cu_conv has no padding bytes, so
+** entries compare with memcmp. */
+static wnn__cu_conv geometry_of(const wnn__cu_conv *c)
+{
+    wnn__cu_conv g = *c;
+    memset(g.f_stride, 0, sizeof g.f_stride);
+    return g;
+}
+
+static bool choice_find(int ordinal, const wnn__cu_conv *c, wnn_data_type t, dnn_choice *out)
+{
+    wnn__cu_conv g = geometry_of(c);
+    bool found = false;
+    pthread_mutex_lock(&choice_lock);
+    for (unsigned i = 0; i < n_choices && !found; i++)
+        if (choices[i].ordinal == ordinal && choices[i].t == t && memcmp(&choices[i].c, &g, sizeof g) == 0) {
+            *out = choices[i];
+            found = true;
+        }
+    pthread_mutex_unlock(&choice_lock);
+    return found;
+}
+
+static void choice_keep(int ordinal, const wnn__cu_conv *c, wnn_data_type t, int algo, int math_type)
+{
+    pthread_mutex_lock(&choice_lock);
+    dnn_choice *e = &choices[n_choices < DNN_CHOICES ? n_choices++ : next_choice++ % DNN_CHOICES];
+    *e = (dnn_choice){geometry_of(c), t, ordinal, algo, math_type};
+    pthread_mutex_unlock(&choice_lock);
+}
+
+/* Whether algorithm result q suits wnn and its workspace fits: FFT
+** algorithms are less accurate than WebNN's tolerances allow for, and
+** float32 stays on FMA math. Sets the math type it needs, the algorithm and
+** its workspace size. */
+static bool usable(void *h, wnn_data_type t, const dnn_perf *q, dnn_plan *p)
+{
+    if (q->status != DNN_STATUS_SUCCESS || q->algo == DNN_FWD_ALGO_FFT || q->algo == DNN_FWD_ALGO_FFT_TILING ||
+        q->memory > DNN_WORKSPACE_MAX || q->math_type == DNN_TENSOR_OP_MATH_ALLOW_CONVERSION)
+        return false;
+    if (t == WNN_DATA_TYPE_FLOAT32 && q->math_type != DNN_FMA_MATH && q->math_type != DNN_DEFAULT_MATH)
+        return false;
+    if (t == WNN_DATA_TYPE_FLOAT16 && api.SetConvolutionMathType(p->cd, q->math_type))
+        return false;
+    size_t bytes = 0;
+    if (api.GetConvolutionForwardWorkspaceSize(h, p->xd, p->wd, p->cd, p->yd, q->algo, &bytes) ||
+        bytes > DNN_WORKSPACE_MAX)
+        return false;
+    p->algo = q->algo;
+    p->workspace = bytes > q->memory ? bytes : q->memory;
+    return true;
+}
+
+/* The descriptors of conv c and the fastest usable algorithm for them
+** (measured once per geometry, else cuDNN's heuristics' first); false when
+** cuDNN refuses. */
+static bool plan_descriptors(void *h, int ordinal, const wnn__cu_conv *c, wnn_data_type t, dnn_plan *p)
 {
     int type = t == WNN_DATA_TYPE_FLOAT16 ? DNN_DATA_HALF : DNN_DATA_FLOAT;
     int format = c->nhwc ? DNN_TENSOR_NHWC : DNN_TENSOR_NCHW;
@@ -356,27 +431,28 @@ static bool plan_descriptors(void *h, const wnn__cu_conv *c, wnn_data_type t, dn
         return false;
     dnn_perf perf[DNN_FWD_ALGO_COUNT];
     int got = 0;
-    if (api.GetConvolutionForwardAlgorithm_v7(h, p->xd, p->wd, p->cd, p->yd, DNN_FWD_ALGO_COUNT, &got, perf))
-        return false;
-    /* best first; FFT algorithms are less accurate than WebNN's tolerances
-    ** allow for, and float32 stays on FMA math */
-    for (int i = 0; i < got && i < DNN_FWD_ALGO_COUNT; i++) {
-        const dnn_perf *q = &perf[i];
-        if (q->status != DNN_STATUS_SUCCESS || q->algo == DNN_FWD_ALGO_FFT || q->algo == DNN_FWD_ALGO_FFT_TILING ||
-            q->memory > DNN_WORKSPACE_MAX || q->math_type == DNN_TENSOR_OP_MATH_ALLOW_CONVERSION)
-            continue;
-        if (t == WNN_DATA_TYPE_FLOAT32 && q->math_type != DNN_FMA_MATH && q->math_type != DNN_DEFAULT_MATH)
-            continue;
-        if (t == WNN_DATA_TYPE_FLOAT16 && api.SetConvolutionMathType(p->cd, q->math_type))
-            continue;
-        size_t bytes = 0;
-        if (api.GetConvolutionForwardWorkspaceSize(h, p->xd, p->wd, p->cd, p->yd, q->algo, &bytes) ||
-            bytes > DNN_WORKSPACE_MAX)
-            continue;
-        p->algo = q->algo;
-        p->workspace = bytes > q->memory ? bytes : q->memory;
-        return true;
+    dnn_choice known;
+    if (choice_find(ordinal, c, t, &known)) {
+        dnn_perf q = {.algo = known.algo, .status = DNN_STATUS_SUCCESS, .math_type = known.math_type};
+        if (usable(h, t, &q, p))
+            return true;
     }
+    /* measured, fastest first (cuDNN runs each algorithm on memory it
+    ** allocates for the purpose); the heuristics' order where that fails */
+    bool measured = api.FindConvolutionForwardAlgorithm(h, p->xd, p->wd, p->cd, p->yd, DNN_FWD_ALGO_COUNT, &got,
+                                                        perf) == DNN_STATUS_SUCCESS;
+    if (!measured) {
+        (void)cudaGetLastError();
+        got = 0;
+        if (api.GetConvolutionForwardAlgorithm_v7(h, p->xd, p->wd, p->cd, p->yd, DNN_FWD_ALGO_COUNT, &got, perf))
+            return false;
+    }
+    for (int i = 0; i < got && i < DNN_FWD_ALGO_COUNT; i++)
+        if (usable(h, t, &perf[i], p)) {
+            if (measured)
+                choice_keep(ordinal, c, t, perf[i].algo, perf[i].math_type);
+            return true;
+        }
     return false;
 }
 
@@ -535,7 +611,7 @@ static wnn_status plan_conv(wnn__device *d, void *h, const wnn__ir *ir, wnn__cu_
     if (!p)
         return WNN_STATUS_OUT_OF_MEMORY;
     wnn__cu_lock(d); /* the handle is the stream's: keep dispatches out */
-    bool ok = plan_descriptors(h, &c, t, p);
+    bool ok = plan_descriptors(h, d->ordinal, &c, t, p);
     wnn__cu_unlock(d);
     dnn_match m = match_epilogue(ir, nodes, uses, is_output, k, &c);
     if (ok && m.fused) {
