@@ -166,12 +166,18 @@ extern const onx_op_entry onx_ops_shape[];
 extern const onx_op_entry onx_ops_extra[];
 extern const onx_op_entry onx_ops_control[];
 extern const onx_op_entry onx_ops_signal[];
+extern const onx_op_entry onx_ops_integer[];
 extern const onx_op_entry onx_fold_ops[];
 
 /* 3-D Conv/ConvTranspose and MaxPool/AveragePool (rank-5 inputs) on 2-D
 ** operators (ops_spatial3d.c). */
 wnn_status onx_lower_conv3d(onx_importer *im, const Onnx__NodeProto *n);
 wnn_status onx_lower_pool3d(onx_importer *im, const Onnx__NodeProto *n);
+
+/* The convolution a Conv-like node n (strides, pads, dilations, group)
+** makes of float operands x and w, 1-D or 2-D, no bias (ops_nn.c). NULL
+** with the node failed. */
+wnn_operand *onx_conv_of(onx_importer *im, const Onnx__NodeProto *n, wnn_operand *x, wnn_operand *w);
 
 /* Resize of x to out (scales as ONNX states them) by gathers of constant
 ** taps along each axis, for what resample2d cannot do (ops_resize.c). */

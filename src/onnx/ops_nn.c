@@ -161,6 +161,29 @@ static wnn_status lower_conv(onx_importer *im, const Onnx__NodeProto *n)
     return onx_out(im, n, 0, k == 1 ? from_4d(im, y) : y);
 }
 
+wnn_operand *onx_conv_of(onx_importer *im, const Onnx__NodeProto *n, wnn_operand *x, wnn_operand *w)
+{
+    wnn_operand_desc xd = desc_of(x), wd = desc_of(w);
+    if (x == NULL || w == NULL)
+        return NULL;
+    if ((xd.rank != 3 && xd.rank != 4) || wd.rank != xd.rank) {
+        onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "a rank-%u input and a rank-%u filter: 1-D and 2-D only", xd.rank,
+                 wd.rank);
+        return NULL;
+    }
+    uint32_t k = xd.rank - 2;
+    spatial s;
+    if (read_spatial(im, n, k, xd.shape + 2, wd.shape + 2, &s, false) < 0)
+        return NULL;
+    wnn_conv2d_options o = WNN_CONV2D_OPTIONS_INIT;
+    memcpy(o.padding, s.pads, sizeof o.padding);
+    memcpy(o.strides, s.strides, sizeof o.strides);
+    memcpy(o.dilations, s.dilations, sizeof o.dilations);
+    o.groups = (uint32_t)onx_attr_int(n, "group", 1);
+    wnn_operand *y = wnn_conv2d(im->b, k == 1 ? to_4d(im, x) : x, k == 1 ? to_4d(im, w) : w, &o);
+    return k == 1 ? from_4d(im, y) : y;
+}
+
 /* ---- Gemm, MatMul ---- */
 
 static wnn_status lower_gemm(onx_importer *im, const Onnx__NodeProto *n)
