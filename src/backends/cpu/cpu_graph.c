@@ -11,12 +11,22 @@
 ** into primitives, and the nodes they fold in are skipped: their
 ** intermediates get no memory, and the chain's last value is placed where
 ** its first node runs, since that node writes it.
+**
+** float16 graphs of more than one step compute in float32 (promote()):
+** every float16 value is viewed as float32, graph inputs are widened into
+** float32 copies in the arena as a run starts, constants once (at the first
+** run after they are bound), and outputs are computed into the arena and narrowed as the run ends. So
+** consecutive operators pass float32 along, each rounds nothing, and the
+** kernels run their float32 paths (no staging copies). Only graphs whose
+** every operator's float32 kernel computes the same function are promoted:
+** no casts, comparisons, arg-reductions, rounding or oneDNN nodes.
 */
 #include <stdlib.h>
 #include <string.h>
 
 #include "backends/cpu/cpu_graph.h"
 #include "backends/cpu/dnnl.h"
+#include "backends/cpu/half_simd.h"
 #include "backends/cpu/kernels.h"
 #include "memory/arena.h"
 
@@ -33,7 +43,158 @@ struct wnn__cpu_graph {
     uint32_t max_args;
     wnn__dnnl_node **dnnl; /* per node: its oneDNN primitive, or NULL */
     bool *fused;           /* per node: computed by an earlier node's primitive */
+    bool promoted;         /* float16 values are computed as float32 (promote()) */
+    float **const32;       /* promoted: per value, the float32 copy of a float16 constant */
+    void *const *widen_from; /* promoted: constants bound but not widened yet, or NULL */
 };
+
+static bool is_half(const wnn__ir *ir, uint32_t v)
+{
+    return ir->values[v].desc.data_type == WNN_DATA_TYPE_FLOAT16;
+}
+
+/* Operators whose float32 kernel, given float16 values widened, computes the
+** float16 operator with more precision and nothing else changed. */
+static const bool keeps_meaning_in_float32[WNN__OP_COUNT] = {
+    [WNN__OP_ADD] = true,
+    [WNN__OP_SUB] = true,
+    [WNN__OP_MUL] = true,
+    [WNN__OP_DIV] = true,
+    [WNN__OP_MAX] = true,
+    [WNN__OP_MIN] = true,
+    [WNN__OP_POW] = true,
+    [WNN__OP_ABS] = true,
+    [WNN__OP_NEG] = true,
+    [WNN__OP_EXP] = true,
+    [WNN__OP_LOG] = true,
+    [WNN__OP_SQRT] = true,
+    [WNN__OP_RELU] = true,
+    [WNN__OP_SIGMOID] = true,
+    [WNN__OP_TANH] = true,
+    [WNN__OP_CLAMP] = true,
+    [WNN__OP_RESHAPE] = true,
+    [WNN__OP_TRANSPOSE] = true,
+    [WNN__OP_CONCAT] = true,
+    [WNN__OP_SLICE] = true,
+    [WNN__OP_SOFTMAX] = true,
+    [WNN__OP_MATMUL] = true,
+    [WNN__OP_GEMM] = true,
+    [WNN__OP_COS] = true,
+    [WNN__OP_SIN] = true,
+    [WNN__OP_TAN] = true,
+    [WNN__OP_ERF] = true,
+    [WNN__OP_RECIPROCAL] = true,
+    [WNN__OP_IDENTITY] = true,
+    [WNN__OP_ELU] = true,
+    [WNN__OP_GELU] = true,
+    [WNN__OP_HARD_SIGMOID] = true,
+    [WNN__OP_HARD_SWISH] = true,
+    [WNN__OP_LEAKY_RELU] = true,
+    [WNN__OP_LINEAR] = true,
+    [WNN__OP_SOFTPLUS] = true,
+    [WNN__OP_SOFTSIGN] = true,
+    [WNN__OP_PRELU] = true,
+    [WNN__OP_WHERE] = true,
+    [WNN__OP_REDUCE_L1] = true,
+    [WNN__OP_REDUCE_L2] = true,
+    [WNN__OP_REDUCE_LOG_SUM] = true,
+    [WNN__OP_REDUCE_LOG_SUM_EXP] = true,
+    [WNN__OP_REDUCE_MAX] = true,
+    [WNN__OP_REDUCE_MEAN] = true,
+    [WNN__OP_REDUCE_MIN] = true,
+    [WNN__OP_REDUCE_PRODUCT] = true,
+    [WNN__OP_REDUCE_SUM] = true,
+    [WNN__OP_REDUCE_SUM_SQUARE] = true,
+    [WNN__OP_CUMULATIVE_SUM] = true,
+    [WNN__OP_CONV2D] = true,
+    [WNN__OP_CONV_TRANSPOSE2D] = true,
+    [WNN__OP_AVERAGE_POOL2D] = true,
+    [WNN__OP_L2_POOL2D] = true,
+    [WNN__OP_MAX_POOL2D] = true,
+    [WNN__OP_RESAMPLE2D] = true,
+    [WNN__OP_BATCH_NORMALIZATION] = true,
+    [WNN__OP_INSTANCE_NORMALIZATION] = true,
+    [WNN__OP_LAYER_NORMALIZATION] = true,
+    [WNN__OP_EXPAND] = true,
+    [WNN__OP_PAD] = true,
+    [WNN__OP_SPLIT] = true,
+    [WNN__OP_TILE] = true,
+    [WNN__OP_REVERSE] = true,
+    [WNN__OP_TRIANGULAR] = true,
+    [WNN__OP_GATHER] = true,
+    [WNN__OP_GATHER_ELEMENTS] = true,
+    [WNN__OP_GATHER_ND] = true,
+};
+
+/* Decides whether g computes its float16 values in float32: worth it when a
+** float16 value passes between two nodes or comes from a constant, allowed
+** when every node with a float16 operand keeps its meaning in float32 and
+** runs its own kernel, and no graph output is an input or a constant. */
+static bool promote(const wnn__cpu_graph *g)
+{
+    const wnn__ir *ir = g->ir;
+    bool worth = false;
+    for (uint32_t n = 0; n < ir->n_nodes; n++) {
+        const wnn__node *node = &ir->nodes[n];
+        bool half = false;
+        for (uint32_t j = 0; j < node->n_in + node->n_out; j++) {
+            uint32_t v = j < node->n_in ? node->in[j] : node->out[j - node->n_in];
+            if (v == WNN__NONE || !is_half(ir, v))
+                continue;
+            half = true;
+            if (j < node->n_in && ir->values[v].kind != WNN__VALUE_INPUT)
+                worth = true;
+        }
+        if (half && (!keeps_meaning_in_float32[node->op] || g->dnnl[n] || g->fused[n]))
+            return false;
+    }
+    for (uint32_t i = 0; i < ir->n_outputs; i++)
+        if (ir->values[ir->output_values[i]].kind != WNN__VALUE_NODE)
+            return false;
+    return worth;
+}
+
+/* Widens the float16 constants into g->const32 (from the IR's bytes, or
+** constants[v] when given). */
+static void widen_constants(wnn__cpu_graph *g, void *const *constants)
+{
+    for (uint32_t v = 0; v < g->ir->n_values; v++) {
+        const void *src = constants ? constants[v] : g->ir->values[v].data;
+        if (g->const32[v] && src)
+            wnn__half_to_float_n(g->const32[v], src, wnn__shape_count(&g->ir->values[v].desc));
+        if (g->const32[v])
+            g->views[v].data = g->const32[v];
+    }
+}
+
+/* Views every float16 value as float32 and makes the constants' copies. */
+static wnn_status promote_values(wnn__cpu_graph *g)
+{
+    const wnn__ir *ir = g->ir;
+    g->const32 = calloc(ir->n_values ? ir->n_values : 1, sizeof *g->const32);
+    if (!g->const32)
+        return WNN_STATUS_OUT_OF_MEMORY;
+    for (uint32_t v = 0; v < ir->n_values; v++) {
+        if (!is_half(ir, v))
+            continue;
+        g->views[v].desc.data_type = WNN_DATA_TYPE_FLOAT32;
+        if (ir->values[v].kind == WNN__VALUE_CONSTANT &&
+            !(g->const32[v] = malloc(wnn__shape_count(&ir->values[v].desc) * sizeof(float) + 1)))
+            return WNN_STATUS_OUT_OF_MEMORY;
+    }
+    widen_constants(g, NULL);
+    g->promoted = true;
+    return WNN_OK;
+}
+
+/* In the arena: intermediates, and in a promoted graph the float32 copies
+** of float16 inputs and outputs. */
+static bool in_arena(const wnn__cpu_graph *g, uint32_t v)
+{
+    if (g->output_of[v] >= 0 || g->ir->values[v].kind == WNN__VALUE_INPUT)
+        return g->promoted && is_half(g->ir, v);
+    return g->ir->values[v].kind == WNN__VALUE_NODE;
+}
 
 static wnn_status plan(wnn__cpu_graph *g)
 {
@@ -49,25 +210,38 @@ static wnn_status plan(wnn__cpu_graph *g)
 
     uint32_t n_live = 0;
     size_t top = 0;
-    for (uint32_t n = 0; n < ir->n_nodes; n++) {
-        const wnn__node *node = &ir->nodes[n];
-        for (uint32_t j = 0; j < node->n_out && !g->fused[n]; j++) {
-            uint32_t v = g->dnnl[n] ? wnn__dnnl_node_output(g->dnnl[n]) : node->out[j];
-            if (g->output_of[v] >= 0)
-                continue;
-            size_t size = (size_t)wnn_operand_desc_byte_length(&ir->values[v].desc);
+    for (uint32_t v = 0; v < ir->n_values; v++) /* promoted inputs: copies alive from the start */
+        if (ir->values[v].kind == WNN__VALUE_INPUT && in_arena(g, v)) {
+            size_t size = (size_t)wnn_operand_desc_byte_length(&g->views[v].desc);
             size = (size + ALIGN - 1) / ALIGN * ALIGN;
             g->offset[v] = wnn__arena_place(live, &n_live, size ? size : ALIGN, v);
             if (g->offset[v] + size > top)
                 top = g->offset[v] + size;
         }
-        /* blocks whose last reader is this node are free for the next one */
-        for (uint32_t j = 0; j < node->n_in; j++)
-            if (node->in[j] != WNN__NONE && last_use[node->in[j]] == n && g->offset[node->in[j]] != SIZE_MAX)
-                wnn__arena_unplace(live, &n_live, node->in[j]);
-        for (uint32_t j = 0; j < node->n_out; j++)
-            if (last_use[node->out[j]] == n && g->offset[node->out[j]] != SIZE_MAX)
-                wnn__arena_unplace(live, &n_live, node->out[j]);
+    for (uint32_t n = 0; n < ir->n_nodes; n++) {
+        const wnn__node *node = &ir->nodes[n];
+        for (uint32_t j = 0; j < node->n_out && !g->fused[n]; j++) {
+            uint32_t v = g->dnnl[n] ? wnn__dnnl_node_output(g->dnnl[n]) : node->out[j];
+            if (!in_arena(g, v))
+                continue;
+            size_t size = (size_t)wnn_operand_desc_byte_length(&g->views[v].desc);
+            size = (size + ALIGN - 1) / ALIGN * ALIGN;
+            g->offset[v] = wnn__arena_place(live, &n_live, size ? size : ALIGN, v);
+            if (g->offset[v] + size > top)
+                top = g->offset[v] + size;
+        }
+        /* blocks whose last reader is this node are free for the next one;
+        ** outputs' stay until the run narrows them */
+        for (uint32_t j = 0; j < node->n_in; j++) {
+            uint32_t v = node->in[j];
+            if (v != WNN__NONE && last_use[v] == n && g->offset[v] != SIZE_MAX && g->output_of[v] < 0)
+                wnn__arena_unplace(live, &n_live, v);
+        }
+        for (uint32_t j = 0; j < node->n_out; j++) {
+            uint32_t v = node->out[j];
+            if (last_use[v] == n && g->offset[v] != SIZE_MAX && g->output_of[v] < 0)
+                wnn__arena_unplace(live, &n_live, v);
+        }
     }
     g->arena_size = top;
     free(last_use);
@@ -142,6 +316,8 @@ wnn_status wnn__cpu_graph_plan(const wnn__ir *ir, wnn__cpu_graph **out)
     for (uint32_t i = ir->n_outputs; i-- > 0;)
         g->output_of[ir->output_values[i]] = (int32_t)i;
     wnn_status s = compile_dnnl(g);
+    if (s == WNN_OK && promote(g))
+        s = promote_values(g);
     if (s == WNN_OK)
         s = plan(g);
     if (s != WNN_OK) {
@@ -166,6 +342,8 @@ void wnn__cpu_graph_bind(wnn__cpu_graph *g, void *arena, void *const *constants)
     for (uint32_t v = 0; constants && v < g->ir->n_values; v++)
         if (g->ir->values[v].kind == WNN__VALUE_CONSTANT)
             g->views[v].data = constants[v];
+    if (g->promoted && constants) /* their bytes may still be on their way (null's queue) */
+        g->widen_from = constants;
 }
 
 void wnn__cpu_graph_free(wnn__cpu_graph *g)
@@ -180,19 +358,31 @@ void wnn__cpu_graph_free(wnn__cpu_graph *g)
         wnn__dnnl_free(g->dnnl[n]);
     free(g->dnnl);
     free(g->fused);
+    for (uint32_t v = 0; g->const32 && v < g->ir->n_values; v++)
+        free(g->const32[v]);
+    free(g->const32);
     free(g);
 }
 
 wnn_status wnn__cpu_graph_run(wnn__cpu_graph *g, void *const *inputs, void *const *outputs)
 {
     const wnn__ir *ir = g->ir;
-    for (uint32_t i = 0; i < ir->n_inputs; i++)
-        g->views[ir->input_values[i]].data = inputs[i];
+    if (g->widen_from) {
+        widen_constants(g, g->widen_from);
+        g->widen_from = NULL;
+    }
     for (uint32_t v = 0; v < ir->n_values; v++) {
-        if (g->output_of[v] >= 0)
-            g->views[v].data = outputs[g->output_of[v]];
-        else if (g->offset[v] != SIZE_MAX)
+        if (g->offset[v] != SIZE_MAX)
             g->views[v].data = (char *)g->arena + g->offset[v];
+        else if (g->output_of[v] >= 0)
+            g->views[v].data = outputs[g->output_of[v]];
+    }
+    for (uint32_t i = 0; i < ir->n_inputs; i++) {
+        uint32_t v = ir->input_values[i];
+        if (g->offset[v] == SIZE_MAX)
+            g->views[v].data = inputs[i];
+        else /* promoted */
+            wnn__half_to_float_n(g->views[v].data, inputs[i], wnn__shape_count(&ir->values[v].desc));
     }
     for (uint32_t n = 0; n < ir->n_nodes; n++) {
         const wnn__node *node = &ir->nodes[n];
@@ -216,6 +406,11 @@ wnn_status wnn__cpu_graph_run(wnn__cpu_graph *g, void *const *inputs, void *cons
         wnn_status s = wnn__cpu_kernel_for(node->op)(node, in, out);
         if (s != WNN_OK)
             return s;
+    }
+    for (uint32_t i = 0; i < ir->n_outputs; i++) {
+        uint32_t v = ir->output_values[i];
+        if (g->output_of[v] == (int32_t)i && g->offset[v] != SIZE_MAX) /* promoted */
+            wnn__float_to_half_n(outputs[i], g->views[v].data, wnn__shape_count(&ir->values[v].desc));
     }
     /* one operand under several output names: copy to the later ones */
     for (uint32_t i = 0; i < ir->n_outputs; i++) {
