@@ -152,6 +152,19 @@ def layer_norm(dt):
     return {"x": x}, p, build, torch_fn
 
 
+def binary(name, wnn_op, torch_op):
+    def workload(dt):
+        a, c = rand((8192, 8192), seed=1), rand((8192, 8192), seed=2)
+
+        def build(g):
+            return wnn_op(g, g.input("a", a.shape, dt), g.input("b", c.shape, dt))
+
+        return {"a": a, "b": c}, {}, build, lambda t, q: torch_op(t["a"], t["b"])
+
+    workload.__name__ = name
+    return workload
+
+
 def unary(name, wnn_op, torch_op, lo=-4.0, hi=4.0):
     def workload(dt):
         x = rand((8192, 8192), lo, hi, seed=1)
@@ -175,6 +188,10 @@ WORKLOADS = [
     ("reduceSum [8192,8192], last axis", unary("sum", lambda g, x: g.reduceSum(x, axes=[1]), lambda x: x.sum(1))),
     ("softmax [8192,8192], last axis", unary("softmax", lambda g, x: g.softmax(x, 1), lambda x: torch.softmax(x, 1))),
     ("transpose [8192,8192]", unary("transpose", lambda g, x: g.transpose(x), lambda x: x.t().contiguous())),
+    ("add [8192,8192]", binary("add", lambda g, x, y: g.add(x, y), torch.add)),
+    ("relu(a + b) * 2 [8192,8192] (fused in wnn)",
+     binary("chain", lambda g, x, y: g.mul(g.relu(g.add(x, y)), g.constant(2.0, dtype=x.dtype)),
+            lambda x, y: torch.relu(x + y) * 2)),
 ]
 
 

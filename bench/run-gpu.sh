@@ -7,9 +7,15 @@
 #   sh bench/run-gpu.sh reliability  the soak and test-audit on cuda, plain,
 #                                under ASan+UBSan and under TSan
 #   sh bench/run-gpu.sh bench    bench-cuda beside raw CUDA, the PyTorch peers
-#                                in the same run, and the merged table
+#                                in the same run, and the merged table; the
+#                                model-shaped workloads (gpu_workloads.py) and
+#                                the models (bench_models_gpu.py) beside PyTorch
 # Libraries the GPU image lacks (OpenBLAS, jansson) come in a carried folder:
-# CARRY (default gpu-carry) with lib/ and include/. The WPT vectors are the
+# CARRY (default gpu-carry) with lib/ and include/. The ONNX importer (for
+# bench_models_gpu.py) is built where that folder also has protobuf-c (its
+# library, include/protobuf-c/, lib/pkgconfig/libprotobuf-c.pc) and onnx/
+# with onnx.proto and the reader protoc-c generated from it here, which
+# bin/protoc-c copies into the build (the image has no protoc-c). The WPT vectors are the
 # repository's (data/wpt). Logs go to OUT (default ./gpu-out).
 set -u
 CARRY=${CARRY:-gpu-carry}
@@ -19,13 +25,21 @@ case "$OUT" in /*) ;; *) OUT="$PWD/$OUT" ;; esac
 mkdir -p "$OUT"
 export PKG_CONFIG_PATH="$PWD/$CARRY/lib/pkgconfig"
 export LD_LIBRARY_PATH="$PWD/$CARRY/lib:${LD_LIBRARY_PATH:-}"
+# cuDNN for the convolutions (loaded on first use): PyTorch's wheel brings one
+for site in $(python3 -c 'import site; print(" ".join(site.getsitepackages()))' 2>/dev/null); do
+    [ -d "$site/nvidia/cudnn/lib" ] && LD_LIBRARY_PATH="$site/nvidia/cudnn/lib:$LD_LIBRARY_PATH"
+done
 WPT="$PWD/data/wpt/conformance"
 
 for stage in "$@"; do
 case "$stage" in
 build)
     nvidia-smi -L
-    cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWNN_WPT_DIR="$WPT" >"$OUT/cmake.log" 2>&1 || { tail -30 "$OUT/cmake.log"; exit 1; }
+    onnx=
+    [ -f "$CARRY/onnx/onnx.proto" ] &&
+        onnx="-DWNN_ONNX_PROTO=$PWD/$CARRY/onnx/onnx.proto -DWNN_PROTOC_C=$PWD/$CARRY/bin/protoc-c"
+    # shellcheck disable=SC2086
+    cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWNN_WPT_DIR="$WPT" $onnx >"$OUT/cmake.log" 2>&1 || { tail -30 "$OUT/cmake.log"; exit 1; }
     cmake --build "$BUILD" -j "$(nproc)" >"$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -30; exit 1; }
     "$BUILD/wnn" devices
     ;;
@@ -70,6 +84,10 @@ bench)
     python3 bench/gpu_peers.py | tee "$OUT/peers.txt"
     python3 bench/gpu_conv_peer.py | tee "$OUT/conv-peer.txt"
     python3 bench/gpu_table.py "$OUT/bench-cuda.txt" "$OUT/peers.txt" | tee "$OUT/table.txt"
+    # issue 15's model-shaped workloads and the models beside PyTorch (the
+    # module built by the test stage; the models need its ONNX importer)
+    PYTHONPATH=python python3 bench/gpu_workloads.py | tee "$OUT/workloads.txt"
+    PYTHONPATH=python python3 bench/bench_models_gpu.py | tee "$OUT/models.txt"
     # DLPack per call, from Python (the module built by the test stage)
     PYTHONPATH=python python3 bench/gpu_dlpack.py | tee "$OUT/dlpack.txt"
     ;;
