@@ -1,0 +1,182 @@
+/*
+** ops_gridsample.c -- GridSample (4-D) on WebNN: the grid's normalized
+** coordinates are unnormalized in the graph, the taps around each sampling
+** point (1 nearest, 4 bilinear, 16 bicubic) become flat indices y * W + x,
+** and gatherElements reads them from the input flattened to [N, C, H * W];
+** each tap is weighted, masked to 0 outside the input for zeros padding,
+** and summed. Coordinates follow PyTorch's grid_sample, which ONNX's
+** operator mirrors: border clips, reflection folds about the edges (or the
+** pixel centres with align_corners), nearest rounds half to even, bicubic
+** bounds each tap alone with A = -0.75.
+*/
+#include <string.h>
+
+#include "onnx_internal.h"
+
+typedef struct sampler {
+    onx_importer *im;
+    wnn_data_type t;
+    uint32_t n, c, h, w, ho, wo;
+    bool align, zeros, border, reflection;
+    wnn_operand *flat; /* the input as [N, C, H * W] */
+} sampler;
+
+static wnn_operand_desc desc_of(wnn_operand *x)
+{
+    wnn_operand_desc d = WNN_OPERAND_DESC_INIT;
+    if (x != NULL)
+        wnn_operand_get_desc(x, &d);
+    return d;
+}
+
+static wnn_operand *k(const sampler *s, double v) { return onx_scalar(s->im, s->t, v); }
+
+static wnn_operand *clip(const sampler *s, wnn_operand *x, double hi)
+{
+    wnn_graph_builder *b = s->im->b;
+    return wnn_min(b, wnn_max(b, x, k(s, 0.0)), k(s, hi));
+}
+
+/* PyTorch's reflect_coordinates: x folded into [lo, lo + span] (twice_low,
+** twice_high as PyTorch passes them). */
+static wnn_operand *reflect(const sampler *s, wnn_operand *x, double twice_low, double twice_high)
+{
+    wnn_graph_builder *b = s->im->b;
+    if (twice_low == twice_high)
+        return wnn_mul(b, x, k(s, 0.0));
+    double lo = twice_low / 2, span = (twice_high - twice_low) / 2;
+    wnn_operand *a = wnn_abs(b, wnn_sub(b, x, k(s, lo)));
+    wnn_operand *flips = wnn_floor(b, wnn_div(b, a, k(s, span)));
+    wnn_operand *extra = wnn_sub(b, a, wnn_mul(b, flips, k(s, span)));
+    wnn_operand *odd = wnn_sub(b, flips, wnn_mul(b, wnn_floor(b, wnn_div(b, flips, k(s, 2.0))), k(s, 2.0)));
+    return wnn_where(b, wnn_equal(b, odd, k(s, 0.0)), wnn_add(b, extra, k(s, lo)),
+                     wnn_add(b, wnn_sub(b, k(s, span), extra), k(s, lo)));
+}
+
+/* Border and reflection padding of a coordinate along an axis of size. */
+static wnn_operand *pad_coord(const sampler *s, wnn_operand *x, uint32_t size)
+{
+    if (s->border)
+        return clip(s, x, size - 1.0);
+    if (!s->reflection)
+        return x;
+    x = s->align ? reflect(s, x, 0, 2.0 * (size - 1)) : reflect(s, x, -1, 2.0 * size - 1);
+    return clip(s, x, size - 1.0);
+}
+
+static wnn_operand *unnormalize(const sampler *s, wnn_operand *g, uint32_t size)
+{
+    wnn_graph_builder *b = s->im->b;
+    wnn_operand *p1 = wnn_add(b, g, k(s, 1.0));
+    return s->align ? wnn_mul(b, p1, k(s, (size - 1) / 2.0))
+                    : wnn_div(b, wnn_sub(b, wnn_mul(b, p1, k(s, size)), k(s, 1.0)), k(s, 2.0));
+}
+
+/* The input at integer-valued coordinates (x, y) [N, Ho, Wo], times weight
+** (NULL: 1), 0 where the tap is outside the input. */
+static wnn_operand *tap(const sampler *s, wnn_operand *x, wnn_operand *y, wnn_operand *weight)
+{
+    wnn_graph_builder *b = s->im->b;
+    wnn_operand *inside = wnn_logical_and(
+        b, wnn_logical_and(b, wnn_greater_or_equal(b, x, k(s, 0.0)), wnn_lesser_or_equal(b, x, k(s, s->w - 1.0))),
+        wnn_logical_and(b, wnn_greater_or_equal(b, y, k(s, 0.0)), wnn_lesser_or_equal(b, y, k(s, s->h - 1.0))));
+    wnn_operand *xi = wnn_cast(b, clip(s, x, s->w - 1.0), WNN_DATA_TYPE_INT64);
+    wnn_operand *yi = wnn_cast(b, clip(s, y, s->h - 1.0), WNN_DATA_TYPE_INT64);
+    wnn_operand *at = wnn_add(b, wnn_mul(b, yi, onx_scalar(s->im, WNN_DATA_TYPE_INT64, s->w)), xi);
+    uint32_t flat[3] = {s->n, 1, s->ho * s->wo}, wide[3] = {s->n, s->c, s->ho * s->wo};
+    at = wnn_expand(b, wnn_reshape(b, at, 3, flat), 3, wide);
+    wnn_gather_options go = {.axis = 2};
+    wnn_operand *v = wnn_gather_elements(b, s->flat, at, &go);
+    wnn_operand *m = weight ? wnn_where(b, inside, weight, k(s, 0.0)) : wnn_where(b, inside, k(s, 1.0), k(s, 0.0));
+    return wnn_mul(b, v, wnn_reshape(b, m, 3, flat));
+}
+
+static wnn_operand *accumulate(onx_importer *im, wnn_operand *sum, wnn_operand *v)
+{
+    return sum == NULL ? v : wnn_add(im->b, sum, v);
+}
+
+/* PyTorch's cubic convolution weights for offset t in [0, 1). */
+static void cubic_weights(const sampler *s, wnn_operand *t, wnn_operand **w)
+{
+    wnn_graph_builder *b = s->im->b;
+    const double a = -0.75;
+    wnn_operand *one = k(s, 1.0);
+    wnn_operand *x[4] = {wnn_add(b, t, one), t, wnn_sub(b, one, t), wnn_sub(b, k(s, 2.0), t)};
+    for (int i = 0; i < 4; i++) {
+        if (i == 1 || i == 2) { /* ((a + 2) x - (a + 3)) x x + 1 */
+            wnn_operand *p = wnn_sub(b, wnn_mul(b, x[i], k(s, a + 2)), k(s, a + 3));
+            w[i] = wnn_add(b, wnn_mul(b, wnn_mul(b, p, x[i]), x[i]), one);
+        } else { /* ((a x - 5 a) x + 8 a) x - 4 a */
+            wnn_operand *p = wnn_sub(b, wnn_mul(b, x[i], k(s, a)), k(s, 5 * a));
+            p = wnn_add(b, wnn_mul(b, p, x[i]), k(s, 8 * a));
+            w[i] = wnn_sub(b, wnn_mul(b, p, x[i]), k(s, 4 * a));
+        }
+    }
+}
+
+static wnn_status lower_grid_sample(onx_importer *im, const Onnx__NodeProto *n)
+{
+    wnn_graph_builder *b = im->b;
+    wnn_operand *x = onx_in_op(im, n, 0), *grid = onx_in_op(im, n, 1);
+    if (x == NULL || grid == NULL)
+        return im->status;
+    wnn_operand_desc xd = desc_of(x), gd = desc_of(grid);
+    if (xd.rank != 4 || gd.rank != 4 || gd.shape[3] != 2 || gd.shape[0] != xd.shape[0])
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "an input of rank %u and a grid of rank %u: 4-D only "
+                        "([N, C, H, W] and [N, Ho, Wo, 2])", xd.rank, gd.rank);
+    if (!onx_type_is_float(xd.data_type) || gd.data_type != xd.data_type)
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "input and grid must share a float type");
+    char mode[16], padding[16];
+    onx_attr_string(n, "mode", "bilinear", mode, sizeof mode);
+    onx_attr_string(n, "padding_mode", "zeros", padding, sizeof padding);
+    sampler s = {im, xd.data_type, xd.shape[0], xd.shape[1], xd.shape[2], xd.shape[3], gd.shape[1], gd.shape[2],
+                 onx_attr_int(n, "align_corners", 0) != 0, strcmp(padding, "zeros") == 0,
+                 strcmp(padding, "border") == 0, strcmp(padding, "reflection") == 0, NULL};
+    bool nearest = strcmp(mode, "nearest") == 0, bicubic = strcmp(mode, "bicubic") == 0;
+    if (!s.zeros && !s.border && !s.reflection)
+        return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "padding_mode '%s' is unknown", padding);
+    if (!nearest && !bicubic && strcmp(mode, "bilinear") != 0)
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "mode '%s' (opset 16 has bilinear, nearest, bicubic)", mode);
+    uint32_t flat[3] = {s.n, s.c, s.h * s.w}, starts[4] = {0}, sizes[4] = {s.n, s.ho, s.wo, 1}, plane[3] = {s.n, s.ho,
+                                                                                                        s.wo};
+    s.flat = wnn_reshape(b, x, 3, flat);
+    wnn_operand *gx = wnn_reshape(b, wnn_slice(b, grid, starts, sizes, NULL), 3, plane);
+    starts[3] = 1;
+    wnn_operand *gy = wnn_reshape(b, wnn_slice(b, grid, starts, sizes, NULL), 3, plane);
+    wnn_operand *ix = unnormalize(&s, gx, s.w), *iy = unnormalize(&s, gy, s.h), *sum = NULL;
+    if (nearest) {
+        ix = wnn_round_even(b, pad_coord(&s, ix, s.w));
+        iy = wnn_round_even(b, pad_coord(&s, iy, s.h));
+        sum = tap(&s, ix, iy, NULL);
+    } else if (!bicubic) {
+        ix = pad_coord(&s, ix, s.w);
+        iy = pad_coord(&s, iy, s.h);
+        wnn_operand *x0 = wnn_floor(b, ix), *y0 = wnn_floor(b, iy), *one = k(&s, 1.0);
+        wnn_operand *x1 = wnn_add(b, x0, one), *y1 = wnn_add(b, y0, one);
+        wnn_operand *wx1 = wnn_sub(b, ix, x0), *wy1 = wnn_sub(b, iy, y0);
+        wnn_operand *wx0 = wnn_sub(b, one, wx1), *wy0 = wnn_sub(b, one, wy1);
+        sum = accumulate(im, sum, tap(&s, x0, y0, wnn_mul(b, wx0, wy0)));
+        sum = accumulate(im, sum, tap(&s, x1, y0, wnn_mul(b, wx1, wy0)));
+        sum = accumulate(im, sum, tap(&s, x0, y1, wnn_mul(b, wx0, wy1)));
+        sum = accumulate(im, sum, tap(&s, x1, y1, wnn_mul(b, wx1, wy1)));
+    } else {
+        wnn_operand *x0 = wnn_floor(b, ix), *y0 = wnn_floor(b, iy), *wx[4], *wy[4];
+        cubic_weights(&s, wnn_sub(b, ix, x0), wx);
+        cubic_weights(&s, wnn_sub(b, iy, y0), wy);
+        for (int j = 0; j < 4; j++) {
+            wnn_operand *yj = pad_coord(&s, wnn_add(b, y0, k(&s, j - 1.0)), s.h);
+            for (int i = 0; i < 4; i++) {
+                wnn_operand *xi = pad_coord(&s, wnn_add(b, x0, k(&s, i - 1.0)), s.w);
+                sum = accumulate(im, sum, tap(&s, xi, yj, wnn_mul(b, wx[i], wy[j])));
+            }
+        }
+    }
+    uint32_t out[4] = {s.n, s.c, s.ho, s.wo};
+    return onx_out(im, n, 0, sum ? wnn_reshape(b, sum, 4, out) : NULL);
+}
+
+const onx_op_entry onx_ops_gridsample[] = {
+    {"GridSample", lower_grid_sample},
+    {NULL, NULL},
+};
