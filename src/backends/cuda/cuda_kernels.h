@@ -208,6 +208,11 @@ cudaError_t wnn__cu_scatter_nd(cudaStream_t s, uint32_t elem_size, wnn_data_type
 /* softmax over [outer, len, inner] around the axis; float32 and float16. */
 cudaError_t wnn__cu_softmax(cudaStream_t s, wnn_data_type t, uint64_t outer, uint32_t len, uint64_t inner,
                             const void *in, void *out);
+/* The same over contiguous rows (inner 1) of up to 256 16-byte vectors held
+** in registers (kernels_rows.cu), for the shapes and pointers _fits accepts. */
+bool wnn__cu_softmax_rows_fits(wnn_data_type t, uint32_t len, uint64_t inner, const void *in, const void *out);
+cudaError_t wnn__cu_softmax_rows(cudaStream_t s, wnn_data_type t, uint64_t rows, uint32_t len, const void *in,
+                                 void *out);
 
 /* Reductions: each output reads the elements at base(kept index) +
 ** offset(reduced index); kept and reduced dimensions are merged where

@@ -625,6 +625,8 @@ __global__ void batch_norm_kernel(const T *__restrict__ in, const T *__restrict_
 extern "C" cudaError_t wnn__cu_softmax(cudaStream_t s, wnn_data_type t, uint64_t outer, uint32_t len, uint64_t inner,
                                        const void *in, void *out)
 {
+    if (wnn__cu_softmax_rows_fits(t, len, inner, in, out))
+        return wnn__cu_softmax_rows(s, t, outer, len, in, out);
     if (t == WNN_DATA_TYPE_FLOAT32)
         return softmax_typed<float>(s, outer, len, inner, in, out);
     if (t == WNN_DATA_TYPE_FLOAT16)
