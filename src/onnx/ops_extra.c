@@ -3,7 +3,7 @@
 ** decomposition: NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss
 ** (gatherElements and reductions), Mod, Hardmax and OneHot (argMax
 ** or indices compared with an iota), TopK (ranks from pairwise
-** comparisons), LRN (a channel window as an average
+** comparisons), MaxUnpool (a scatter into zeros), LRN (a channel window as an average
 ** pool), and the recurrent LSTM and GRU onto WebNN's lstm and gru.
 */
 #include <math.h>
@@ -213,6 +213,67 @@ static wnn_status lower_topk(onx_importer *im, const Onnx__NodeProto *n)
             return st;
     }
     return WNN_OK;
+}
+
+/* MaxUnpool: zeros of the pooling's input shape (the inverse of its size
+** rule) with X scattered at I, ONNX's flat indices into that whole tensor;
+** a larger output_shape pads the end of each axis with zeros (as ONNX's
+** test data and ONNX Runtime place it). */
+static wnn_status lower_max_unpool(onx_importer *im, const Onnx__NodeProto *n)
+{
+    wnn_graph_builder *b = im->b;
+    wnn_operand *x = onx_in_op(im, n, 0), *idx = onx_in_op(im, n, 1);
+    if (x == NULL || idx == NULL)
+        return im->status;
+    wnn_operand_desc d = desc_of(x), id = desc_of(idx);
+    if (d.rank < 3 || id.rank != d.rank || memcmp(id.shape, d.shape, d.rank * sizeof *d.shape) != 0)
+        return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "X (rank %u) and I must share a shape of rank 3 or more",
+                        d.rank);
+    int64_t out[WNN_MAX_RANK], want[WNN_MAX_RANK], ks[WNN_MAX_RANK], st[WNN_MAX_RANK], pads[2 * WNN_MAX_RANK] = {0};
+    uint32_t k = d.rank - 2;
+    if (onx_attr_ints(n, "kernel_shape", ks, WNN_MAX_RANK) != (int)k)
+        return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "kernel_shape must have %u values", k);
+    int ns = onx_attr_ints(n, "strides", st, WNN_MAX_RANK), np = onx_attr_ints(n, "pads", pads, 2 * WNN_MAX_RANK);
+    if (np > 0 && np != (int)(2 * k))
+        return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "pads has %d values for %u axes", np, k);
+    out[0] = d.shape[0];
+    out[1] = d.shape[1];
+    for (uint32_t i = 0; i < k; i++)
+        out[2 + i] = ((int64_t)d.shape[2 + i] - 1) * (ns > (int)i ? st[i] : 1) - pads[i] - pads[k + i] + ks[i];
+    memcpy(want, out, sizeof want);
+    if (onx_in(im, n, 2) != NULL && onx_in_ints(im, n, 2, "output_shape", want, WNN_MAX_RANK) != (int)d.rank)
+        return im->status != WNN_OK ? im->status
+                                    : onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "output_shape must have %u values",
+                                               d.rank);
+    uint32_t grow[WNN_MAX_RANK], none[WNN_MAX_RANK] = {0};
+    bool padded = false;
+    for (uint32_t i = 0; i < d.rank; i++) {
+        if (want[i] < out[i] || want[i] - out[i] > (int64_t)WNN_MAX_DIMENSION)
+            return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "output_shape[%u] %lld is below the pooled input's %lld",
+                            i, (long long)want[i], (long long)out[i]);
+        grow[i] = (uint32_t)(want[i] - out[i]);
+        padded = padded || grow[i] > 0;
+    }
+    uint64_t total = 1;
+    uint32_t shape[WNN_MAX_RANK];
+    for (uint32_t i = 0; i < d.rank; i++) {
+        if (out[i] < 1 || out[i] > (int64_t)WNN_MAX_DIMENSION)
+            return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "output dimension %u would be %lld", i,
+                            (long long)out[i]);
+        shape[i] = (uint32_t)out[i];
+        total *= shape[i];
+        if (total > WNN_MAX_DIMENSION)
+            return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "an output of over 2^31-1 elements");
+    }
+    uint32_t count = 1, flat = (uint32_t)total;
+    for (uint32_t i = 0; i < d.rank; i++)
+        count *= d.shape[i];
+    wnn_operand *zeros = wnn_expand(b, onx_scalar(im, d.data_type, 0.0), 1, &flat);
+    wnn_scatter_options so = {.axis = 0};
+    wnn_operand *y = wnn_scatter_elements(b, zeros, wnn_reshape(b, idx, 1, &count), wnn_reshape(b, x, 1, &count),
+                                          &so);
+    y = y ? wnn_reshape(b, y, d.rank, shape) : NULL;
+    return onx_out(im, n, 0, y && padded ? wnn_pad(b, y, none, grow, NULL) : y);
 }
 
 static wnn_status lower_hardmax(onx_importer *im, const Onnx__NodeProto *n)
@@ -707,6 +768,7 @@ const onx_op_entry onx_ops_extra[] = {
     {"Mod", lower_mod},
     {"Hardmax", lower_hardmax},
     {"TopK", lower_topk},
+    {"MaxUnpool", lower_max_unpool},
     {"OneHot", lower_one_hot},
     {"LRN", lower_lrn},
     {"LSTM", lower_lstm},

@@ -365,6 +365,58 @@ static wnn_status lower_slice(onx_importer *im, const Onnx__NodeProto *n)
     return onx_out(im, n, 0, wnn_slice(im->b, x, starts, sizes, strides));
 }
 
+/* GatherND with batch_dims b: the batch dimensions flattened to one of B,
+** each index tuple prefixed with its batch number (an iota), then gatherND
+** over [B, ...] and the batch dimensions restored. */
+static wnn_operand *gather_nd(onx_importer *im, const Onnx__NodeProto *n, wnn_operand *x, wnn_operand *idx)
+{
+    wnn_graph_builder *b = im->b;
+    int64_t bd = onx_attr_int(n, "batch_dims", 0);
+    wnn_operand_desc d = desc_of(x), id = desc_of(idx);
+    if (bd == 0)
+        return wnn_gather_nd(b, x, idx);
+    if (bd < 0 || bd >= (int64_t)d.rank || bd >= (int64_t)id.rank ||
+        id.shape[id.rank - 1] + (uint64_t)bd > d.rank) {
+        onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "batch_dims %lld for data of rank %u and indices of rank %u",
+                 (long long)bd, d.rank, id.rank);
+        return NULL;
+    }
+    uint32_t batch = 1, points = 1, tuple = id.shape[id.rank - 1];
+    for (uint32_t i = 0; i < (uint32_t)bd; i++) {
+        if (d.shape[i] != id.shape[i]) {
+            onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "batch dimension %u is %u in the data, %u in the indices", i,
+                     d.shape[i], id.shape[i]);
+            return NULL;
+        }
+        batch *= d.shape[i];
+    }
+    for (uint32_t i = (uint32_t)bd; i + 1 < id.rank; i++)
+        points *= id.shape[i];
+    uint32_t ds[WNN_MAX_RANK], is[3] = {batch, points, tuple}, ones[3] = {batch, points, 1}, r = 0;
+    ds[r++] = batch;
+    for (uint32_t i = (uint32_t)bd; i < d.rank; i++)
+        ds[r++] = d.shape[i];
+    int64_t *iota = malloc(batch * sizeof *iota);
+    if (iota == NULL) {
+        onx_fail(im, WNN_STATUS_OUT_OF_MEMORY, "out of memory");
+        return NULL;
+    }
+    for (uint32_t i = 0; i < batch; i++)
+        iota[i] = i;
+    wnn_operand_desc od = {WNN_DATA_TYPE_INT64, 3, {batch, 1, 1}};
+    wnn_operand *numbers = wnn_graph_builder_constant(b, &od, iota, batch * sizeof *iota);
+    free(iota);
+    wnn_operand *parts[2] = {wnn_expand(b, numbers, 3, ones),
+                             wnn_reshape(b, wnn_cast(b, idx, WNN_DATA_TYPE_INT64), 3, is)};
+    wnn_operand *y = wnn_gather_nd(b, wnn_reshape(b, x, r, ds), wnn_concat(b, parts, 2, 2));
+    uint32_t ys[WNN_MAX_RANK], yr = 0;
+    for (uint32_t i = 0; i + 1 < id.rank; i++)
+        ys[yr++] = id.shape[i];
+    for (uint32_t i = (uint32_t)bd + tuple; i < d.rank && yr < WNN_MAX_RANK; i++)
+        ys[yr++] = d.shape[i];
+    return y ? wnn_reshape(b, y, yr, ys) : NULL;
+}
+
 static wnn_status lower_gather(onx_importer *im, const Onnx__NodeProto *n)
 {
     const char *op = n->op_type;
@@ -372,11 +424,8 @@ static wnn_status lower_gather(onx_importer *im, const Onnx__NodeProto *n)
     if (x == NULL || idx == NULL)
         return im->status;
     wnn_operand_desc d = desc_of(x);
-    if (strcmp(op, "GatherND") == 0) {
-        if (onx_attr_int(n, "batch_dims", 0) != 0)
-            return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "batch_dims other than 0");
-        return onx_out(im, n, 0, wnn_gather_nd(im->b, x, idx));
-    }
+    if (strcmp(op, "GatherND") == 0)
+        return onx_out(im, n, 0, gather_nd(im, n, x, idx));
     int axis = onx_axis(im, onx_attr_int(n, "axis", 0), d.rank);
     if (axis < 0)
         return im->status;

@@ -5,12 +5,14 @@ models: Acos, Asin and Atan (a Cephes-style atan polynomial) against NumPy
 over their whole domains; TopK (ranks by pairwise comparison) with ties,
 largest and smallest, on inner and outer axes, against a stable sort;
 BitShift on every shift of each unsigned type; DFT (a matmul with a
-constant matrix) and STFT against NumPy's FFT.
+constant matrix) and STFT against NumPy's FFT; GatherND with batch_dims;
+MaxUnpool against PyTorch's max_unpool2d.
 """
 import numpy as np
 import pytest
 
 import wnn
+from conftest import torch
 
 onnx = pytest.importorskip("onnx", reason="python3-onnx is not installed")
 from onnx import TensorProto, helper  # noqa: E402
@@ -132,3 +134,41 @@ def test_stft(tmp_path, device, parts, window):
     frames = np.stack([signal[:, s:s + 16] * (w if window else 1) for s in range(0, 100 - 16 + 1, 6)], axis=1)
     want = np.fft.fft(frames.astype(np.complex128), axis=2)
     np.testing.assert_allclose(as_complex(got.astype(np.float64)), want, atol=1e-5 * np.abs(want).max())
+
+
+@pytest.mark.parametrize("device", ["cpu", "null"])
+@pytest.mark.parametrize("batch_dims,tuple_len", [(1, 1), (1, 2), (2, 1)])
+def test_gather_nd_batch_dims(tmp_path, device, batch_dims, tuple_len):
+    rng = np.random.default_rng(13)
+    data = rng.standard_normal((2, 3, 4, 5)).astype(np.float32)
+    lead = data.shape[:batch_dims]
+    idx = np.stack([rng.integers(-data.shape[batch_dims + j], data.shape[batch_dims + j], lead + (6,))
+                    for j in range(tuple_len)], axis=-1).astype(np.int64)
+    graph = helper.make_graph([helper.make_node("GatherND", ["x", "i"], ["y"], batch_dims=batch_dims)], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(data.shape)),
+                               helper.make_tensor_value_info("i", TensorProto.INT64, list(idx.shape))],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    path = str(tmp_path / "model.onnx")
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+    got = wnn.onnx.load(path, device=device).run({"x": data, "i": idx})["y"]
+    flat_data = data.reshape((-1,) + data.shape[batch_dims:])
+    flat_idx = idx.reshape((flat_data.shape[0], -1, tuple_len))
+    want = np.stack([np.stack([flat_data[b][tuple(t)] for t in flat_idx[b]]) for b in range(flat_data.shape[0])])
+    np.testing.assert_array_equal(got, want.reshape(idx.shape[:-1] + data.shape[batch_dims + tuple_len:]))
+
+
+@pytest.mark.skipif(torch is None, reason="PyTorch is not installed; apt-get install python3-torch")
+@pytest.mark.parametrize("device", ["cpu", "null"])
+def test_max_unpool(tmp_path, device):
+    x = torch.from_numpy(np.random.default_rng(14).standard_normal((2, 3, 6, 8)).astype(np.float32))
+    pooled, plane_idx = torch.nn.functional.max_pool2d(x, 2, 2, return_indices=True)
+    offsets = (torch.arange(2 * 3) * 6 * 8).reshape(2, 3, 1, 1)  # ONNX's indices run over the whole tensor
+    idx = (plane_idx + offsets).numpy()
+    graph = helper.make_graph([helper.make_node("MaxUnpool", ["p", "i"], ["y"], kernel_shape=[2, 2], strides=[2, 2])],
+                              "g", [helper.make_tensor_value_info("p", TensorProto.FLOAT, list(pooled.shape)),
+                                    helper.make_tensor_value_info("i", TensorProto.INT64, list(idx.shape))],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    path = str(tmp_path / "model.onnx")
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)]), path)
+    got = wnn.onnx.load(path, device=device).run({"p": pooled.numpy(), "i": idx})["y"]
+    np.testing.assert_array_equal(got, torch.nn.functional.max_unpool2d(pooled, plane_idx, 2, 2).numpy())
