@@ -3,7 +3,8 @@
 ** decomposition: NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss
 ** (gatherElements and reductions), Mod, Hardmax and OneHot (argMax
 ** or indices compared with an iota), TopK (ranks from pairwise
-** comparisons), MaxUnpool (a scatter into zeros), LRN (a channel window as an average
+** comparisons), MaxUnpool (a scatter into zeros), ReverseSequence (a
+** gather with computed indices), LRN (a channel window as an average
 ** pool), and the recurrent LSTM and GRU onto WebNN's lstm and gru.
 */
 #include <math.h>
@@ -274,6 +275,29 @@ static wnn_status lower_max_unpool(onx_importer *im, const Onnx__NodeProto *n)
                                           &so);
     y = y ? wnn_reshape(b, y, d.rank, shape) : NULL;
     return onx_out(im, n, 0, y && padded ? wnn_pad(b, y, none, grow, NULL) : y);
+}
+
+/* ReverseSequence: gatherElements along the time axis with indices
+** t < len[b] ? len[b] - 1 - t : t, computed in the graph from the lengths. */
+static wnn_status lower_reverse_sequence(onx_importer *im, const Onnx__NodeProto *n)
+{
+    wnn_graph_builder *b = im->b;
+    wnn_operand *x = onx_in_op(im, n, 0), *lens = onx_in_op(im, n, 1);
+    if (x == NULL || lens == NULL)
+        return im->status;
+    wnn_operand_desc d = desc_of(x), ld = desc_of(lens);
+    int64_t ta = onx_attr_int(n, "time_axis", 0), ba = onx_attr_int(n, "batch_axis", 1);
+    if (d.rank < 2 || (ta != 0 && ta != 1) || ba != 1 - ta || ld.rank != 1 || ld.shape[0] != d.shape[ba])
+        return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "time_axis %lld and batch_axis %lld (0 and 1) over rank %u, "
+                        "sequence_lens of the batch's size", (long long)ta, (long long)ba, d.rank);
+    uint32_t s[WNN_MAX_RANK];
+    for (uint32_t i = 0; i < d.rank; i++)
+        s[i] = i == (uint32_t)ba ? d.shape[ba] : 1;
+    wnn_operand *len = wnn_reshape(b, wnn_cast(b, lens, WNN_DATA_TYPE_INT64), d.rank, s);
+    wnn_operand *t = iota(im, d.shape[ta], (uint32_t)ta, d.rank), *one = onx_scalar(im, WNN_DATA_TYPE_INT64, 1);
+    wnn_operand *idx = wnn_where(b, wnn_lesser(b, t, len), wnn_sub(b, wnn_sub(b, len, one), t), t);
+    wnn_gather_options go = {.axis = (uint32_t)ta};
+    return onx_out(im, n, 0, wnn_gather_elements(b, x, wnn_expand(b, idx, d.rank, d.shape), &go));
 }
 
 static wnn_status lower_hardmax(onx_importer *im, const Onnx__NodeProto *n)
@@ -769,6 +793,7 @@ const onx_op_entry onx_ops_extra[] = {
     {"Hardmax", lower_hardmax},
     {"TopK", lower_topk},
     {"MaxUnpool", lower_max_unpool},
+    {"ReverseSequence", lower_reverse_sequence},
     {"OneHot", lower_one_hot},
     {"LRN", lower_lrn},
     {"LSTM", lower_lstm},

@@ -6,7 +6,7 @@ over their whole domains; TopK (ranks by pairwise comparison) with ties,
 largest and smallest, on inner and outer axes, against a stable sort;
 BitShift on every shift of each unsigned type; DFT (a matmul with a
 constant matrix) and STFT against NumPy's FFT; GatherND with batch_dims;
-MaxUnpool against PyTorch's max_unpool2d.
+MaxUnpool against PyTorch's max_unpool2d; ReverseSequence.
 """
 import numpy as np
 import pytest
@@ -172,3 +172,22 @@ def test_max_unpool(tmp_path, device):
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)]), path)
     got = wnn.onnx.load(path, device=device).run({"p": pooled.numpy(), "i": idx})["y"]
     np.testing.assert_array_equal(got, torch.nn.functional.max_unpool2d(pooled, plane_idx, 2, 2).numpy())
+
+
+@pytest.mark.parametrize("device", ["cpu", "null"])
+@pytest.mark.parametrize("time_axis", [0, 1])
+def test_reverse_sequence(tmp_path, device, time_axis):
+    rng = np.random.default_rng(15)
+    x = rng.standard_normal((6, 4, 3) if time_axis == 0 else (4, 6, 3)).astype(np.float32)
+    lens = np.array([1, 6, 3, 4], np.int64)
+    node = helper.make_node("ReverseSequence", ["x", "lens"], ["y"], time_axis=time_axis, batch_axis=1 - time_axis)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape)),
+                                            helper.make_tensor_value_info("lens", TensorProto.INT64, [4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    path = str(tmp_path / "model.onnx")
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+    got = wnn.onnx.load(path, device=device).run({"x": x, "lens": lens})["y"]
+    want = np.moveaxis(x, time_axis, 0).copy()
+    for b, n in enumerate(lens):
+        want[:n, b] = want[:n, b][::-1]
+    np.testing.assert_array_equal(got, np.moveaxis(want, 0, time_axis))
