@@ -180,6 +180,10 @@ wnn_status onx_lower_pool3d(onx_importer *im, const Onnx__NodeProto *n);
 ** with the node failed. */
 wnn_operand *onx_conv_of(onx_importer *im, const Onnx__NodeProto *n, wnn_operand *x, wnn_operand *w);
 
+/* ScatterElements or ScatterND with reduction red (add, mul, max, min) by
+** selection masks and reductions (ops_extra.c). */
+wnn_status onx_lower_scatter_reduced(onx_importer *im, const Onnx__NodeProto *n, const char *red);
+
 /* Resize of x to out (scales as ONNX states them) by gathers of constant
 ** taps along each axis, for what resample2d cannot do (ops_resize.c). */
 wnn_status onx_resize_by_taps(onx_importer *im, const Onnx__NodeProto *n, wnn_operand *x, const double *scales,

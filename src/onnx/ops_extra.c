@@ -4,10 +4,12 @@
 ** (gatherElements and reductions), Mod, Hardmax and OneHot (argMax
 ** or indices compared with an iota), TopK (ranks from pairwise
 ** comparisons), MaxUnpool (a scatter into zeros), ReverseSequence (a
-** gather with computed indices), LRN (a channel window as an average
+** gather with computed indices), scatters with a reduction (selection
+** masks reduced), LRN (a channel window as an average
 ** pool), and the recurrent LSTM and GRU onto WebNN's lstm and gru.
 */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -275,6 +277,107 @@ static wnn_status lower_max_unpool(onx_importer *im, const Onnx__NodeProto *n)
                                           &so);
     y = y ? wnn_reshape(b, y, d.rank, shape) : NULL;
     return onx_out(im, n, 0, y && padded ? wnn_pad(b, y, none, grow, NULL) : y);
+}
+
+/* Scatter with a reduction (WebNN's scatters replace): the data as [P, R],
+** the updates as [M, R], each update's flat position pos[m] in P; then
+** E = (pos == iota P) [M, P] selects, and reduceSum, reduceProduct,
+** reduceMax or reduceMin over M of where(E, update, neutral) combines every
+** update of a position, duplicates included, before it meets the data.
+** ScatterElements has R = 1 and positions from its indices along the axis
+** and iotas along the other axes; ScatterND's index tuples are linearized. */
+#define SCATTER_MAX_ELEMENTS ((uint64_t)1 << 26)
+
+static double type_limit(wnn_data_type t, bool high)
+{
+    switch (t) {
+    case WNN_DATA_TYPE_INT8: return high ? INT8_MAX : INT8_MIN;
+    case WNN_DATA_TYPE_UINT8: return high ? UINT8_MAX : 0;
+    case WNN_DATA_TYPE_INT32: return high ? INT32_MAX : INT32_MIN;
+    case WNN_DATA_TYPE_UINT32: return high ? UINT32_MAX : 0;
+    case WNN_DATA_TYPE_INT64: return high ? (double)INT64_MAX : (double)INT64_MIN;
+    case WNN_DATA_TYPE_UINT64: return high ? (double)UINT64_MAX : 0;
+    default: return high ? INFINITY : -INFINITY;
+    }
+}
+
+/* Indices below 0 count from the end of a dimension of size dim. */
+static wnn_operand *wrapped(onx_importer *im, wnn_operand *idx, uint32_t dim)
+{
+    wnn_graph_builder *b = im->b;
+    wnn_operand *i = wnn_cast(b, idx, WNN_DATA_TYPE_INT64), *zero = onx_scalar(im, WNN_DATA_TYPE_INT64, 0);
+    return wnn_where(b, wnn_lesser(b, i, zero), wnn_add(b, i, onx_scalar(im, WNN_DATA_TYPE_INT64, dim)), i);
+}
+
+wnn_status onx_lower_scatter_reduced(onx_importer *im, const Onnx__NodeProto *n, const char *red)
+{
+    wnn_graph_builder *b = im->b;
+    wnn_operand *x = onx_in_op(im, n, 0), *idx = onx_in_op(im, n, 1), *upd = onx_in_op(im, n, 2);
+    if (x == NULL || idx == NULL || upd == NULL)
+        return im->status;
+    wnn_operand_desc d = desc_of(x), id = desc_of(idx);
+    bool add = strcmp(red, "add") == 0, mul = strcmp(red, "mul") == 0, max = strcmp(red, "max") == 0;
+    if (!add && !mul && !max && strcmp(red, "min") != 0)
+        return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "reduction '%s' is unknown", red);
+    uint64_t p = 1, r = 1, m = 1;
+    wnn_operand *pos = NULL;
+    if (strcmp(n->op_type, "ScatterND") == 0) {
+        uint32_t k = id.rank ? id.shape[id.rank - 1] : 0;
+        if (id.rank < 1 || k < 1 || k > d.rank)
+            return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "index tuples of %u for data of rank %u", k, d.rank);
+        for (uint32_t i = 0; i < d.rank; i++)
+            *(i < k ? &p : &r) *= d.shape[i];
+        for (uint32_t i = 0; i + 1 < id.rank; i++)
+            m *= id.shape[i];
+        for (uint32_t j = 0, stride = (uint32_t)p; j < k; j++) {
+            stride /= d.shape[j];
+            uint32_t starts[WNN_MAX_RANK] = {0}, sizes[WNN_MAX_RANK];
+            memcpy(sizes, id.shape, sizeof sizes);
+            starts[id.rank - 1] = j;
+            sizes[id.rank - 1] = 1;
+            wnn_operand *c = wrapped(im, wnn_slice(b, idx, starts, sizes, NULL), d.shape[j]);
+            c = wnn_mul(b, c, onx_scalar(im, WNN_DATA_TYPE_INT64, stride));
+            pos = pos == NULL ? c : wnn_add(b, pos, c);
+        }
+    } else {
+        int axis = onx_axis(im, onx_attr_int(n, "axis", 0), d.rank);
+        if (axis < 0)
+            return im->status;
+        if (id.rank != d.rank)
+            return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "indices of rank %u for data of rank %u", id.rank, d.rank);
+        for (uint32_t i = 0, stride = 1; i < d.rank; i++) {
+            uint32_t a = d.rank - 1 - i;
+            wnn_operand *c = a == (uint32_t)axis ? wrapped(im, idx, d.shape[a]) : iota(im, id.shape[a], a, d.rank);
+            c = wnn_mul(b, c, onx_scalar(im, WNN_DATA_TYPE_INT64, stride));
+            pos = pos == NULL ? c : wnn_add(b, pos, c);
+            stride *= d.shape[a];
+            p *= d.shape[a];
+            m *= id.shape[a];
+        }
+    }
+    if (m * p * r > SCATTER_MAX_ELEMENTS)
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "%llu updates of %llu positions: the reduction compares every "
+                        "pair (WebNN scatters replace only), at most %llu elements", (unsigned long long)m,
+                        (unsigned long long)p, (unsigned long long)SCATTER_MAX_ELEMENTS);
+    uint32_t sm[2] = {(uint32_t)m, 1}, sp[3] = {(uint32_t)m, (uint32_t)p, 1}, su[3] = {(uint32_t)m, 1, (uint32_t)r};
+    uint32_t sx[2] = {(uint32_t)p, (uint32_t)r}, zero = 0;
+    wnn_operand *hits = wnn_equal(b, wnn_reshape(b, pos, 2, sm), iota(im, (uint32_t)p, 1, 2)); /* [M, P] */
+    wnn_operand *sel = wnn_reshape(b, hits, 3, sp), *vals = wnn_reshape(b, upd, 3, su);
+    double neutral = add ? 0 : mul ? 1 : type_limit(d.data_type, !max);
+    wnn_operand *masked = wnn_where(b, sel, vals, onx_scalar(im, d.data_type, neutral));
+    wnn_reduce_options ro = {.axes = &zero, .axes_count = 1};
+    wnn_operand *xs = wnn_reshape(b, x, 2, sx), *y;
+    if (add) {
+        y = wnn_add(b, xs, wnn_reduce_sum(b, masked, &ro));
+    } else if (mul) {
+        y = wnn_mul(b, xs, wnn_reduce_product(b, masked, &ro));
+    } else {
+        wnn_operand *c = max ? wnn_reduce_max(b, masked, &ro) : wnn_reduce_min(b, masked, &ro);
+        uint32_t sh[2] = {(uint32_t)p, 1};
+        wnn_operand *any = wnn_reshape(b, wnn_reduce_max(b, hits, &ro), 2, sh);
+        y = wnn_where(b, any, max ? wnn_max(b, xs, c) : wnn_min(b, xs, c), xs);
+    }
+    return onx_out(im, n, 0, y ? wnn_reshape(b, y, d.rank, d.shape) : NULL);
 }
 
 /* ReverseSequence: gatherElements along the time axis with indices

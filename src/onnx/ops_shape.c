@@ -439,7 +439,7 @@ static wnn_status lower_scatter(onx_importer *im, const Onnx__NodeProto *n)
     char red[16];
     onx_attr_string(n, "reduction", "none", red, sizeof red);
     if (strcmp(red, "none") != 0)
-        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "reduction '%s': WebNN scatters replace only", red);
+        return onx_lower_scatter_reduced(im, n, red);
     wnn_operand *x = onx_in_op(im, n, 0), *idx = onx_in_op(im, n, 1), *upd = onx_in_op(im, n, 2);
     if (x == NULL || idx == NULL || upd == NULL)
         return im->status;

@@ -6,7 +6,9 @@ over their whole domains; TopK (ranks by pairwise comparison) with ties,
 largest and smallest, on inner and outer axes, against a stable sort;
 BitShift on every shift of each unsigned type; DFT (a matmul with a
 constant matrix) and STFT against NumPy's FFT; GatherND with batch_dims;
-MaxUnpool against PyTorch's max_unpool2d; ReverseSequence.
+MaxUnpool against PyTorch's max_unpool2d; ReverseSequence; ScatterElements
+and ScatterND with every reduction and duplicate indices against NumPy's
+ufunc.at.
 """
 import numpy as np
 import pytest
@@ -191,3 +193,46 @@ def test_reverse_sequence(tmp_path, device, time_axis):
     for b, n in enumerate(lens):
         want[:n, b] = want[:n, b][::-1]
     np.testing.assert_array_equal(got, np.moveaxis(want, 0, time_axis))
+
+
+UFUNC = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
+
+
+def scatter_model(tmp_path, op, x, idx, upd, **attrs):
+    node = helper.make_node(op, ["x", "i", "u"], ["y"], **attrs)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape)),
+                                            helper.make_tensor_value_info("i", TensorProto.INT64, list(idx.shape)),
+                                            helper.make_tensor_value_info("u", TensorProto.FLOAT, list(upd.shape))],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    path = str(tmp_path / "model.onnx")
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]), path)
+    return path
+
+
+@pytest.mark.parametrize("device", ["cpu", "null"])
+@pytest.mark.parametrize("reduction", ["add", "mul", "max", "min"])
+def test_scatter_elements_reductions(tmp_path, device, reduction):
+    rng = np.random.default_rng(16)
+    x = rng.standard_normal((4, 5)).astype(np.float32)
+    idx = rng.integers(-4, 4, (3, 5)).astype(np.int64)  # duplicates and negative indices along axis 0
+    upd = rng.standard_normal((3, 5)).astype(np.float32)
+    path = scatter_model(tmp_path, "ScatterElements", x, idx, upd, axis=0, reduction=reduction)
+    got = wnn.onnx.load(path, device=device).run({"x": x, "i": idx, "u": upd})["y"]
+    want = x.copy()
+    cols = np.broadcast_to(np.arange(5), idx.shape)
+    UFUNC[reduction].at(want, (np.where(idx < 0, idx + 4, idx), cols), upd)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("device", ["cpu", "null"])
+@pytest.mark.parametrize("reduction", ["add", "mul", "max", "min"])
+def test_scatter_nd_reductions(tmp_path, device, reduction):
+    rng = np.random.default_rng(17)
+    x = rng.standard_normal((4, 3, 2)).astype(np.float32)
+    idx = np.array([[0, 1], [3, 2], [0, 1], [-1, -1], [2, 0]], np.int64)  # a duplicate, and (3, 2) again as (-1, -1)
+    upd = rng.standard_normal((5, 2)).astype(np.float32)
+    path = scatter_model(tmp_path, "ScatterND", x, idx, upd, reduction=reduction)
+    got = wnn.onnx.load(path, device=device).run({"x": x, "i": idx, "u": upd})["y"]
+    want = x.copy()
+    UFUNC[reduction].at(want, (idx[:, 0] % 4, idx[:, 1] % 3), upd)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
