@@ -5,6 +5,7 @@
 ** Resize/Upsample onto resample2d.
 */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "onnx_internal.h"
@@ -229,6 +230,73 @@ static wnn_status lower_matmul(onx_importer *im, const Onnx__NodeProto *n)
 
 /* ---- pooling ---- */
 
+/* MaxPool's Indices: for each window tap in row-major order, the strided
+** slice of the input (padded with its least value) that the tap reads; the
+** first tap equal to the pooled maximum gives the index, ONNX's flat index
+** into the whole input (storage_order 1: each plane column-major). Rank 4
+** (1-D pools arrive as height 1); the result in the output's rank. */
+static wnn_operand *max_pool_indices(onx_importer *im, wnn_operand *x, wnn_operand *y, const spatial *s,
+                                     int64_t storage_order)
+{
+    wnn_graph_builder *b = im->b;
+    wnn_operand_desc xd = desc_of(x), yd = desc_of(y);
+    if (x == NULL || y == NULL)
+        return NULL;
+    uint32_t nb = xd.shape[0], ch = xd.shape[1], h = xd.shape[2], w = xd.shape[3], ho = yd.shape[2], wo = yd.shape[3];
+    uint32_t span[2] = {(ho - 1) * s->strides[0] + 1, (wo - 1) * s->strides[1] + 1}, extra[2];
+    for (int a = 0; a < 2; a++) { /* ceil_mode's last window may pass the padding */
+        int64_t need = (int64_t)span[a] + (int64_t)(s->kernel[a] - 1) * s->dilations[a];
+        int64_t have = (int64_t)(a ? w : h) + s->pads[2 * a] + s->pads[2 * a + 1];
+        extra[a] = need > have ? (uint32_t)(need - have) : 0;
+    }
+    uint32_t begin[4] = {0, 0, s->pads[0], s->pads[2]}, end[4] = {0, 0, s->pads[1] + extra[0], s->pads[3] + extra[1]};
+    wnn_pad_options po = WNN_PAD_OPTIONS_INIT;
+    po.value = onx_type_is_float(xd.data_type) ? -INFINITY : 0.0;
+    wnn_operand *xp = wnn_pad(b, x, begin, end, &po), *idx = NULL, *found = NULL;
+    int64_t *cand = malloc((size_t)ho * wo * sizeof *cand);
+    if (cand == NULL) {
+        onx_fail(im, WNN_STATUS_OUT_OF_MEMORY, "out of memory");
+        return NULL;
+    }
+    wnn_operand_desc cd = {WNN_DATA_TYPE_INT64, 4, {1, 1, ho, wo}};
+    for (uint32_t i = 0; i < s->kernel[0]; i++) {
+        for (uint32_t j = 0; j < s->kernel[1]; j++) {
+            uint32_t starts[4] = {0, 0, i * s->dilations[0], j * s->dilations[1]}, sizes[4] = {nb, ch, span[0], span[1]};
+            uint32_t strides[4] = {1, 1, s->strides[0], s->strides[1]};
+            wnn_operand *v = wnn_slice(b, xp, starts, sizes, strides);
+            for (uint32_t oh = 0; oh < ho; oh++)
+                for (uint32_t ow = 0; ow < wo; ow++) {
+                    int64_t r = (int64_t)oh * s->strides[0] - s->pads[0] + (int64_t)i * s->dilations[0];
+                    int64_t c = (int64_t)ow * s->strides[1] - s->pads[2] + (int64_t)j * s->dilations[1];
+                    cand[(size_t)oh * wo + ow] = storage_order ? c * h + r : r * w + c;
+                }
+            wnn_operand *at = wnn_graph_builder_constant(b, &cd, cand, (size_t)ho * wo * sizeof *cand);
+            wnn_operand *hit = wnn_equal(b, v, y);
+            if (idx == NULL) {
+                idx = wnn_expand(b, at, 4, yd.shape);
+                found = hit;
+            } else {
+                hit = wnn_logical_and(b, hit, wnn_logical_not(b, found));
+                idx = wnn_where(b, hit, at, idx);
+                found = wnn_logical_or(b, found, hit);
+            }
+        }
+    }
+    free(cand);
+    /* the plane's offset: (n C + c) H W */
+    int64_t *plane = malloc((size_t)nb * ch * sizeof *plane);
+    if (plane == NULL) {
+        onx_fail(im, WNN_STATUS_OUT_OF_MEMORY, "out of memory");
+        return NULL;
+    }
+    for (uint32_t p = 0; p < nb * ch; p++)
+        plane[p] = (int64_t)p * h * w;
+    wnn_operand_desc pd = {WNN_DATA_TYPE_INT64, 4, {nb, ch, 1, 1}};
+    wnn_operand *offset = wnn_graph_builder_constant(b, &pd, plane, (size_t)nb * ch * sizeof *plane);
+    free(plane);
+    return idx ? wnn_add(b, idx, offset) : NULL;
+}
+
 static wnn_status lower_pool(onx_importer *im, const Onnx__NodeProto *n)
 {
     const char *op = n->op_type;
@@ -239,10 +307,9 @@ static wnn_status lower_pool(onx_importer *im, const Onnx__NodeProto *n)
     if (xd.rank != 3 && xd.rank != 4 && xd.rank != 5)
         return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "a rank-%u input: WebNN pools in 2-D only (1-D and 3-D "
                         "through it)", xd.rank);
-    if (n->n_output > 1 && n->output[1] && n->output[1][0])
-        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "the Indices output has no WebNN equivalent");
-    if (onx_attr_int(n, "storage_order", 0) != 0)
-        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "storage_order 1");
+    bool indices = n->n_output > 1 && n->output[1] && n->output[1][0];
+    if (indices && (strcmp(op, "MaxPool") != 0 || xd.rank == 5))
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "the Indices output of a 1-D or 2-D MaxPool only");
     if (xd.rank == 5)
         return onx_lower_pool3d(im, n);
     uint32_t k = xd.rank - 2;
@@ -264,6 +331,12 @@ static wnn_status lower_pool(onx_importer *im, const Onnx__NodeProto *n)
     wnn_operand *y;
     if (strcmp(op, "MaxPool") == 0) {
         y = wnn_max_pool2d(im->b, x, &o);
+        if (indices) {
+            wnn_operand *at = max_pool_indices(im, x, y, &s, onx_attr_int(n, "storage_order", 0));
+            wnn_status st = onx_out(im, n, 1, k == 1 ? from_4d(im, at) : at);
+            if (st != WNN_OK)
+                return st;
+        }
     } else if (strcmp(op, "LpPool") == 0) {
         if (onx_attr_int(n, "p", 2) != 2)
             return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "p other than 2: WebNN has l2Pool2d only");

@@ -8,7 +8,7 @@ BitShift on every shift of each unsigned type; DFT (a matmul with a
 constant matrix) and STFT against NumPy's FFT; GatherND with batch_dims;
 MaxUnpool against PyTorch's max_unpool2d; ReverseSequence; ScatterElements
 and ScatterND with every reduction and duplicate indices against NumPy's
-ufunc.at.
+ufunc.at; MaxPool's Indices against PyTorch's max_pool2d.
 """
 import numpy as np
 import pytest
@@ -236,3 +236,22 @@ def test_scatter_nd_reductions(tmp_path, device, reduction):
     want = x.copy()
     UFUNC[reduction].at(want, (idx[:, 0] % 4, idx[:, 1] % 3), upd)
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.skipif(torch is None, reason="PyTorch is not installed; apt-get install python3-torch")
+@pytest.mark.parametrize("device", ["cpu", "null"])
+@pytest.mark.parametrize("kernel,stride,pad,dilation,ceil", [(2, 2, 0, 1, 0), (3, 2, 1, 1, 1), (3, 1, 1, 2, 0)])
+def test_max_pool_indices(tmp_path, device, kernel, stride, pad, dilation, ceil):
+    x = torch.from_numpy(np.random.default_rng(18).standard_normal((2, 3, 9, 10)).astype(np.float32))
+    node = helper.make_node("MaxPool", ["x"], ["y", "i"], kernel_shape=[kernel] * 2, strides=[stride] * 2,
+                            pads=[pad] * 4, dilations=[dilation] * 2, ceil_mode=ceil)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None),
+                               helper.make_tensor_value_info("i", TensorProto.INT64, None)])
+    path = str(tmp_path / "model.onnx")
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 12)]), path)
+    out = wnn.onnx.load(path, device=device).run({"x": x.numpy()})
+    y, plane_idx = torch.nn.functional.max_pool2d(x, kernel, stride, pad, dilation, bool(ceil), return_indices=True)
+    offsets = (torch.arange(2 * 3) * 9 * 10).reshape(2, 3, 1, 1)  # ONNX's indices run over the whole tensor
+    np.testing.assert_array_equal(out["y"], y.numpy())
+    np.testing.assert_array_equal(out["i"], (plane_idx + offsets).numpy())
