@@ -36,6 +36,12 @@
 /* Whether the processor (and the OS) run AVX2, FMA and F16C; asked once. */
 bool wnn__cpu_has_avx2(void);
 
+/* Whether it runs AVX-512F as well, and vec_avx512.c's rows (the same
+** contracts as vec.h's gelu and exp_sum), to call only after a yes. */
+bool wnn__cpu_has_avx512(void);
+void wnn__gelu_avx512(float *y, const float *x, size_t n);
+float wnn__exp_sum_avx512(float *y, const float *x, float sub, size_t n);
+
 #define WNN_EXP_LO -103.972077f
 #define WNN_EXP_HI 88.7228391f
 

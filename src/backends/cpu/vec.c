@@ -2,7 +2,8 @@
 /*
 ** vec.c -- float32 row primitives for the cpu kernels (see vec.h): AVX2 with
 ** FMA where the processor has it, chosen once at run time, and portable
-** loops otherwise. exp is simd_avx2.h's (Cephes' expf, about 1 ulp).
+** loops otherwise; gelu and exp-and-sum on AVX-512 (vec_avx512.c) where
+** the processor has that. exp is simd_avx2.h's (Cephes' expf, about 1 ulp).
 */
 #include "backends/cpu/vec.h"
 
@@ -267,7 +268,14 @@ bool wnn__cpu_has_avx2(void)
 
 float wnn__vec_max(const float *x, size_t n) { return PICK(max, x, n); }
 
-float wnn__vec_exp_sum(float *y, const float *x, float sub, size_t n) { return PICK(exp_sum, y, x, sub, n); }
+float wnn__vec_exp_sum(float *y, const float *x, float sub, size_t n)
+{
+#if WNN_CPU_X86
+    if (wnn__cpu_has_avx512())
+        return wnn__exp_sum_avx512(y, x, sub, n);
+#endif
+    return PICK(exp_sum, y, x, sub, n);
+}
 
 void wnn__vec_scale(float *y, float s, size_t n) { PICK(scale, y, s, n); }
 
@@ -275,7 +283,16 @@ double wnn__vec_sum(const float *x, size_t n) { return PICK(sum, x, n); }
 
 double wnn__vec_sq_dev(const float *x, float mean, size_t n) { return PICK(sq_dev, x, mean, n); }
 
-void wnn__vec_gelu(float *y, const float *x, size_t n) { PICK(gelu, y, x, n); }
+void wnn__vec_gelu(float *y, const float *x, size_t n)
+{
+#if WNN_CPU_X86
+    if (wnn__cpu_has_avx512()) {
+        wnn__gelu_avx512(y, x, n);
+        return;
+    }
+#endif
+    PICK(gelu, y, x, n);
+}
 
 void wnn__vec_norm(float *y, const float *x, size_t n, float mean, float inv, const float *scale, const float *bias)
 {

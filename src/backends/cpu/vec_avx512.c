@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+** vec_avx512.c -- the transcendental rows of vec.c on AVX-512 (sixteen
+** floats a vector): gelu and softmax's exp-and-sum, for processors that
+** have AVX-512F; vec.c picks them at run time before its AVX2 ones.
+**
+** They compute what vec.c's AVX2 versions compute, with the same
+** constants: exp is Cephes' expf with a two-part argument (see
+** simd_avx2.h), the power of two applied by scalef, which rounds once into
+** the subnormal range; gelu is x * Phi(x) with erfc from Numerical Recipes'
+** erfcc, z^2 split exactly. Tails are masked loads and stores.
+*/
+#include "backends/cpu/simd_avx2.h"
+
+#if WNN_CPU_X86
+
+#define AVX512        __attribute__((target("avx512f,fma")))
+#define AVX512_INLINE __attribute__((target("avx512f,fma"), always_inline)) static inline
+
+bool wnn__cpu_has_avx512(void)
+{
+    static int known; /* 0: not asked yet, 1: no, 2: yes; races store the same value */
+    int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (!k) {
+        __builtin_cpu_init(); /* libgcc and compiler-rt check the OS saves the state too */
+        k = __builtin_cpu_supports("avx512f") && wnn__cpu_has_avx2() ? 2 : 1;
+        __atomic_store_n(&known, k, __ATOMIC_RELAXED);
+    }
+    return k == 2;
+}
+
+AVX512_INLINE __m512 exp16_2(__m512 hi, __m512 lo)
+{
+    __m512 s = _mm512_add_ps(hi, lo);
+    __mmask16 under = _mm512_cmp_ps_mask(s, _mm512_set1_ps(WNN_EXP_LO), _CMP_LT_OQ);
+    __mmask16 over = _mm512_cmp_ps_mask(s, _mm512_set1_ps(WNN_EXP_HI), _CMP_GT_OQ);
+    /* max(lo, x) and min(hi, x) return x itself when it is NaN */
+    s = _mm512_min_ps(_mm512_set1_ps(WNN_EXP_HI), _mm512_max_ps(_mm512_set1_ps(WNN_EXP_LO), s));
+    __m512 fx = _mm512_roundscale_ps(_mm512_mul_ps(s, _mm512_set1_ps(1.44269504088896341f)),
+                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_add_ps(_mm512_fnmadd_ps(fx, _mm512_set1_ps(0.693359375f), hi), lo);
+    r = _mm512_fnmadd_ps(fx, _mm512_set1_ps(-2.12194440e-4f), r);
+    __m512 p = _mm512_set1_ps(1.9875691500E-4f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507E-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073E-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894E-2f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459E-1f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201E-1f));
+    __m512 y = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+    y = _mm512_maskz_mov_ps((__mmask16)~under, _mm512_scalef_ps(y, fx));
+    return _mm512_mask_blend_ps(over, y, _mm512_set1_ps(INFINITY));
+}
+
+AVX512_INLINE __m512 gelu16(__m512 x)
+{
+    static const float c[10] = {-1.26551223f, 1.00002368f, 0.37409196f, 0.09678418f, -0.18628806f,
+                                0.27886807f,  -1.13520398f, 1.48851587f, -0.82215223f, 0.17087277f};
+    __m512 half = _mm512_set1_ps(0.5f), one = _mm512_set1_ps(1.0f);
+    __m512 z = _mm512_mul_ps(_mm512_abs_ps(x), _mm512_set1_ps(0.70710678118654752f));
+    __m512 t = _mm512_div_ps(one, _mm512_fmadd_ps(half, z, one));
+    __m512 t2 = _mm512_mul_ps(t, t), t4 = _mm512_mul_ps(t2, t2), t8 = _mm512_mul_ps(t4, t4);
+    __m512 p01 = _mm512_fmadd_ps(_mm512_set1_ps(c[1]), t, _mm512_set1_ps(c[0]));
+    __m512 p23 = _mm512_fmadd_ps(_mm512_set1_ps(c[3]), t, _mm512_set1_ps(c[2]));
+    __m512 p45 = _mm512_fmadd_ps(_mm512_set1_ps(c[5]), t, _mm512_set1_ps(c[4]));
+    __m512 p67 = _mm512_fmadd_ps(_mm512_set1_ps(c[7]), t, _mm512_set1_ps(c[6]));
+    __m512 p89 = _mm512_fmadd_ps(_mm512_set1_ps(c[9]), t, _mm512_set1_ps(c[8]));
+    __m512 p03 = _mm512_fmadd_ps(p23, t2, p01), p47 = _mm512_fmadd_ps(p67, t2, p45);
+    __m512 p = _mm512_fmadd_ps(p89, t8, _mm512_fmadd_ps(p47, t4, p03));
+    __m512 xx = _mm512_mul_ps(x, x), xe = _mm512_fmsub_ps(x, x, xx);
+    __m512 e = exp16_2(_mm512_mul_ps(xx, _mm512_set1_ps(-0.5f)), _mm512_fnmadd_ps(half, xe, p));
+    __m512 half_erfc = _mm512_mul_ps(half, _mm512_mul_ps(t, e));
+    __mmask16 pos = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GE_OQ);
+    __m512 phi = _mm512_mask_blend_ps(pos, half_erfc, _mm512_sub_ps(one, half_erfc));
+    /* past 10, Phi is 1 to float precision (and x^2's remainder may be NaN) */
+    phi = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_set1_ps(10.0f), _CMP_GT_OQ), phi, one);
+    return _mm512_mul_ps(x, phi);
+}
+
+AVX512_INLINE __mmask16 tail_mask(size_t left) { return (__mmask16)((1u << left) - 1u); }
+
+AVX512 void wnn__gelu_avx512(float *y, const float *x, size_t n)
+{
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) { /* two independent chains in flight */
+        __m512 a = gelu16(_mm512_loadu_ps(x + i)), b = gelu16(_mm512_loadu_ps(x + i + 16));
+        _mm512_storeu_ps(y + i, a);
+        _mm512_storeu_ps(y + i + 16, b);
+    }
+    for (; i < n; i += 16) {
+        __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : tail_mask(n - i);
+        _mm512_mask_storeu_ps(y + i, m, gelu16(_mm512_maskz_loadu_ps(m, x + i)));
+    }
+}
+
+AVX512 float wnn__exp_sum_avx512(float *y, const float *x, float sub, size_t n)
+{
+    __m512 s0 = _mm512_setzero_ps(), s1 = s0, b = _mm512_set1_ps(sub), zero = s0;
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m512 e0 = exp16_2(_mm512_sub_ps(_mm512_loadu_ps(x + i), b), zero);
+        __m512 e1 = exp16_2(_mm512_sub_ps(_mm512_loadu_ps(x + i + 16), b), zero);
+        _mm512_storeu_ps(y + i, e0);
+        _mm512_storeu_ps(y + i + 16, e1);
+        s0 = _mm512_add_ps(s0, e0);
+        s1 = _mm512_add_ps(s1, e1);
+    }
+    for (; i < n; i += 16) {
+        __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : tail_mask(n - i);
+        __m512 e = exp16_2(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + i), b), zero);
+        _mm512_mask_storeu_ps(y + i, m, e);
+        s0 = _mm512_add_ps(s0, _mm512_maskz_mov_ps(m, e));
+    }
+    return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
+}
+
+#endif
