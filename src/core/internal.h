@@ -169,6 +169,11 @@ void wnn__timeline_wait(wnn_context *ctx, uint64_t seq);
 ** running, so that a call can do its work at once, in order; false when
 ** busy. Every true return is paired with wnn__timeline_leave(). */
 bool wnn__timeline_try_enter(wnn_context *ctx);
+/* Waits until every task recorded before the call has completed (running
+** them itself as wnn__timeline_wait() does), then takes the timeline as
+** wnn__timeline_try_enter() does: false when work recorded since, a
+** callback only the worker may run, or a stopping worker keeps it busy. */
+bool wnn__timeline_enter_after_all(wnn_context *ctx);
 void wnn__timeline_leave(wnn_context *ctx);
 /* Records a timeline error for finish() and the error callback. */
 void wnn__timeline_error(wnn_context *ctx, wnn_status s, const char *message);

@@ -316,25 +316,10 @@ wnn_status wnn_context_write_tensor(wnn_context *ctx, wnn_tensor *t, const void 
     return s;
 }
 
-static wnn_status queue_read(const char *fn, wnn_context *ctx, wnn_tensor *t, void *buffer, size_t size,
-                             wnn_read_callback cb, void *user, uint64_t *seq);
-
-static wnn_status submit_read(const char *fn, wnn_context *ctx, wnn_tensor *t, void *buffer, size_t size,
-                              wnn_read_callback cb, void *user, uint64_t *seq)
+/* The rules of a read that the caller, holding a use of t, can break. */
+static wnn_status check_read(const char *fn, const wnn_context *ctx, const wnn_tensor *t, const void *buffer,
+                             size_t size)
 {
-    wnn_status s = wnn__tensor_use_begin(fn, ctx, t);
-    if (s != WNN_OK)
-        return s;
-    s = queue_read(fn, ctx, t, buffer, size, cb, user, seq);
-    wnn__tensor_use_end(t);
-    return s;
-}
-
-/* submit_read() once the caller holds a use of t. */
-static wnn_status queue_read(const char *fn, wnn_context *ctx, wnn_tensor *t, void *buffer, size_t size,
-                             wnn_read_callback cb, void *user, uint64_t *seq)
-{
-    wnn_status s;
     if (!t->desc.readable)
         return wnn__fail(WNN_STATUS_NOT_READABLE, "%s: tensor was not created readable", fn);
     if (buffer) {
@@ -343,6 +328,14 @@ static wnn_status queue_read(const char *fn, wnn_context *ctx, wnn_tensor *t, vo
             return wnn__fail(WNN_STATUS_BYTE_LENGTH_MISMATCH, "%s: buffer is %zu bytes, the tensor has %llu",
                              fn, size, (unsigned long long)t->byte_length);
     }
+    return WNN_OK;
+}
+
+/* Queues a read of t once the caller holds a use of t and its rules passed. */
+static wnn_status queue_read(const char *fn, wnn_context *ctx, wnn_tensor *t, void *buffer, wnn_read_callback cb,
+                             void *user, uint64_t *seq)
+{
+    wnn_status s;
     wnn__task *task = new_task(run_read, t);
     if (!task)
         return wnn__fail(WNN_STATUS_OUT_OF_MEMORY, "%s: out of memory", fn);
@@ -363,11 +356,23 @@ static wnn_status queue_read(const char *fn, wnn_context *ctx, wnn_tensor *t, vo
     return s;
 }
 
+static wnn_status submit_read(const char *fn, wnn_context *ctx, wnn_tensor *t, void *buffer, size_t size,
+                              wnn_read_callback cb, void *user)
+{
+    wnn_status s = wnn__tensor_use_begin(fn, ctx, t);
+    if (s != WNN_OK)
+        return s;
+    if ((s = check_read(fn, ctx, t, buffer, size)) == WNN_OK)
+        s = queue_read(fn, ctx, t, buffer, cb, user, NULL);
+    wnn__tensor_use_end(t);
+    return s;
+}
+
 wnn_status wnn_context_read_tensor(wnn_context *ctx, wnn_tensor *t, wnn_read_callback cb, void *user)
 {
     if (!cb)
         return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "wnn_context_read_tensor: callback is NULL");
-    return submit_read("wnn_context_read_tensor", ctx, t, NULL, 0, cb, user, NULL);
+    return submit_read("wnn_context_read_tensor", ctx, t, NULL, 0, cb, user);
 }
 
 wnn_status wnn_context_read_tensor_into(wnn_context *ctx, wnn_tensor *t, void *buffer, size_t size,
@@ -375,7 +380,7 @@ wnn_status wnn_context_read_tensor_into(wnn_context *ctx, wnn_tensor *t, void *b
 {
     if (!buffer)
         return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "wnn_context_read_tensor_into: buffer is NULL");
-    return submit_read("wnn_context_read_tensor_into", ctx, t, buffer, size, cb, user, NULL);
+    return submit_read("wnn_context_read_tensor_into", ctx, t, buffer, size, cb, user);
 }
 
 /* What a blocking read's completion leaves for its caller. */
@@ -388,7 +393,35 @@ static void fill_waiter(wnn_status s, const char *message, const void *data, siz
 {
     wnn__waiter *w = user;
     w->status = s;
-    snprintf(w->message, sizeof w->message, "%s", message);
+    if (s != WNN_OK)
+        snprintf(w->message, sizeof w->message, "%s", message);
+}
+
+static wnn_status read_now(wnn_context *ctx, wnn_tensor *t, void *dst, size_t n, char *message, size_t size,
+                           bool *device_failed);
+
+/* wnn_context_read_tensor_sync() once the caller holds a use of t. */
+static wnn_status read_sync(const char *fn, wnn_context *ctx, wnn_tensor *t, void *buffer)
+{
+    wnn__waiter w = {WNN_OK, ""};
+    /* Once everything recorded before this call has run (this thread
+    ** helping), an idle timeline lets the read happen here: no task, and no
+    ** hand-off to the worker and back, which costs more than a small read
+    ** itself. The use held since the checks keeps the storage alive. */
+    if (wnn__timeline_enter_after_all(ctx)) {
+        bool device_failed;
+        w.status = read_now(ctx, t, buffer, (size_t)t->byte_length, w.message, sizeof w.message, &device_failed);
+        wnn__timeline_leave(ctx);
+    } else {
+        uint64_t seq = 0;
+        wnn_status s = queue_read(fn, ctx, t, buffer, fill_waiter, &w, &seq);
+        if (s != WNN_OK)
+            return s;
+        wnn__timeline_wait(ctx, seq);
+    }
+    if (w.status != WNN_OK)
+        return wnn__fail(w.status, "%s: %s", fn, w.message);
+    return WNN_OK;
 }
 
 wnn_status wnn_context_read_tensor_sync(wnn_context *ctx, wnn_tensor *t, void *buffer, size_t size)
@@ -396,15 +429,13 @@ wnn_status wnn_context_read_tensor_sync(wnn_context *ctx, wnn_tensor *t, void *b
     static const char fn[] = "wnn_context_read_tensor_sync";
     if (!buffer)
         return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "%s: buffer is NULL", fn);
-    wnn__waiter w = {WNN_OK, ""};
-    uint64_t seq = 0;
-    wnn_status s = submit_read(fn, ctx, t, buffer, size, fill_waiter, &w, &seq);
+    wnn_status s = wnn__tensor_use_begin(fn, ctx, t);
     if (s != WNN_OK)
         return s;
-    wnn__timeline_wait(ctx, seq);
-    if (w.status != WNN_OK)
-        return wnn__fail(w.status, "%s: %s", fn, w.message);
-    return WNN_OK;
+    if ((s = check_read(fn, ctx, t, buffer, size)) == WNN_OK)
+        s = read_sync(fn, ctx, t, buffer);
+    wnn__tensor_use_end(t);
+    return s;
 }
 
 void wnn__tensor_kill(wnn_tensor *t)
@@ -449,27 +480,38 @@ static void run_write(wnn_context *ctx, wnn__task *task)
         wnn__timeline_error(ctx, s, "write to the device failed");
 }
 
-static void run_read(wnn_context *ctx, wnn__task *task)
+/* A read by the thread that holds the timeline (its worker or a caller that
+** entered it): the status, with a message on failure. A failure of the
+** device is recorded as a timeline error here; *device_failed says so. */
+static wnn_status read_now(wnn_context *ctx, wnn_tensor *t, void *dst, size_t n, char *message, size_t size,
+                           bool *device_failed)
 {
-    wnn_tensor *t = task->tensor;
     wnn_status s = WNN_OK;
-    const char *message = "";
-    char buf[160];
+    *device_failed = false;
+    message[0] = '\0';
     if (atomic_load(&ctx->lost)) {
         s = WNN_STATUS_CONTEXT_LOST;
-        message = "context is lost";
+        snprintf(message, size, "context is lost");
     } else if (atomic_load(&t->destroyed)) {
         s = wnn__destroyed_status(ctx);
-        message = "tensor was destroyed before the read ran";
-    } else if ((s = wnn__storage_read(&t->st, task->bytes, task->size)) != WNN_OK) {
-        snprintf(buf, sizeof buf, "read from \"%s\" failed: %s", ctx->info.name, wnn_status_string(s));
-        message = buf;
+        snprintf(message, size, "tensor was destroyed before the read ran");
+    } else if ((s = wnn__storage_read(&t->st, dst, n)) != WNN_OK) {
+        snprintf(message, size, "read from \"%s\" failed: %s", ctx->info.name, wnn_status_string(s));
         wnn__timeline_error(ctx, s, message);
+        *device_failed = true;
     }
+    return s;
+}
+
+static void run_read(wnn_context *ctx, wnn__task *task)
+{
+    char message[160];
+    bool device_failed;
+    wnn_status s = read_now(ctx, task->tensor, task->bytes, task->size, message, sizeof message, &device_failed);
     if (task->callback)
         task->callback(s, message, s == WNN_OK ? task->bytes : NULL, s == WNN_OK ? task->size : 0,
                        task->user_data);
-    else if (s != WNN_OK)
+    else if (s != WNN_OK && !device_failed)
         wnn__timeline_error(ctx, s, message);
 }
 

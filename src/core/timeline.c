@@ -39,7 +39,12 @@ static bool run_one_locked(wnn_context *ctx, bool helper)
     ctx->busy = false;
     ctx->completed++;
     pthread_cond_broadcast(&ctx->done_cv);
-    pthread_cond_signal(&ctx->work_cv);
+    /* The worker waits on work_cv only when it found nothing to run or the
+    ** timeline busy: wake it only if there is something for it now. A
+    ** wake-up for nothing is a futex call here and a context switch there,
+    ** as much as the whole of a small write -> dispatch -> read. */
+    if (ctx->head || ctx->stopping)
+        pthread_cond_signal(&ctx->work_cv);
     return true;
 }
 
@@ -58,12 +63,31 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-bool wnn__timeline_try_enter(wnn_context *ctx)
+/* With ctx->lock held. */
+static bool enter_locked(wnn_context *ctx)
 {
-    pthread_mutex_lock(&ctx->lock);
     bool idle = !ctx->head && !ctx->busy && !ctx->stopping;
     if (idle)
         ctx->busy = true;
+    return idle;
+}
+
+bool wnn__timeline_try_enter(wnn_context *ctx)
+{
+    pthread_mutex_lock(&ctx->lock);
+    bool idle = enter_locked(ctx);
+    pthread_mutex_unlock(&ctx->lock);
+    return idle;
+}
+
+bool wnn__timeline_enter_after_all(wnn_context *ctx)
+{
+    pthread_mutex_lock(&ctx->lock);
+    uint64_t seq = ctx->submitted;
+    while (ctx->completed < seq)
+        if (!run_one_locked(ctx, true))
+            pthread_cond_wait(&ctx->done_cv, &ctx->lock);
+    bool idle = enter_locked(ctx);
     pthread_mutex_unlock(&ctx->lock);
     return idle;
 }
@@ -73,8 +97,9 @@ void wnn__timeline_leave(wnn_context *ctx)
     pthread_mutex_lock(&ctx->lock);
     ctx->busy = false;
     /* wake others only if they can have been waiting for this thread: work
-    ** was queued meanwhile (worker, helpers) */
-    if (ctx->head) {
+    ** was queued meanwhile (worker, helpers), or the worker, stopping, waits
+    ** for the timeline to be free before it exits */
+    if (ctx->head || ctx->stopping) {
         pthread_cond_broadcast(&ctx->done_cv);
         pthread_cond_signal(&ctx->work_cv);
     }
