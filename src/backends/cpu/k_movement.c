@@ -10,11 +10,14 @@
 ** A transpose that moves the input's innermost dimension away from the last
 ** place runs by square tiles instead: within a tile both the reads (along
 ** the input's rows) and the writes (along the output's) stay in cache.
+** Whole tiles of 4-byte elements move as 8 x 8 blocks through AVX2
+** registers (unpack, shuffle, lane permute) where the processor has it.
 */
 #include <stdint.h>
 #include <string.h>
 
 #include "backends/cpu/kernels.h"
+#include "backends/cpu/simd_avx2.h"
 #include "platform/pool.h"
 
 #define PARALLEL_MIN ((size_t)1 << 16)
@@ -168,9 +171,41 @@ static inline void move_tile(const tile_plan *p, size_t ib, size_t ob, size_t kn
 #undef MOVE
 }
 
+#if WNN_CPU_X86
+/* A whole tile of 4-byte elements: dst[a * ks + b] = src[a + b * ls]. */
+WNN_AVX2 static void move_tile_avx2(const float *src, float *dst, size_t ls, size_t ks)
+{
+    for (size_t b0 = 0; b0 < TILE; b0 += 8)
+        for (size_t a0 = 0; a0 < TILE; a0 += 8) {
+            const float *s = src + a0 + b0 * ls;
+            __m256 r[8], t[8], u[8];
+            for (int i = 0; i < 8; i++)
+                r[i] = _mm256_loadu_ps(s + i * ls);
+            for (int i = 0; i < 8; i += 2) {
+                t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+                t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+            }
+            for (int i = 0; i < 8; i += 4) {
+                u[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+                u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xee);
+                u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+                u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xee);
+            }
+            float *d = dst + a0 * ks + b0;
+            for (int i = 0; i < 4; i++) {
+                _mm256_storeu_ps(d + i * ks, _mm256_permute2f128_ps(u[i], u[i + 4], 0x20));
+                _mm256_storeu_ps(d + (i + 4) * ks, _mm256_permute2f128_ps(u[i], u[i + 4], 0x31));
+            }
+        }
+}
+#endif
+
 static void tile_range(void *arg, size_t begin, size_t end)
 {
     const tile_plan *p = arg;
+#if WNN_CPU_X86
+    bool simd = p->size == 4 && wnn__cpu_has_avx2();
+#endif
     for (size_t t = begin; t < end; t++) {
         size_t lt = t % p->l_tiles, kt = t / p->l_tiles % p->k_tiles, rest = t / p->l_tiles / p->k_tiles;
         size_t ib = kt * TILE + lt * TILE * p->in_stride[p->last];
@@ -184,6 +219,13 @@ static void tile_range(void *arg, size_t begin, size_t end)
             ob += i * p->out_stride[d];
         }
         size_t kn = p->shape[p->k] - kt * TILE, ln = p->shape[p->last] - lt * TILE;
+#if WNN_CPU_X86
+        if (simd && kn >= TILE && ln >= TILE) {
+            move_tile_avx2((const float *)p->in + ib, (float *)p->out + ob, p->in_stride[p->last],
+                           p->out_stride[p->k]);
+            continue;
+        }
+#endif
         move_tile(p, ib, ob, kn < TILE ? kn : TILE, ln < TILE ? ln : TILE);
     }
 }
