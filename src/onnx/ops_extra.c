@@ -5,7 +5,7 @@
 ** or indices compared with an iota), TopK (ranks from pairwise
 ** comparisons), MaxUnpool (a scatter into zeros), ReverseSequence (a
 ** gather with computed indices), scatters with a reduction (selection
-** masks reduced), LRN (a channel window as an average
+** masks reduced), Det (pivoted elimination unrolled), LRN (a channel window as an average
 ** pool), and the recurrent LSTM and GRU onto WebNN's lstm and gru.
 */
 #include <math.h>
@@ -378,6 +378,66 @@ wnn_status onx_lower_scatter_reduced(onx_importer *im, const Onnx__NodeProto *n,
         y = wnn_where(b, any, max ? wnn_max(b, xs, c) : wnn_min(b, xs, c), xs);
     }
     return onx_out(im, n, 0, y ? wnn_reshape(b, y, d.rank, d.shape) : NULL);
+}
+
+/* Det of [..., n, n]: Gaussian elimination with partial pivoting unrolled
+** over the n columns (at most DET_MAX_N): at step k the row of the largest
+** |A[i, k]|, i >= k, is swapped into row k (gatherElements with a computed
+** permutation, the sign flipped when it moves), the rows below lose their
+** multiple of row k, and the pivots' product times the sign is the
+** determinant. A zero pivot (a singular matrix) divides by 1 instead and
+** leaves a factor of 0. */
+#define DET_MAX_N 64
+
+static wnn_status lower_det(onx_importer *im, const Onnx__NodeProto *n)
+{
+    wnn_graph_builder *b = im->b;
+    wnn_operand *x = onx_in_op(im, n, 0);
+    if (x == NULL)
+        return im->status;
+    wnn_operand_desc d = desc_of(x);
+    if (d.rank < 2 || d.shape[d.rank - 1] != d.shape[d.rank - 2] || !onx_type_is_float(d.data_type))
+        return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "Det takes float [..., n, n]");
+    uint32_t dim = d.shape[d.rank - 1], batch = 1;
+    if (dim > DET_MAX_N)
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "a %u x %u matrix: the elimination is unrolled up to %d", dim,
+                        dim, DET_MAX_N);
+    for (uint32_t i = 0; i + 2 < d.rank; i++)
+        batch *= d.shape[i];
+    wnn_data_type t = d.data_type;
+    uint32_t s3[3] = {batch, dim, dim}, s2[2] = {batch, dim}, s1[2] = {batch, 1};
+    wnn_operand *a = wnn_reshape(b, x, 3, s3), *det = NULL;
+    wnn_operand *rows = iota(im, dim, 1, 2); /* [1, n] */
+    wnn_operand *zero = onx_scalar(im, t, 0.0), *one = onx_scalar(im, t, 1.0);
+    for (uint32_t k = 0; k < dim && a != NULL; k++) {
+        uint32_t cs[3] = {0, k, k}, cz[3] = {batch, dim - k, 1};
+        wnn_operand *col = wnn_reshape(b, wnn_slice(b, a, cs, cz, NULL), 2, (uint32_t[]){batch, dim - k});
+        wnn_arg_min_max_options ao = {.keep_dimensions = true, .output_data_type = WNN_DATA_TYPE_INT64};
+        wnn_operand *p = wnn_add(b, wnn_arg_max(b, wnn_abs(b, col), 1, &ao), onx_scalar(im, WNN_DATA_TYPE_INT64, k));
+        wnn_operand *kk = onx_scalar(im, WNN_DATA_TYPE_INT64, k);
+        /* the row permutation swapping k and p, [B, n] */
+        wnn_operand *perm = wnn_where(b, wnn_equal(b, rows, kk), p,
+                                      wnn_where(b, wnn_equal(b, rows, p), kk, rows));
+        perm = wnn_expand(b, wnn_reshape(b, wnn_expand(b, perm, 2, s2), 3, (uint32_t[]){batch, dim, 1}), 3, s3);
+        wnn_gather_options go = {.axis = 1};
+        a = wnn_gather_elements(b, a, perm, &go);
+        wnn_operand *flip = wnn_where(b, wnn_equal(b, p, kk), one, onx_scalar(im, t, -1.0)); /* [B, 1] */
+        uint32_t ps[3] = {0, k, k}, pz[3] = {batch, 1, 1};
+        wnn_operand *pivot = wnn_reshape(b, wnn_slice(b, a, ps, pz, NULL), 2, s1);
+        wnn_operand *factor = wnn_mul(b, flip, pivot);
+        det = det == NULL ? factor : wnn_mul(b, det, factor);
+        if (k + 1 == dim)
+            break;
+        wnn_operand *safe = wnn_where(b, wnn_equal(b, pivot, zero), one, pivot);
+        uint32_t ks[3] = {0, 0, k}, kz[3] = {batch, dim, 1}, rs[3] = {0, k, 0}, rz[3] = {batch, 1, dim};
+        wnn_operand *below = wnn_cast(b, wnn_greater(b, rows, kk), t); /* [1, n]: rows after k */
+        wnn_operand *f = wnn_mul(b, wnn_div(b, wnn_reshape(b, wnn_slice(b, a, ks, kz, NULL), 2, s2), safe), below);
+        a = wnn_sub(b, a, wnn_mul(b, wnn_reshape(b, f, 3, (uint32_t[]){batch, dim, 1}), wnn_slice(b, a, rs, rz, NULL)));
+    }
+    uint32_t out[WNN_MAX_RANK];
+    for (uint32_t i = 0; i + 2 < d.rank; i++)
+        out[i] = d.shape[i];
+    return onx_out(im, n, 0, det ? wnn_reshape(b, det, d.rank - 2, out) : NULL);
 }
 
 /* ReverseSequence: gatherElements along the time axis with indices
@@ -897,6 +957,7 @@ const onx_op_entry onx_ops_extra[] = {
     {"TopK", lower_topk},
     {"MaxUnpool", lower_max_unpool},
     {"ReverseSequence", lower_reverse_sequence},
+    {"Det", lower_det},
     {"OneHot", lower_one_hot},
     {"LRN", lower_lrn},
     {"LSTM", lower_lstm},

@@ -8,7 +8,8 @@ BitShift on every shift of each unsigned type; DFT (a matmul with a
 constant matrix) and STFT against NumPy's FFT; GatherND with batch_dims;
 MaxUnpool against PyTorch's max_unpool2d; ReverseSequence; ScatterElements
 and ScatterND with every reduction and duplicate indices against NumPy's
-ufunc.at; MaxPool's Indices against PyTorch's max_pool2d.
+ufunc.at; MaxPool's Indices against PyTorch's max_pool2d; Det against
+NumPy's.
 """
 import numpy as np
 import pytest
@@ -255,3 +256,21 @@ def test_max_pool_indices(tmp_path, device, kernel, stride, pad, dilation, ceil)
     offsets = (torch.arange(2 * 3) * 9 * 10).reshape(2, 3, 1, 1)  # ONNX's indices run over the whole tensor
     np.testing.assert_array_equal(out["y"], y.numpy())
     np.testing.assert_array_equal(out["i"], (plane_idx + offsets).numpy())
+
+
+@pytest.mark.parametrize("device", ["cpu", "null"])
+@pytest.mark.parametrize("dim", [1, 2, 3, 5])
+def test_det(tmp_path, device, dim):
+    rng = np.random.default_rng(19)
+    x = rng.standard_normal((2, 3, dim, dim)).astype(np.float32)
+    x[0, 0] = np.eye(dim)[::-1]  # needs row swaps: sign -1 or 1
+    if dim > 1:
+        x[0, 1, 1] = x[0, 1, 0]  # singular
+        x[1, 0, :, 0] = 0  # a zero first column
+    graph = helper.make_graph([helper.make_node("Det", ["x"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    path = str(tmp_path / "model.onnx")
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+    got = wnn.onnx.load(path, device=device).run({"x": x})["y"]
+    np.testing.assert_allclose(got, np.linalg.det(x.astype(np.float64)), rtol=1e-4, atol=1e-5)
