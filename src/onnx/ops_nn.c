@@ -396,11 +396,51 @@ static bool extra_outputs(const Onnx__NodeProto *n)
     return false;
 }
 
+/* BatchNormalization in training mode: the batch's own mean and (biased)
+** variance over every axis but 1 normalize X, and the running statistics
+** come out as input * momentum + batch * (1 - momentum). */
+static wnn_status batch_norm_training(onx_importer *im, const Onnx__NodeProto *n)
+{
+    wnn_graph_builder *b = im->b;
+    wnn_operand *x = onx_in_op(im, n, 0), *scale = onx_in_op(im, n, 1), *bias = onx_in_op(im, n, 2);
+    wnn_operand *mean_in = onx_in_op(im, n, 3), *var_in = onx_in_op(im, n, 4);
+    if (x == NULL || scale == NULL || bias == NULL || mean_in == NULL || var_in == NULL)
+        return im->status;
+    wnn_operand_desc d = desc_of(x);
+    if (d.rank < 2)
+        return onx_fail(im, WNN_STATUS_INVALID_RANK, "X has rank %u, needs a channel axis", d.rank);
+    uint32_t axes[WNN_MAX_RANK], na = 0, cs[WNN_MAX_RANK];
+    for (uint32_t i = 0; i < d.rank; i++) {
+        if (i != 1)
+            axes[na++] = i;
+        cs[i] = i == 1 ? d.shape[1] : 1;
+    }
+    wnn_reduce_options ro = {.axes = axes, .axes_count = na, .keep_dimensions = true};
+    wnn_data_type t = d.data_type;
+    wnn_operand *mean = wnn_reduce_mean(b, x, &ro), *centred = wnn_sub(b, x, mean);
+    wnn_operand *var = wnn_reduce_mean(b, wnn_mul(b, centred, centred), &ro);
+    double eps = onx_attr_float(n, "epsilon", 1e-5f), momentum = onx_attr_float(n, "momentum", 0.9f);
+    wnn_operand *y = wnn_div(b, centred, wnn_sqrt(b, wnn_add(b, var, onx_scalar(im, t, eps))));
+    y = wnn_add(b, wnn_mul(b, y, wnn_reshape(b, scale, d.rank, cs)), wnn_reshape(b, bias, d.rank, cs));
+    wnn_status st = onx_out(im, n, 0, y);
+    uint32_t c = d.shape[1];
+    wnn_operand *stats[2] = {wnn_reshape(b, mean, 1, &c), wnn_reshape(b, var, 1, &c)}, *ins[2] = {mean_in, var_in};
+    for (size_t i = 0; st == WNN_OK && i < 2; i++) {
+        wnn_operand *run = wnn_add(b, wnn_mul(b, ins[i], onx_scalar(im, t, momentum)),
+                                   wnn_mul(b, stats[i], onx_scalar(im, t, 1.0 - momentum)));
+        st = onx_out(im, n, 1 + i, run);
+    }
+    return st;
+}
+
 static wnn_status lower_batch_norm(onx_importer *im, const Onnx__NodeProto *n)
 {
-    if (onx_attr_int(n, "training_mode", 0) != 0 || extra_outputs(n))
-        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "training mode (running statistics outputs) is not "
-                        "inference");
+    if (onx_attr_int(n, "training_mode", 0) != 0 || extra_outputs(n)) {
+        if (im->opset >= 14)
+            return batch_norm_training(im, n);
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "running statistics outputs before opset 14 (saved mean "
+                        "and variance) are not supported");
+    }
     if (onx_attr_int(n, "spatial", 1) == 0)
         return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "spatial 0 (per-element statistics) is not supported");
     wnn_batch_normalization_options o = WNN_BATCH_NORMALIZATION_OPTIONS_INIT;

@@ -159,8 +159,10 @@ static wnn_status lower_identity(onx_importer *im, const Onnx__NodeProto *n)
     if (v == NULL)
         return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "input 0 is missing");
     if (strcmp(n->op_type, "Dropout") == 0) {
-        onx_value *mode = onx_in(im, n, 2);
-        if (mode != NULL && (mode->c == NULL || (mode->c->count && onx_get_i64(mode->c, 0) != 0)))
+        onx_value *mode = onx_in(im, n, 2), *ratio = onx_in(im, n, 1);
+        bool training = mode != NULL && (mode->c == NULL || (mode->c->count && onx_get_i64(mode->c, 0) != 0));
+        bool keeps_all = ratio != NULL && ratio->c != NULL && ratio->c->count == 1 && onx_get_f64(ratio->c, 0) == 0;
+        if (training && !keeps_all) /* a ratio of 0 drops nothing: the identity even in training */
             return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "training-mode Dropout is random: not inference");
         if (n->n_output > 1 && n->output[1] && n->output[1][0]) { /* the mask: every element kept */
             int64_t dims[WNN_MAX_RANK];

@@ -9,7 +9,7 @@ constant matrix) and STFT against NumPy's FFT; GatherND with batch_dims;
 MaxUnpool against PyTorch's max_unpool2d; ReverseSequence; ScatterElements
 and ScatterND with every reduction and duplicate indices against NumPy's
 ufunc.at; MaxPool's Indices against PyTorch's max_pool2d; Det against
-NumPy's.
+NumPy's; BatchNormalization in training mode against PyTorch's.
 """
 import numpy as np
 import pytest
@@ -274,3 +274,27 @@ def test_det(tmp_path, device, dim):
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
     got = wnn.onnx.load(path, device=device).run({"x": x})["y"]
     np.testing.assert_allclose(got, np.linalg.det(x.astype(np.float64)), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.skipif(torch is None, reason="PyTorch is not installed; apt-get install python3-torch")
+@pytest.mark.parametrize("device", ["cpu", "null"])
+def test_batch_norm_training(tmp_path, device):
+    rng = np.random.default_rng(20)
+    x = rng.standard_normal((4, 3, 5, 6)).astype(np.float32) * 3 + 1
+    scale, bias = rng.standard_normal(3).astype(np.float32), rng.standard_normal(3).astype(np.float32)
+    mean, var = rng.standard_normal(3).astype(np.float32), rng.uniform(0.5, 2, 3).astype(np.float32)
+    node = helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y", "rm", "rv"], training_mode=1,
+                            momentum=0.8, epsilon=1e-4)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))],
+                              [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in ("y", "rm", "rv")],
+                              [helper.make_tensor(k, TensorProto.FLOAT, [3], v)
+                               for k, v in (("s", scale), ("b", bias), ("m", mean), ("v", var))])
+    path = str(tmp_path / "model.onnx")
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 15)]), path)
+    out = wnn.onnx.load(path, device=device).run({"x": x})
+    xt = torch.from_numpy(x)
+    y = torch.nn.functional.batch_norm(xt, None, None, torch.from_numpy(scale), torch.from_numpy(bias), True, 0.0, 1e-4)
+    np.testing.assert_allclose(out["y"], y.numpy(), rtol=1e-4, atol=1e-5)
+    batch_mean, batch_var = x.mean(axis=(0, 2, 3)), x.var(axis=(0, 2, 3))  # ONNX keeps the biased variance
+    np.testing.assert_allclose(out["rm"], mean * 0.8 + batch_mean * 0.2, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(out["rv"], var * 0.8 + batch_var * 0.2, rtol=1e-5, atol=1e-6)
