@@ -1139,12 +1139,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argv;
     fuzz_one_thread();
     g_limits_oracle = getenv("WNN_FUZZ_NO_LIMITS_ORACLE") == NULL;
-    for (int i = 0; i < 2; i++) {
-        wnn_context_options o = WNN_CONTEXT_OPTIONS_INIT;
-        o.device = devices[i];
-        if (wnn_context_create(&o, &contexts[i]) != WNN_OK)
-            fail("no %s context: %s", devices[i], wnn_last_error_message());
-    }
+    for (int i = 0; i < 2; i++)
+        contexts[i] = fuzz_context(devices[i], 0);
     return 0;
 }
 

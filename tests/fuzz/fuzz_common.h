@@ -3,7 +3,7 @@
 ** fuzz_common.h -- what the four libFuzzer harnesses share (docs/fuzzing.md):
 ** the failure report, the byte reader, the mutators' random numbers, the
 ** known-status test, the one-thread setup, the memory file behind the
-** path-based readers and the end-of-input memory check.
+** path-based readers, context creation and the end-of-input memory check.
 **
 ** Each harness defines FUZZ_NAME (the prefix of its failure reports) before
 ** including this header. Everything here is static: each fuzzer is one
@@ -86,6 +86,19 @@ static inline void fuzz_one_thread(void)
 {
     setenv("WNN_NUM_THREADS", "1", 0);
     setenv("OPENBLAS_NUM_THREADS", "1", 0);
+}
+
+/* A context on device (0 memory_limit: none); a context that cannot be
+** made ends the fuzzer. */
+static inline wnn_context *fuzz_context(const char *device, uint64_t memory_limit)
+{
+    wnn_context_options o = WNN_CONTEXT_OPTIONS_INIT;
+    o.device = device;
+    o.memory_limit = memory_limit;
+    wnn_context *ctx = NULL;
+    if (wnn_context_create(&o, &ctx) != WNN_OK)
+        fail("no %s context: %s", device, wnn_last_error_message());
+    return ctx;
 }
 
 /* A memory file for the readers that take a path: returns its descriptor

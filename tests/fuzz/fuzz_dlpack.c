@@ -348,12 +348,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argv;
     fuzz_one_thread();
     static const char *const names[2] = {"cpu", "null"};
-    for (int i = 0; i < 2; i++) {
-        wnn_context_options o = WNN_CONTEXT_OPTIONS_INIT;
-        o.device = names[i];
-        if (wnn_context_create(&o, &g_ctx[i]) != WNN_OK)
-            fail("no %s context: %s", names[i], wnn_last_error_message());
-    }
+    for (int i = 0; i < 2; i++)
+        g_ctx[i] = fuzz_context(names[i], 0);
     g_buffer = aligned_alloc(64, BUFFER_BYTES);
     return 0;
 }

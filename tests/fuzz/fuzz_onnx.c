@@ -82,12 +82,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argc;
     (void)argv;
     fuzz_one_thread();
-    wnn_context_options o = WNN_CONTEXT_OPTIONS_INIT;
-    o.device = "cpu";
-    o.memory_limit = MEMORY_LIMIT;
     g_verbose = getenv("FUZZ_ONNX_VERBOSE") != NULL && strcmp(getenv("FUZZ_ONNX_VERBOSE"), "0") != 0;
-    if (wnn_context_create(&o, &g_ctx) != WNN_OK)
-        fail("no cpu context: %s", wnn_last_error_message());
+    g_ctx = fuzz_context("cpu", MEMORY_LIMIT);
     /* the path-based calls read the model from a memory file */
     g_fd = fuzz_memory_file("onnx-model", g_path);
     /* external data: a folder with one file of weights and one short file */

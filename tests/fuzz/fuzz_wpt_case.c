@@ -41,10 +41,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argc;
     (void)argv;
     fuzz_one_thread();
-    wnn_context_options o = WNN_CONTEXT_OPTIONS_INIT;
-    o.device = "cpu";
-    if (wnn_context_create(&o, &g_ctx) != WNN_OK)
-        fail("no cpu context: %s", wnn_last_error_message());
+    g_ctx = fuzz_context("cpu", 0);
     /* the reader takes a path: a memory file stands in for the case file */
     g_fd = fuzz_memory_file("wpt-case", g_path);
     return 0;
