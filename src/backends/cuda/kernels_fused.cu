@@ -15,42 +15,44 @@ namespace {
 /* fused runs                                                                */
 /* ------------------------------------------------------------------------ */
 
-/* Each thread runs the program over FUSED_V neighbouring elements at once,
-** so that the dispatch on every instruction is paid once per FUSED_V
-** elements, the operator's loop unrolls into independent work, and flat
-** operands move with one wide access. The temporaries are named variables
-** selected through switches, so they stay in registers. */
-#define FUSED_V 4
+/* Each thread runs the program over V neighbouring elements at once (4
+** floats or 8 halves: 16 bytes), so that the dispatch on every instruction
+** is paid once per V elements, the operator's loop unrolls into
+** independent work, and flat operands move with one 16-byte access. The
+** temporaries are named variables selected through switches, so they stay
+** in registers. */
+template <bool HALF> struct fused_width { static constexpr int value = HALF ? 8 : 4; };
 
-template <bool HALF> __device__ __forceinline__ void fused_load(float (&d)[FUSED_V], const void *ptr, uint64_t base,
-                                                                uint64_t count, bool scalar, uint32_t period)
+template <bool HALF, int V = fused_width<HALF>::value>
+__device__ __forceinline__ void fused_load(float (&d)[V], const void *ptr, uint64_t base, uint64_t count, bool scalar,
+                                           uint32_t period)
 {
-    if (period) /* a row: FUSED_V divides the period, so the vector stays in one row */
+    if (period) /* a row: V divides the period, so the vector stays in one row */
         base %= period;
     if (scalar) {
         float v = HALF ? h2f(((const h16 *)ptr)[0]) : ((const float *)ptr)[0];
 #pragma unroll
-        for (int j = 0; j < FUSED_V; j++)
+        for (int j = 0; j < V; j++)
             d[j] = v;
-    } else if (base + FUSED_V <= count) {
+    } else if (base + V <= count) {
         if constexpr (HALF) {
-            h16 h[FUSED_V];
-            vload<h16, FUSED_V>(h, (const h16 *)ptr + base);
+            h16 h[V];
+            vload<h16, V>(h, (const h16 *)ptr + base);
 #pragma unroll
-            for (int j = 0; j < FUSED_V; j++)
+            for (int j = 0; j < V; j++)
                 d[j] = h2f(h[j]);
         } else {
-            vload<float, FUSED_V>(d, (const float *)ptr + base);
+            vload<float, V>(d, (const float *)ptr + base);
         }
     } else {
 #pragma unroll
-        for (int j = 0; j < FUSED_V; j++)
+        for (int j = 0; j < V; j++)
             d[j] = base + j < count ? (HALF ? h2f(((const h16 *)ptr)[base + j]) : ((const float *)ptr)[base + j]) : 0.0f;
     }
 }
 
-template <bool HALF> __device__ __forceinline__ void fused_store(const float (&d)[FUSED_V], void *ptr, uint64_t base,
-                                                                 uint64_t count, bool scalar)
+template <bool HALF, int V = fused_width<HALF>::value>
+__device__ __forceinline__ void fused_store(const float (&d)[V], void *ptr, uint64_t base, uint64_t count, bool scalar)
 {
     if (scalar) {
         if (base == 0) {
@@ -59,18 +61,18 @@ template <bool HALF> __device__ __forceinline__ void fused_store(const float (&d
             else
                 ((float *)ptr)[0] = d[0];
         }
-    } else if (base + FUSED_V <= count) {
+    } else if (base + V <= count) {
         if constexpr (HALF) {
-            h16 h[FUSED_V];
+            h16 h[V];
 #pragma unroll
-            for (int j = 0; j < FUSED_V; j++)
+            for (int j = 0; j < V; j++)
                 h[j] = f2h(d[j]);
-            vstore<h16, FUSED_V>((h16 *)ptr + base, h);
+            vstore<h16, V>((h16 *)ptr + base, h);
         } else {
-            vstore<float, FUSED_V>((float *)ptr + base, d);
+            vstore<float, V>((float *)ptr + base, d);
         }
     } else {
-        for (int j = 0; j < FUSED_V; j++)
+        for (int j = 0; j < V; j++)
             if (base + j < count) {
                 if constexpr (HALF)
                     ((h16 *)ptr)[base + j] = f2h(d[j]);
@@ -80,20 +82,20 @@ template <bool HALF> __device__ __forceinline__ void fused_store(const float (&d
     }
 }
 
-struct fused_temps {
-    float t0[FUSED_V], t1[FUSED_V], t2[FUSED_V], t3[FUSED_V];
+template <int V> struct fused_temps {
+    float t0[V], t1[V], t2[V], t3[V];
 };
 
-__device__ __forceinline__ void copy_v(float (&d)[FUSED_V], const float (&s)[FUSED_V])
+template <int V> __device__ __forceinline__ void copy_v(float (&d)[V], const float (&s)[V])
 {
 #pragma unroll
-    for (int j = 0; j < FUSED_V; j++)
+    for (int j = 0; j < V; j++)
         d[j] = s[j];
 }
 
-template <bool HALF>
-__device__ __forceinline__ void fused_fetch(const wnn__cu_fused &p, const fused_temps &t, uint8_t src,
-                                            float (&d)[FUSED_V], uint64_t base)
+template <bool HALF, int V = fused_width<HALF>::value>
+__device__ __forceinline__ void fused_fetch(const wnn__cu_fused &p, const fused_temps<V> &t, uint8_t src,
+                                            float (&d)[V], uint64_t base)
 {
     switch (src) {
     case 0: copy_v(d, t.t0); break;
@@ -108,7 +110,7 @@ __device__ __forceinline__ void fused_fetch(const wnn__cu_fused &p, const fused_
     }
 }
 
-__device__ __forceinline__ void fused_put(fused_temps &t, uint8_t dst, const float (&v)[FUSED_V])
+template <int V> __device__ __forceinline__ void fused_put(fused_temps<V> &t, uint8_t dst, const float (&v)[V])
 {
     switch (dst) {
     case 0: copy_v(t.t0, v); break;
@@ -118,13 +120,12 @@ __device__ __forceinline__ void fused_put(fused_temps &t, uint8_t dst, const flo
     }
 }
 
-template <bool HALF>
-__device__ __forceinline__ void fused_compute(uint8_t op, float (&d)[FUSED_V], const float (&a)[FUSED_V],
-                                              const float (&b)[FUSED_V])
+template <bool HALF, int V = fused_width<HALF>::value>
+__device__ __forceinline__ void fused_compute(uint8_t op, float (&d)[V], const float (&a)[V], const float (&b)[V])
 {
 #define WNNCU_FUSED_CASE(OPV, EXPR)                                                                   \
     case OPV:                                                                                         \
-        _Pragma("unroll") for (int j = 0; j < FUSED_V; j++) d[j] = EXPR;                              \
+        _Pragma("unroll") for (int j = 0; j < V; j++) d[j] = EXPR;                              \
         break;
     switch (op) {
     WNNCU_FUSED_CASE(WNN__OP_ADD, float_binary<WNN__OP_ADD>(a[j], b[j]))
@@ -147,25 +148,26 @@ __device__ __forceinline__ void fused_compute(uint8_t op, float (&d)[FUSED_V], c
 #undef WNNCU_FUSED_CASE
     if constexpr (HALF) {
 #pragma unroll
-        for (int j = 0; j < FUSED_V; j++)
+        for (int j = 0; j < V; j++)
             d[j] = h2f(f2h(d[j]));
     }
 }
 
 template <bool HALF> __global__ void fused_kernel(const wnn__cu_fused p)
 {
-    fused_temps t;
-    for (uint64_t base = global_id() * FUSED_V; base < p.count; base += global_stride() * FUSED_V) {
+    constexpr int V = fused_width<HALF>::value;
+    fused_temps<V> t;
+    for (uint64_t base = global_id() * V; base < p.count; base += global_stride() * V) {
         for (uint32_t k = 0; k < p.n_ops; k++) {
             const wnn__cu_fused_op o = p.ops[k];
             if (o.kind == WNN__CU_FUSED_COMPUTE) {
-                float a[FUSED_V], b[FUSED_V], d[FUSED_V];
+                float a[V], b[V], d[V];
                 fused_fetch<HALF>(p, t, o.a, a, base);
                 fused_fetch<HALF>(p, t, o.b, b, base);
                 fused_compute<HALF>(o.op, d, a, b);
                 fused_put(t, o.dst, d);
             } else {
-                float d[FUSED_V];
+                float d[V];
                 fused_fetch<HALF>(p, t, o.dst, d, base);
                 fused_store<HALF>(d, (void *)p.ptr[o.a], base, p.count, o.b != 0);
             }
@@ -209,7 +211,8 @@ extern "C" cudaError_t wnn__cu_fused_run(cudaStream_t s, const wnn__cu_fused *p)
     for (uint32_t k = 0; k < WNN__CU_FUSED_MAX_PTRS; k++)
         if (p->ptr[k] && !((p->scalar_slots >> k) & 1u) && ((uintptr_t)p->ptr[k] & 15u))
             return cudaErrorMisalignedAddress;
-    const unsigned blocks = blocks_for((p->count + FUSED_V - 1) / FUSED_V);
+    const uint64_t v = p->half ? fused_width<true>::value : fused_width<false>::value;
+    const unsigned blocks = blocks_for((p->count + v - 1) / v);
     if (p->half)
         fused_kernel<true><<<blocks, THREADS, 0, s>>>(*p);
     else
