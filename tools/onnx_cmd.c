@@ -643,6 +643,15 @@ static void add_skip(suite *s, const char *name, const char *why)
     snprintf(s->skips[s->n_skips++], sizeof s->skips[0], "%s: %s", name, why);
 }
 
+/* Test models whose reference outputs contradict their own model: skipped
+** with the reason, neither passed nor failed. */
+static const struct {
+    const char *name, *why;
+} contradicted[] = {
+    {"test_adam_multiple", "the reference outputs use epsilon 1e-2, the model's Adam node leaves the default 1e-6 "
+                           "(ONNX 1.12's test data)"},
+};
+
 static void run_case(suite *s, const char *dir, const char *name)
 {
     char model[4096], why[600] = "";
@@ -650,12 +659,18 @@ static void run_case(suite *s, const char *dir, const char *name)
     wnn_onnx_info info;
     outcome o = T_FAIL;
     const char *op = "?";
+    bool skip = false;
+    for (size_t i = 0; i < sizeof contradicted / sizeof contradicted[0] && !skip; i++)
+        if (strcmp(name, contradicted[i].name) == 0) {
+            snprintf(why, sizeof why, "%s", contradicted[i].why);
+            skip = true;
+        }
     if (wnn_onnx_read_info(model, &info) != WNN_OK) {
         snprintf(why, sizeof why, "%s", wnn_onnx_last_error_message());
         memset(&info, 0, sizeof info);
     } else {
         op = info.op_type_count == 1 ? info.op_types[0] : info.op_type_count == 0 ? "(none)" : "(several)";
-        o = T_PASS;
+        o = skip ? T_SKIP : T_PASS;
         unsigned sets = 0;
         for (unsigned k = 0; o == T_PASS; k++) {
             char set[4200];
@@ -666,7 +681,7 @@ static void run_case(suite *s, const char *dir, const char *name)
             o = run_set(s, model, &info, set, why, sizeof why);
             sets++;
         }
-        if (sets == 0) {
+        if (sets == 0 && !skip) {
             o = T_SKIP;
             snprintf(why, sizeof why, "no test_data_set_*");
         }

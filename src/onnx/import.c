@@ -557,6 +557,16 @@ static wnn_status lower_node(onx_importer *im, const Onnx__NodeProto *n)
 {
     const char *op = n->op_type ? n->op_type : "";
     const char *domain = n->domain ? n->domain : "";
+    if (strcmp(domain, "ai.onnx.preview.training") == 0) { /* optimizer steps: arithmetic */
+        onx_lower_fn step = onx_find_training(op);
+        if (step == NULL)
+            return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "operator %s of ai.onnx.preview.training has no WebNN "
+                            "lowering%s", op, strcmp(op, "Gradient") == 0 ? " (it needs the gradient graph)" : "");
+        wnn_status st = step(im, n);
+        if (st == WNN_OK && wnn_graph_builder_status(im->b) != WNN_OK)
+            st = onx_builder_failed(im);
+        return st;
+    }
     if (domain[0] != '\0' && strcmp(domain, "ai.onnx") != 0)
         return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "operators of domain '%s' are not supported", domain);
     for (size_t i = 0; i < n->n_input; i++)
@@ -707,8 +717,10 @@ static wnn_status find_opset(onx_importer *im)
             im->opset = o->version;
         else if (strcmp(d, "com.microsoft") == 0)
             im->ms_opset = o->version;
+        else if (strcmp(d, "ai.onnx.preview.training") == 0)
+            im->training_opset = o->version;
     }
-    if (im->opset == 0) /* e.g. only ai.onnx.preview.training */
+    if (im->opset == 0 && im->training_opset == 0)
         return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "the model imports no version of the default ONNX opset, "
                         "only %s", m->n_opset_import && m->opset_import[0]->domain ? m->opset_import[0]->domain : "none");
     return WNN_OK;

@@ -52,6 +52,7 @@ typedef struct onx_importer {
     const char *base_dir;
     int64_t opset;          /* the default domain's version */
     int64_t ms_opset;       /* com.microsoft, 0 if not imported */
+    int64_t training_opset; /* ai.onnx.preview.training, 0 if not imported */
     onx_value *buckets[ONX_BUCKETS];
     uint32_t scope;         /* the depth of the subgraph being lowered */
     bool attach_known;      /* onx_out_const adds values to lowered outputs */
@@ -151,6 +152,9 @@ int32_t onx_cast_target(const Onnx__NodeProto *n);
 typedef wnn_status (*onx_lower_fn)(onx_importer *im, const Onnx__NodeProto *n);
 /* The lowering of op_type in the default domain, NULL if none. */
 onx_lower_fn onx_find_lowering(const char *op_type);
+/* The lowering of op_type in ai.onnx.preview.training, NULL if none
+** (ops_training.c). */
+onx_lower_fn onx_find_training(const char *op_type);
 /* The host evaluation of op_type, NULL if none. Returns WNN_OK with the
 ** outputs defined, or NOT_SUPPORTED to fall back to lowering. */
 onx_lower_fn onx_find_folding(const char *op_type);
