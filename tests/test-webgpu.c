@@ -15,6 +15,7 @@
 #include <math.h>
 #include <unistd.h>
 
+#include "platform/config.h"
 #include "test.h"
 
 /* The private lavapipe of src/backends/webgpu/setup.sh, if installed and
@@ -334,6 +335,60 @@ static void test_kernels(void)
     }
 }
 
+static wnn_operand *cast_f16_op(wnn_graph_builder *b, wnn_operand **in)
+{
+    return wnn_cast(b, in[0], WNN_DATA_TYPE_FLOAT16);
+}
+
+/* Dispatches split over the binding-size limit, lowered to 4 KiB
+** (WNN_WEBGPU_SPLIT_KIB) so that small tensors take the path: windows of
+** the output and of the inputs of its shape, broadcast inputs bound whole,
+** packed outputs and a part word at the end; kernels that cannot split run
+** whole under the adapter's real limit. */
+static void test_split(void)
+{
+    setenv("WNN_WEBGPU_SPLIT_KIB", "4", 1);
+    wnn__config_reload();
+    enum { N = 5001 };
+    float *a = malloc(N * sizeof *a), *bb = malloc(N * sizeof *bb), *y = malloc(N * sizeof *y);
+    uint8_t *g = malloc(N);
+    uint16_t *h = malloc(N * sizeof *h);
+    for (int i = 0; i < N; i++) {
+        a[i] = (float)i;
+        bb[i] = (float)(N - i);
+    }
+    wnn_operand_desc d[2] = {{WNN_DATA_TYPE_FLOAT32, 1, {N}}, {WNN_DATA_TYPE_FLOAT32, 1, {N}}};
+    const void *in[2] = {a, bb};
+    run(add_op, 2, d, in, &d[0], y); /* 5 chunks of 1024 words */
+    int bad = 0;
+    for (int i = 0; i < N; i++)
+        bad += y[i] != (float)N;
+    CHECK_EQ_INT(bad, 0);
+    wnn_operand_desc scalar[2] = {{WNN_DATA_TYPE_FLOAT32, 1, {N}}, {WNN_DATA_TYPE_FLOAT32, 1, {1}}};
+    wnn_operand_desc od = {WNN_DATA_TYPE_UINT8, 1, {N}};
+    float half_way[1] = {2500.0f};
+    const void *in2[2] = {a, half_way};
+    run(greater_op, 2, scalar, in2, &od, g); /* uint8 words of four, scalar bound whole */
+    bad = 0;
+    for (int i = 0; i < N; i++)
+        bad += g[i] != (i > 2500);
+    CHECK_EQ_INT(bad, 0);
+    wnn_operand_desc hd = {WNN_DATA_TYPE_FLOAT16, 1, {N}};
+    run(cast_f16_op, 1, d, in, &hd, h); /* halves, the last word half full */
+    CHECK_EQ_INT(h[0], 0);
+    CHECK_EQ_INT(h[2048], 0x6800);  /* 2048 */
+    CHECK_EQ_INT(h[N - 1], 0x6ce2); /* 5000 */
+    run(transpose_op, 1, d, in, d, y); /* no split: whole, under the real limit */
+    CHECK(y[0] == 0 && y[N - 1] == (float)(N - 1));
+    free(a);
+    free(bb);
+    free(y);
+    free(g);
+    free(h);
+    unsetenv("WNN_WEBGPU_SPLIT_KIB");
+    wnn__config_reload();
+}
+
 /* What has no kernel (64-bit integers): not claimed by the limits, refused
 ** by the builder. */
 static void test_unsupported(void)
@@ -370,6 +425,7 @@ int main(void)
         test_copies();
         test_kernels();
         test_more_kernels();
+        test_split();
         test_unsupported();
     }
     wnn_context_release(ctx);

@@ -61,6 +61,7 @@ static void read_all(void)
     config.webgpu_module = text("WNN_WEBGPU_MODULE");
     config.webgpu_library = text("WNN_WEBGPU_LIBRARY");
     config.webgpu_debug = text("WNN_WEBGPU_DEBUG") != NULL;
+    config.webgpu_split_kib = count("WNN_WEBGPU_SPLIT_KIB", 1u << 22, 0);
 }
 
 const wnn__config *wnn__config_get(void)

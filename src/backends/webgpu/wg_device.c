@@ -165,9 +165,8 @@ static wnn_status wg_device_info(uint32_t index, wnn_device_info *info)
     const wg_library_state *lib = wg_library();
     if (index != 0 || !lib->adapter_ok)
         return WNN_STATUS_NO_SUCH_DEVICE;
-    uint64_t max = lib->limits.maxStorageBufferBindingSize;
-    if (lib->limits.maxBufferSize < max)
-        max = lib->limits.maxBufferSize;
+    /* element-wise kernels split their work over the binding limit (wg_graph.c) */
+    uint64_t max = lib->limits.maxBufferSize;
     *info = (wnn_device_info){
         .name = "webgpu",
         .description = lib->description,
@@ -248,9 +247,7 @@ static wnn_status wg_device_open_external(void *instance, void *device, wnn__dev
         *info = (wnn_device_info){.name = "webgpu", .kind = WNN_DEVICE_KIND_DISCRETE, .accelerated = true,
                                   .dlpack_device_type = 15};
     info->description = "the application's WebGPU device";
-    info->max_tensor_byte_length = g->limits.maxStorageBufferBindingSize < g->limits.maxBufferSize
-                                       ? g->limits.maxStorageBufferBindingSize
-                                       : g->limits.maxBufferSize;
+    info->max_tensor_byte_length = g->limits.maxBufferSize;
     *out = d;
     return WNN_OK;
 }

@@ -19,6 +19,7 @@
 #include "backends/webgpu/wg_internal.h"
 #include "backends/webgpu/wg_wgsl.h"
 #include "memory/allocator.h"
+#include "platform/config.h"
 
 #define MAX_KERNELS 16
 
@@ -36,15 +37,19 @@ typedef struct step {
     uint32_t n_in;
     uint32_t in[WG_MAX_INPUTS];
     WGPUBuffer params;  /* or NULL */
+    WGPUBuffer chunk;   /* a chunk's first and end output words, or NULL */
     uint32_t gx, gy;    /* workgroups */
     uint64_t bytes;     /* a copy's size in words * 4 */
+    /* a chunk of a split dispatch: bindings 0..n_in from offset[b], size[b]
+    ** bytes (size 0: the whole buffer) */
+    uint64_t offset[WG_MAX_INPUTS + 1], size[WG_MAX_INPUTS + 1];
 } step;
 
 typedef struct wg_graph {
     wnn__allocator *alloc;
     const wnn__ir *ir;
     step *steps;
-    uint32_t n_steps;
+    uint32_t n_steps, cap_steps;
     WGPUBuffer *bufs; /* per value: constants and intermediates */
     size_t *blocks;
     int32_t *slot;    /* per value: graph input i (i + 1), output i (-(i + 1)), or 0 */
@@ -156,9 +161,12 @@ bool wg_supports_node(const wnn__ir *ir, const wnn__node *n, char *why, size_t w
 
 static void drop_graph(wnn__device *d, wg_graph *g)
 {
-    for (uint32_t i = 0; i < g->n_steps; i++)
+    for (uint32_t i = 0; i < g->n_steps; i++) {
         if (g->steps[i].params)
             wg.wgpuBufferRelease(g->steps[i].params);
+        if (g->steps[i].chunk)
+            wg.wgpuBufferRelease(g->steps[i].chunk);
+    }
     for (uint32_t v = 0; g->bufs && v < g->ir->n_values; v++)
         if (g->bufs[v])
             wnn__allocator_free(g->alloc, g->bufs[v], g->blocks[v]);
@@ -169,6 +177,118 @@ static void drop_graph(wnn__device *d, wg_graph *g)
     free(g);
 }
 
+/* A new zeroed step at the end of g's list; NULL when out of memory. */
+static step *new_step(wg_graph *g)
+{
+    if (g->n_steps == g->cap_steps) {
+        uint32_t cap = g->cap_steps ? 2 * g->cap_steps : 16;
+        step *grown = realloc(g->steps, cap * sizeof *grown);
+        if (!grown)
+            return NULL;
+        g->steps = grown;
+        g->cap_steps = cap;
+    }
+    step *st = &g->steps[g->n_steps];
+    memset(st, 0, sizeof *st);
+    return st;
+}
+
+static uint64_t value_bytes(const wg_graph *g, uint32_t v)
+{
+    return (wnn_operand_desc_byte_length(&g->ir->values[v].desc) + 3) & ~(uint64_t)3;
+}
+
+/* Compiles kernel k into a new step: its pipeline, parameters, workgroups
+** and, for a chunk, the windows of its bindings. */
+static wnn_status add_step(wnn__device *d, wg_graph *g, const wnn__node *n, const wg_kernel *k, char *why,
+                           size_t why_len)
+{
+    wg_gpu *gpu = d->gpu;
+    uint64_t words = k->chunk_words ? k->chunk_words : k->words;
+    uint64_t groups = (words + WG_WORKGROUP - 1) / WG_WORKGROUP;
+    uint32_t maxd = gpu->limits.maxComputeWorkgroupsPerDimension;
+    if (groups > (uint64_t)maxd * maxd) {
+        snprintf(why, why_len, "%s: %llu workgroups exceed the dispatch limit", wnn__op_name(n->op),
+                 (unsigned long long)groups);
+        return WNN_STATUS_NOT_SUPPORTED;
+    }
+    step *st = new_step(g);
+    if (!st)
+        return WNN_STATUS_OUT_OF_MEMORY;
+    pthread_mutex_lock(&gpu->lock);
+    WGPUComputePipeline pipe = wg_pipeline(gpu, k->text.s, why, why_len);
+    st->p = pipe ? find_pipeline(gpu, pipe) : NULL;
+    WGPUBufferDescriptor bd = {0};
+    bd.usage = WGPUBufferUsage_Storage | WGPUBufferUsage_CopyDst;
+    if (pipe && k->uses_params) {
+        bd.size = sizeof k->params;
+        st->params = wg.wgpuDeviceCreateBuffer(gpu->device, &bd);
+        if (st->params)
+            wg.wgpuQueueWriteBuffer(gpu->queue, st->params, 0, k->params, sizeof k->params);
+    }
+    if (pipe && k->chunk_words) {
+        uint32_t bounds[2] = {(uint32_t)k->chunk_word, (uint32_t)(k->chunk_word + k->chunk_words)};
+        bd.size = sizeof bounds;
+        st->chunk = wg.wgpuDeviceCreateBuffer(gpu->device, &bd);
+        if (st->chunk)
+            wg.wgpuQueueWriteBuffer(gpu->queue, st->chunk, 0, bounds, sizeof bounds);
+    }
+    pthread_mutex_unlock(&gpu->lock);
+    if (!pipe)
+        return WNN_STATUS_NOT_SUPPORTED;
+    if ((k->uses_params && !st->params) || (k->chunk_words && !st->chunk)) {
+        if (st->params)
+            wg.wgpuBufferRelease(st->params);
+        if (st->chunk)
+            wg.wgpuBufferRelease(st->chunk);
+        st->params = st->chunk = NULL;
+        st->p = NULL;
+        return WNN_STATUS_OUT_OF_MEMORY;
+    }
+    st->out = k->out_value;
+    st->n_in = k->n_in;
+    memcpy(st->in, k->in_values, sizeof st->in);
+    st->gx = (uint32_t)(groups < maxd ? groups : maxd);
+    st->gy = (uint32_t)((groups + st->gx - 1) / (st->gx ? st->gx : 1));
+    if (k->chunk_words) {
+        /* output words from chunk_word; windowed inputs from the same element */
+        uint32_t per = wg_per_word(g->ir->values[k->out_value].desc.data_type);
+        uint64_t first = k->chunk_word * per;
+        st->offset[0] = k->chunk_word * 4;
+        st->size[0] = k->chunk_words * 4;
+        if (st->offset[0] + st->size[0] > value_bytes(g, k->out_value))
+            st->size[0] = value_bytes(g, k->out_value) - st->offset[0];
+        for (uint32_t i = 0; i < k->n_in; i++) {
+            if (!(k->identity_mask >> i & 1))
+                continue;
+            const wnn_operand_desc *id = &g->ir->values[k->in_values[i]].desc;
+            uint64_t es = wnn_data_type_size(id->data_type), total = value_bytes(g, k->in_values[i]);
+            st->offset[i + 1] = first * es;
+            st->size[i + 1] = (k->chunk_words * per * es + 3) & ~(uint64_t)3;
+            if (st->offset[i + 1] + st->size[i + 1] > total)
+                st->size[i + 1] = total - st->offset[i + 1];
+        }
+    }
+    g->n_steps++;
+    return WNN_OK;
+}
+
+/* Whether kernel k must be split: a binding over the adapter's limit. The
+** split windows the output and the inputs read at the output's index; any
+** other input must fit whole. */
+static bool needs_split(const wg_graph *g, const wg_kernel *k, uint64_t limit, bool *can)
+{
+    bool over = value_bytes(g, k->out_value) > limit;
+    *can = k->splittable;
+    for (uint32_t i = 0; i < k->n_in; i++) {
+        bool big = value_bytes(g, k->in_values[i]) > limit;
+        over |= big;
+        if (big && !(k->identity_mask >> i & 1))
+            *can = false;
+    }
+    return over;
+}
+
 static wnn_status add_kernel_steps(wnn__device *d, wg_graph *g, const wnn__node *n, char *why, size_t why_len)
 {
     wg_gpu *gpu = d->gpu;
@@ -177,40 +297,48 @@ static wnn_status add_kernel_steps(wnn__device *d, wg_graph *g, const wnn__node 
     if (nk == 0)
         return WNN_STATUS_NOT_SUPPORTED;
     wnn_status s = WNN_OK;
+    uint64_t real = gpu->limits.maxStorageBufferBindingSize;
+    /* tests lower the limit (WNN_WEBGPU_SPLIT_KIB) for the kernels that can split */
+    uint64_t test = (uint64_t)wnn__config_get()->webgpu_split_kib << 10;
     for (uint32_t i = 0; i < nk; i++) {
-        step *st = &g->steps[g->n_steps];
-        uint64_t groups = (k[i].words + WG_WORKGROUP - 1) / WG_WORKGROUP;
-        uint32_t maxd = gpu->limits.maxComputeWorkgroupsPerDimension;
-        if (s == WNN_OK && groups > (uint64_t)maxd * maxd) {
-            snprintf(why, why_len, "%s: %llu workgroups exceed the dispatch limit", wnn__op_name(n->op),
-                     (unsigned long long)groups);
+        if (s != WNN_OK) {
+            free(k[i].text.s);
+            continue;
+        }
+        bool can, can_test = false;
+        bool over = needs_split(g, &k[i], real, &can);
+        bool over_test = test && test < real && needs_split(g, &k[i], test, &can_test) && can_test;
+        uint64_t limit = over_test ? test : real;
+        if (!over && !over_test) {
+            s = add_step(d, g, n, &k[i], why, why_len);
+        } else if (!over_test && !can) {
+            snprintf(why, why_len, "%s: a value over the adapter's storage binding limit (%llu bytes) that its "
+                     "kernel cannot split", wnn__op_name(n->op), (unsigned long long)real);
             s = WNN_STATUS_NOT_SUPPORTED;
-        }
-        if (s == WNN_OK) {
-            pthread_mutex_lock(&gpu->lock);
-            WGPUComputePipeline pipe = wg_pipeline(gpu, k[i].text.s, why, why_len);
-            st->p = pipe ? find_pipeline(gpu, pipe) : NULL;
-            if (pipe && k[i].uses_params) {
-                WGPUBufferDescriptor bd = {0};
-                bd.usage = WGPUBufferUsage_Storage | WGPUBufferUsage_CopyDst;
-                bd.size = sizeof k[i].params;
-                st->params = wg.wgpuDeviceCreateBuffer(gpu->device, &bd);
-                if (st->params)
-                    wg.wgpuQueueWriteBuffer(gpu->queue, st->params, 0, k[i].params, sizeof k[i].params);
+        } else {
+            /* chunks of whole 256-word blocks (binding offsets stay aligned to
+            ** 256 bytes for every element size) whose windows all fit */
+            wnn_data_type ot = g->ir->values[k[i].out_value].desc.data_type;
+            uint64_t widest = 4;
+            for (uint32_t j = 0; j < k[i].n_in; j++)
+                if (k[i].identity_mask >> j & 1) {
+                    uint64_t es = wnn_data_type_size(g->ir->values[k[i].in_values[j]].desc.data_type);
+                    if (es * wg_per_word(ot) > widest)
+                        widest = es * wg_per_word(ot);
+                }
+            uint64_t chunk = limit / widest / 256 * 256;
+            if (chunk == 0)
+                chunk = 256;
+            for (uint64_t w = 0; s == WNN_OK && w < k[i].words; w += chunk) {
+                wg_kernel c = {0};
+                c.chunk_word = w;
+                c.chunk_words = k[i].words - w < chunk ? k[i].words - w : chunk;
+                if (!wg_wgsl_chunk(g->ir, n, &c))
+                    s = WNN_STATUS_NOT_SUPPORTED;
+                else
+                    s = add_step(d, g, n, &c, why, why_len);
+                free(c.text.s);
             }
-            pthread_mutex_unlock(&gpu->lock);
-            if (!pipe)
-                s = WNN_STATUS_NOT_SUPPORTED;
-            else if (k[i].uses_params && !st->params)
-                s = WNN_STATUS_OUT_OF_MEMORY;
-        }
-        if (s == WNN_OK) {
-            st->out = k[i].out_value;
-            st->n_in = k[i].n_in;
-            memcpy(st->in, k[i].in_values, sizeof st->in);
-            st->gx = (uint32_t)(groups < maxd ? groups : maxd);
-            st->gy = (uint32_t)((groups + st->gx - 1) / (st->gx ? st->gx : 1));
-            g->n_steps++;
         }
         free(k[i].text.s);
     }
@@ -219,7 +347,6 @@ static wnn_status add_kernel_steps(wnn__device *d, wg_graph *g, const wnn__node 
 
 wnn_status wg_graph_compile(wnn__device *d, wnn__allocator *alloc, const wnn__ir *ir, void **compiled)
 {
-    wg_gpu *gpu = d->gpu;
     wg_graph *g = calloc(1, sizeof *g);
     if (!g)
         return WNN_STATUS_OUT_OF_MEMORY;
@@ -229,8 +356,7 @@ wnn_status wg_graph_compile(wnn__device *d, wnn__allocator *alloc, const wnn__ir
     g->bufs = calloc(nv, sizeof *g->bufs);
     g->blocks = calloc(nv, sizeof *g->blocks);
     g->slot = calloc(nv, sizeof *g->slot);
-    g->steps = calloc((size_t)ir->n_nodes * MAX_KERNELS + 1, sizeof *g->steps);
-    if (!g->bufs || !g->blocks || !g->slot || !g->steps) {
+    if (!g->bufs || !g->blocks || !g->slot) {
         drop_graph(d, g);
         return WNN_STATUS_OUT_OF_MEMORY;
     }
@@ -240,14 +366,6 @@ wnn_status wg_graph_compile(wnn__device *d, wnn__allocator *alloc, const wnn__ir
         g->slot[ir->output_values[i]] = -(int32_t)i - 1;
     char why[400] = "";
     wnn_status s = WNN_OK;
-    for (uint32_t v = 0; s == WNN_OK && v < ir->n_values; v++) {
-        size_t bytes = (size_t)wnn_operand_desc_byte_length(&ir->values[v].desc);
-        if (bytes > gpu->limits.maxStorageBufferBindingSize) {
-            snprintf(why, sizeof why, "a value of %zu bytes exceeds the adapter's storage binding limit (%llu)",
-                     bytes, (unsigned long long)gpu->limits.maxStorageBufferBindingSize);
-            s = WNN_STATUS_NOT_SUPPORTED;
-        }
-    }
     for (uint32_t i = 0; s == WNN_OK && i < ir->n_nodes; i++) {
         const wnn__node *n = &ir->nodes[i];
         if (!wg_supports_node(ir, n, why, sizeof why)) {
@@ -255,7 +373,12 @@ wnn_status wg_graph_compile(wnn__device *d, wnn__allocator *alloc, const wnn__ir
             break;
         }
         if (n->op == WNN__OP_RESHAPE) {
-            step *st = &g->steps[g->n_steps++];
+            step *st = new_step(g);
+            if (!st) {
+                s = WNN_STATUS_OUT_OF_MEMORY;
+                break;
+            }
+            g->n_steps++;
             st->out = n->out[0];
             st->in[0] = n->in[0];
             st->bytes = (wnn_operand_desc_byte_length(&ir->values[n->out[0]].desc) + 3) & ~(uint64_t)3;
@@ -319,14 +442,20 @@ wnn_status wg_graph_execute(wnn__device *d, void *compiled, void *const *inputs,
                                                     st->bytes);
             continue;
         }
-        WGPUBindGroupEntry e[WG_MAX_INPUTS + 2];
+        WGPUBindGroupEntry e[WG_MAX_INPUTS + 3];
         memset(e, 0, sizeof e);
         uint32_t ne = 0;
-        e[ne].binding = ne, e[ne].buffer = out, e[ne].size = WGPU_WHOLE_SIZE, ne++;
+        e[ne].binding = ne, e[ne].buffer = out, ne++;
         for (uint32_t k = 0; k < st->n_in; k++)
-            e[ne].binding = ne, e[ne].buffer = buffer_of(g, st->in[k], inputs, outputs), e[ne].size = WGPU_WHOLE_SIZE, ne++;
+            e[ne].binding = ne, e[ne].buffer = buffer_of(g, st->in[k], inputs, outputs), ne++;
+        for (uint32_t b = 0; b < ne; b++) {
+            e[b].offset = st->offset[b];
+            e[b].size = st->size[b] ? st->size[b] : WGPU_WHOLE_SIZE;
+        }
         if (st->params)
             e[ne].binding = ne, e[ne].buffer = st->params, e[ne].size = WGPU_WHOLE_SIZE, ne++;
+        if (st->chunk)
+            e[ne].binding = ne, e[ne].buffer = st->chunk, e[ne].size = WGPU_WHOLE_SIZE, ne++;
         WGPUBindGroupDescriptor bd = {0};
         bd.layout = st->p->layout;
         bd.entryCount = ne;

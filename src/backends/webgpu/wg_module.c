@@ -39,6 +39,8 @@ wnn_status wnn__memory_upload(wnn__allocator *a, const void *src, size_t n, void
 
 uint64_t wnn_operand_desc_byte_length(const wnn_operand_desc *desc) { return host->byte_length(desc); }
 
+size_t wnn_data_type_size(wnn_data_type t) { return host->data_type_size(t); }
+
 const wnn__config *wnn__config_get(void) { return host->config(); }
 
 /* Not among the host's services; small enough to have here. */

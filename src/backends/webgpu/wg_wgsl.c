@@ -76,10 +76,11 @@ const char *wg_ctype(wnn_data_type d)
 
 bool wg_is_float(wnn_data_type d) { return d == WNN_DATA_TYPE_FLOAT32 || d == WNN_DATA_TYPE_FLOAT16; }
 
-/* fn ld<k>(i: u32) -> ctype: element i of binding k. */
-void wg_emit_load(wg_text *t, uint32_t k, wnn_data_type d)
+/* fn ld<k>(e: u32) -> ctype: element e of binding k, which holds the
+** value's elements from base on (a chunk's window). */
+static void emit_load_at(wg_text *t, uint32_t k, wnn_data_type d, const char *base)
 {
-    P("fn ld%u(i: u32) -> %s { ", k, wg_ctype(d));
+    P("fn ld%u(e: u32) -> %s { let i = e - %s; ", k, wg_ctype(d), base);
     switch (d) {
     case WNN_DATA_TYPE_FLOAT32: P("return bitcast<f32>(b%u[i]); }\n", k); break;
     case WNN_DATA_TYPE_FLOAT16: P("return unpack2x16float(b%u[i >> 1u])[i & 1u]; }\n", k); break;
@@ -89,6 +90,8 @@ void wg_emit_load(wg_text *t, uint32_t k, wnn_data_type d)
     default: P("return b%u[i]; }\n", k); break;
     }
 }
+
+void wg_emit_load(wg_text *t, uint32_t k, wnn_data_type d) { emit_load_at(t, k, d, "0u"); }
 
 /* fn pk(v: array<ctype, per>) -> u32: one output word. */
 static void emit_pack(wg_text *t, wnn_data_type d)
@@ -174,8 +177,12 @@ void wg_frame_begin(wg_frame *f, wg_kernel *k, const wnn__ir *ir, const wnn__nod
         P("@group(0) @binding(%u) var<storage, read> b%u: array<u32>;\n", i + 1, i + 1);
     P("%s", HELPERS);
     emit_pack(t, f->out);
+    /* a chunk's first element, set by main() from the chunk binding */
+    if (k->chunk_words)
+        P("var<private> CBE: u32;\n");
     for (uint32_t i = 0; i < n_in; i++)
-        wg_emit_load(t, i + 1, ir->values[ins[i]].desc.data_type);
+        emit_load_at(t, i + 1, ir->values[ins[i]].desc.data_type,
+                     k->chunk_words && k->identity_mask >> i & 1 ? "CBE" : "0u");
 }
 
 /* main(): one word per invocation; region kernels keep the elements
@@ -188,20 +195,32 @@ void wg_frame_end(wg_frame *f, const char *keep)
         P("@group(0) @binding(%u) var<storage, read> prm: array<f32>;\n", f->k->n_in + 1);
     if (keep)
         wg_emit_load(t, 0, f->out);
+    /* A chunk's words are numbered from chunk[0] to chunk[1], its output
+    ** bound from chunk[0]: the text is the same for every chunk, so they
+    ** share one pipeline. */
+    bool chunked = f->k->chunk_words != 0;
+    char end[32];
+    snprintf(end, sizeof end, "%lluu", (unsigned long long)f->k->words);
+    if (chunked)
+        P("@group(0) @binding(%u) var<storage, read> chunk: array<u32>;\n",
+          f->k->n_in + 1 + (f->k->uses_params ? 1 : 0));
     P("@compute @workgroup_size(%u)\n"
-      "fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {\n"
-      "  let w = gid.x + gid.y * nwg.x * %uu;\n"
-      "  if (w >= %lluu) { return; }\n"
+      "fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {\n",
+      WG_WORKGROUP);
+    if (chunked)
+        P("  CBE = chunk[0] * %uu;\n", per);
+    P("  let w = gid.x + gid.y * nwg.x * %uu + %s;\n"
+      "  if (w >= %s) { return; }\n"
       "  var v: array<%s, %u>;\n"
       "  for (var j = 0u; j < %uu; j++) {\n"
       "    let e = w * %uu + j;\n",
-      WG_WORKGROUP, WG_WORKGROUP, (unsigned long long)f->k->words, wg_ctype(f->out), per, per, per);
+      WG_WORKGROUP, chunked ? "chunk[0]" : "0u", chunked ? "chunk[1]" : end, wg_ctype(f->out), per, per, per);
     if (keep)
         P("    if (e < %lluu && !(%s)) { v[j] = val(e); } else { v[j] = ld0(e); }\n", (unsigned long long)f->count,
           keep);
     else
         P("    if (e < %lluu) { v[j] = val(e); }\n", (unsigned long long)f->count);
-    P("  }\n  b0[w] = pk(v);\n}\n");
+    P("  }\n  b0[w - %s] = pk(v);\n}\n", chunked ? "chunk[0]" : "0u");
 }
 
 uint32_t wg_param(wg_kernel *k, double v)
@@ -364,13 +383,23 @@ static bool map_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, cons
     wg_frame f;
     wg_text *t = &k->text;
     const wnn_operand_desc *od = &ir->values[n->out[0]].desc;
-    uint32_t ins[3], n_in = 0;
+    uint32_t ins[3] = {0, 0, 0}, n_in = 0;
     if (keep_region)
         ins[n_in++] = n->in[region_input];
     else
         for (uint32_t i = 0; i < n->n_in && n_in < 3; i++)
             if (n->in[i] != WNN__NONE)
                 ins[n_in++] = n->in[i];
+    /* element-wise: an input of the output's shape is read at the output's
+    ** own index, so a split can window it */
+    bool elementwise = !keep_region && n->op != WNN__OP_TRANSPOSE && n->op != WNN__OP_SLICE &&
+                       n->op != WNN__OP_REVERSE;
+    k->splittable = elementwise;
+    for (uint32_t i = 0; elementwise && i < n_in; i++) {
+        const wnn_operand_desc *id = &ir->values[ins[i]].desc;
+        if (id->rank == od->rank && memcmp(id->shape, od->shape, od->rank * sizeof *od->shape) == 0)
+            k->identity_mask |= 1u << i;
+    }
     wg_frame_begin(&f, k, ir, n, ins, n_in);
     wnn_data_type in_type = ir->values[ins[n_in > 1 && n->op == WNN__OP_WHERE ? 1 : 0]].desc.data_type;
     char buf[256];
@@ -619,6 +648,15 @@ static bool matmul_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
 }
 
 /* ---- the node table ------------------------------------------------------------------------- */
+
+bool wg_wgsl_chunk(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
+{
+    uint64_t word = k->chunk_word, words = k->chunk_words;
+    memset(k, 0, sizeof *k);
+    k->chunk_word = word;
+    k->chunk_words = words;
+    return n->op != WNN__OP_CONCAT && map_kernel(ir, n, k, NULL, 0);
+}
 
 uint32_t wg_wgsl_node(const wnn__ir *ir, const wnn__node *n, wg_kernel *kernels, uint32_t max, char *why,
                       size_t why_len)

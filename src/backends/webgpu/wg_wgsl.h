@@ -50,6 +50,15 @@ typedef struct wg_kernel {
     float params[8];
     uint32_t n_params;
     uint64_t words; /* output words, one invocation each */
+    /* Splitting over the binding-size limit (wg_graph.c): an element-wise
+    ** kernel sets splittable and, in identity_mask, bit i for each input
+    ** i + 1 it reads at the output's own element index. A chunk kernel
+    ** (chunk_words > 0) writes output words [chunk_word, chunk_word +
+    ** chunk_words), its output bound from chunk_word on and each input of
+    ** identity_mask from the same element on. */
+    bool splittable;
+    uint32_t identity_mask;
+    uint64_t chunk_word, chunk_words;
 } wg_kernel;
 
 /* Kernels for node n (concat makes one per input, split and the recurrent
@@ -57,6 +66,11 @@ typedef struct wg_kernel {
 ** which rule). kernels has room for max entries. */
 uint32_t wg_wgsl_node(const wnn__ir *ir, const wnn__node *n, wg_kernel *kernels, uint32_t max, char *why,
                       size_t why_len);
+
+/* The kernel of a splittable node for one chunk, whose fields chunk_word
+** and chunk_words the caller sets (the rest is cleared). False when the
+** node has no such kernel. */
+bool wg_wgsl_chunk(const wnn__ir *ir, const wnn__node *n, wg_kernel *k);
 
 /* ---- writing kernels (wg_wgsl.c; used by the operator files) -------------- */
 
