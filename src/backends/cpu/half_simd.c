@@ -8,7 +8,16 @@
 */
 #include "backends/cpu/half_simd.h"
 
+#include <stdbool.h>
+
 #include "core/half.h"
+#include "platform/pool.h"
+
+/* Arrays at least this long are converted on the worker pool, in ranges of
+** PARALLEL_GRAIN elements (whole tensors staged for oneDNN, a promoted
+** graph's inputs and outputs); a call from inside a pool range runs inline. */
+#define PARALLEL_MIN ((size_t)1 << 16)
+#define PARALLEL_GRAIN ((size_t)1 << 15)
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <cpuid.h>
@@ -52,7 +61,7 @@ static int has_f16c(void) { return 0; }
 #define narrow_f16c(d, s, n) ((void)0)
 #endif
 
-void wnn__half_to_float_n(float *dst, const uint16_t *src, size_t n)
+static void widen(float *dst, const uint16_t *src, size_t n)
 {
     if (has_f16c()) {
         widen_f16c(dst, src, n);
@@ -62,7 +71,7 @@ void wnn__half_to_float_n(float *dst, const uint16_t *src, size_t n)
         dst[i] = wnn__half_to_float(src[i]);
 }
 
-void wnn__float_to_half_n(uint16_t *dst, const float *src, size_t n)
+static void narrow(uint16_t *dst, const float *src, size_t n)
 {
     if (has_f16c()) {
         narrow_f16c(dst, src, n);
@@ -70,4 +79,37 @@ void wnn__float_to_half_n(uint16_t *dst, const float *src, size_t n)
     }
     for (size_t i = 0; i < n; i++)
         dst[i] = wnn__float_to_half(src[i]);
+}
+
+typedef struct convert_job {
+    void *dst;
+    const void *src;
+    bool to_float;
+} convert_job;
+
+static void convert_range(void *arg, size_t begin, size_t end)
+{
+    const convert_job *j = arg;
+    if (j->to_float)
+        widen((float *)j->dst + begin, (const uint16_t *)j->src + begin, end - begin);
+    else
+        narrow((uint16_t *)j->dst + begin, (const float *)j->src + begin, end - begin);
+}
+
+void wnn__half_to_float_n(float *dst, const uint16_t *src, size_t n)
+{
+    convert_job j = {dst, src, true};
+    if (n >= PARALLEL_MIN)
+        wnn__parallel_for(n, PARALLEL_GRAIN, convert_range, &j);
+    else
+        widen(dst, src, n);
+}
+
+void wnn__float_to_half_n(uint16_t *dst, const float *src, size_t n)
+{
+    convert_job j = {dst, src, false};
+    if (n >= PARALLEL_MIN)
+        wnn__parallel_for(n, PARALLEL_GRAIN, convert_range, &j);
+    else
+        narrow(dst, src, n);
 }

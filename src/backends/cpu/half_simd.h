@@ -3,6 +3,7 @@
 ** half_simd.h -- float16 <-> float32 conversion of whole arrays for the cpu
 ** kernels: F16C where the processor has it (chosen at run time), else the
 ** portable conversions of core/half.h. Both round to nearest, ties to even.
+** Long arrays are converted on the worker pool.
 */
 #ifndef WNN_BACKENDS_CPU_HALF_SIMD_H
 #define WNN_BACKENDS_CPU_HALF_SIMD_H
