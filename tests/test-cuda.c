@@ -926,8 +926,40 @@ static uint32_t build_gemm(wnn_graph_builder *b, wnn_operand **x, wnn_operand **
     return 1;
 }
 
+/* Transposes of the last two axes into matmul and scales after it, which
+** cuda folds into cuBLAS's operands and alpha: batched with both operands
+** transposed and a division; a's batches stacked into rows with b
+** transposed and a product (iarg[0] 1: b's transpose is an output too, so
+** it stays). */
+static uint32_t build_matmul_fold(wnn_graph_builder *b, wnn_operand **x, wnn_operand **y, const tcase *c)
+{
+    wnn_data_type t = c->in[0].data_type;
+    wnn_operand *at = wnn_transpose(b, x[0], SHAPE(0, 1, 3, 2)), *bt = wnn_transpose(b, x[1], SHAPE(0, 1, 3, 2));
+    y[0] = wnn_div(b, wnn_matmul(b, at, bt), wnn_graph_builder_constant_scalar(b, t, 4.0));
+    wnn_operand *ct = wnn_transpose(b, x[3], SHAPE(1, 0));
+    y[1] = wnn_mul(b, wnn_graph_builder_constant_scalar(b, t, 0.5), wnn_matmul(b, x[2], ct));
+    if (c->iarg[0])
+        y[2] = ct;
+    return c->iarg[0] ? 3 : 2;
+}
+
 static void matmul_cases(void)
 {
+    for (int ti = 0; ti < 2; ti++)
+        for (int v = 0; v < 2; v++) {
+            wnn_data_type t = all_types[ti];
+            char label[96];
+            snprintf(label, sizeof label, "matmul folds %s variant#%d", wnn_data_type_name(t), v);
+            tcase c = new_case(label, build_matmul_fold, NULL);
+            add_input(&c, DESC(t, 4, 2, 3, 5, 4), -1, 1);
+            add_input(&c, DESC(t, 4, 2, 3, 6, 5), -1, 1);
+            add_input(&c, DESC(t, 4, 2, 3, 4, 5), -1, 1);
+            add_input(&c, DESC(t, 2, 6, 5), -1, 1);
+            c.iarg[0] = v;
+            c.rtol = t == WNN_DATA_TYPE_FLOAT16 ? 1e-2 : 1e-4;
+            c.atol = t == WNN_DATA_TYPE_FLOAT16 ? 1e-2 : 1e-4;
+            check_case(&c);
+        }
     static const struct {
         uint32_t ra, a[4], rb, b[4];
     } shapes[] = {

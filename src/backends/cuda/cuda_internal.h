@@ -124,6 +124,13 @@ wnn_status wnn__cu_prepare(const wnn__ir *ir, wnn__cu_node *n);
 ** alive until it. internal and pos come in as false and identity. */
 wnn_status wnn__cu_fuse(const wnn__ir *ir, wnn__cu_node *nodes, bool *internal, uint32_t *pos);
 
+/* (ops_matmul.c) Folds into matmul nodes a transpose of an operand's last
+** two axes read only by the matmul (cuBLAS reads the operand transposed)
+** and a mul or div by a one-element constant of its only reader (cuBLAS's
+** alpha; the matmul then runs at that node). internal and pos as for
+** wnn__cu_fuse; fails only for OUT_OF_MEMORY. Called before it. */
+wnn_status wnn__cu_matmul_fold(const wnn__ir *ir, wnn__cu_node *nodes, bool *internal, uint32_t *pos);
+
 /* ---- cuDNN (cuda_dnn.c) ---------------------------------------------------------- */
 
 /* Moves conv2d nodes that cuDNN 9 takes onto it (libcudnn.so.9 is loaded

@@ -2,15 +2,25 @@
 /*
 ** ops_matmul.c -- matmul and gemm through cuBLAS: float32 in true float32,
 ** float16 with float32 accumulation. Batch dimensions are merged where a
-** and b walk them alike; gemm's c is broadcast into the output first.
+** and b walk them alike; gemm's c is broadcast into the output first. At
+** compile, a transpose of an operand's last two axes becomes cuBLAS's
+** transposed operand and a following scale by a constant its alpha
+** (wnn__cu_matmul_fold).
 */
+#include <math.h>
+
 #include "backends/cuda/cuda_ops.h"
+#include "core/half.h"
 
 /* ---- matmul and gemm through cuBLAS ---------------------------------------------------------- */
 
 typedef struct matmul_plan {
     wnn_data_type t;
     int m, n, k;
+    bool tall;                        /* a's batches stacked into m rows */
+    bool ta, tb;                      /* a or b read transposed (folded) */
+    float alpha;
+    uint32_t a, b, y;                 /* value ids */
     uint32_t batch_rank;              /* after merging; the last one goes to cuBLAS as its batch */
     uint32_t batch_shape[WNN_MAX_RANK];
     uint64_t a_stride[WNN_MAX_RANK], b_stride[WNN_MAX_RANK]; /* in matrices, 0 where broadcast */
@@ -42,12 +52,13 @@ static wnn_status run_matmul(const wnn__cu_exec *x, const wnn__cu_node *n)
 {
     const matmul_plan *p = n->plan;
     size_t esize = wnn_data_type_size(p->t);
-    const char *a = in_ptr(x, n, 0), *b = in_ptr(x, n, 1);
-    char *c = out_ptr(x, n, 0);
+    const char *a = x->ptr[p->a], *b = x->ptr[p->b];
+    char *c = x->ptr[p->y];
     uint64_t a_size = (uint64_t)p->m * p->k, b_size = (uint64_t)p->k * p->n, c_size = (uint64_t)p->m * p->n;
+    const int lda = p->ta ? p->m : p->k, ldb = p->tb ? p->k : p->n;
     if (p->batch_rank == 0)
-        return blas_status(gemm_batched(x, p->t, false, false, p->m, p->n, p->k, 1.0f, a, p->k, 0, b, p->n, 0, 0.0f,
-                                        c, 0, 1));
+        return blas_status(gemm_batched(x, p->t, p->ta, p->tb, p->m, p->n, p->k, p->alpha, a, lda, 0, b, ldb, 0,
+                                        0.0f, c, 0, 1));
     /* the innermost batch dimension is cuBLAS's batch; the outer ones loop */
     uint32_t last = p->batch_rank - 1, inner = p->batch_shape[last];
     uint64_t outer = p->batches / inner;
@@ -60,8 +71,8 @@ static wnn_status run_matmul(const wnn__cu_exec *x, const wnn__cu_node *n)
             bi += idx * p->b_stride[d];
         }
         cublasStatus_t s = gemm_batched(
-            x, p->t, false, false, p->m, p->n, p->k, 1.0f, a + ai * a_size * esize, p->k,
-            (long long)(p->a_stride[last] * a_size), b + bi * b_size * esize, p->n,
+            x, p->t, p->ta, p->tb, p->m, p->n, p->k, p->alpha, a + ai * a_size * esize, lda,
+            (long long)(p->a_stride[last] * a_size), b + bi * b_size * esize, ldb,
             (long long)(p->b_stride[last] * b_size), 0.0f, c + o * inner * c_size * esize, (long long)c_size, (int)inner);
         if (s != CUBLAS_STATUS_SUCCESS)
             return blas_status(s);
@@ -82,6 +93,10 @@ wnn_status wnn__cu_prep_matmul(const wnn__ir *ir, wnn__cu_node *n)
     p->m = (int)ad->shape[ad->rank - 2];
     p->k = (int)ad->shape[ad->rank - 1];
     p->n = (int)bd->shape[bd->rank - 1];
+    p->alpha = 1.0f;
+    p->a = n->node->in[0];
+    p->b = n->node->in[1];
+    p->y = n->node->out[0];
     /* batch strides of a and b in matrices, aligned right, 0 where broadcast */
     uint32_t rank = od->rank - 2;
     uint64_t sa[WNN_MAX_RANK], sb[WNN_MAX_RANK], step_a = 1, step_b = 1;
@@ -99,6 +114,7 @@ wnn_status wnn__cu_prep_matmul(const wnn__ir *ir, wnn__cu_node *n)
         /* one shared b: the stacked a matrices are one tall [batches * m, k] */
         p->m *= (int)p->batches;
         p->batches = 1;
+        p->tall = true;
         n->run = run_matmul;
         return WNN_OK;
     }
@@ -174,5 +190,114 @@ wnn_status wnn__cu_prep_gemm(const wnn__ir *ir, wnn__cu_node *n)
         wnn__cu_make_bcast(&p->c, od, &cd, 1);
     }
     n->run = run_gemm;
+    return WNN_OK;
+}
+
+/* ---- folding neighbours into matmul ------------------------------------------------------------ */
+
+/* The node that reads v, when exactly one node reads it once and v is not
+** a graph output; UINT32_MAX otherwise. */
+static uint32_t sole_reader(const wnn__ir *ir, const uint32_t *uses, const bool *is_output, uint32_t v)
+{
+    if (uses[v] != 1 || is_output[v])
+        return UINT32_MAX;
+    for (uint32_t m = 0; m < ir->n_nodes; m++)
+        for (uint32_t j = 0; j < ir->nodes[m].n_in; j++)
+            if (ir->nodes[m].in[j] == v)
+                return m;
+    return UINT32_MAX;
+}
+
+/* The transpose node that makes v by swapping its input's last two axes,
+** still to run; UINT32_MAX otherwise. */
+static uint32_t last_two_transpose(const wnn__ir *ir, const wnn__cu_node *nodes, uint32_t v)
+{
+    const wnn__value *val = &ir->values[v];
+    if (val->kind != WNN__VALUE_NODE)
+        return UINT32_MAX;
+    const wnn__node *t = &ir->nodes[val->index];
+    uint32_t r = val->desc.rank;
+    if (t->op != WNN__OP_TRANSPOSE || !nodes[val->index].run || r < 2)
+        return UINT32_MAX;
+    for (uint32_t i = 0; i + 2 < r; i++)
+        if (t->attrs.transpose.perm[i] != i)
+            return UINT32_MAX;
+    return t->attrs.transpose.perm[r - 2] == r - 1 && t->attrs.transpose.perm[r - 1] == r - 2 ? val->index
+                                                                                              : UINT32_MAX;
+}
+
+/* The factor node r applies to v (mul by, or div of v by, a one-element
+** constant of type t); 0 when it is none of these. */
+static double scale_of(const wnn__ir *ir, const wnn__node *r, uint32_t v, wnn_data_type t)
+{
+    if ((r->op != WNN__OP_MUL && r->op != WNN__OP_DIV) || r->n_in != 2 || r->n_out != 1 ||
+        (r->op == WNN__OP_DIV && r->in[0] != v))
+        return 0.0;
+    uint32_t other = r->in[0] == v ? r->in[1] : r->in[0];
+    const wnn__value *c = &ir->values[other];
+    if (other == v || c->kind != WNN__VALUE_CONSTANT || !c->data || c->desc.data_type != t ||
+        wnn__shape_count(&c->desc) != 1)
+        return 0.0;
+    double f = t == WNN_DATA_TYPE_FLOAT16 ? wnn__half_to_float(*(const uint16_t *)c->data) : *(const float *)c->data;
+    if (r->op == WNN__OP_DIV)
+        f = 1.0 / f;
+    return isfinite(f) && f != 0.0 ? f : 0.0;
+}
+
+wnn_status wnn__cu_matmul_fold(const wnn__ir *ir, wnn__cu_node *nodes, bool *internal, uint32_t *pos)
+{
+    uint32_t nv = ir->n_values ? ir->n_values : 1;
+    uint32_t *uses = calloc(nv, sizeof *uses);
+    bool *is_output = calloc(nv, sizeof *is_output);
+    if (!uses || !is_output) {
+        free(uses);
+        free(is_output);
+        return WNN_STATUS_OUT_OF_MEMORY;
+    }
+    for (uint32_t n = 0; n < ir->n_nodes; n++)
+        for (uint32_t j = 0; j < ir->nodes[n].n_in; j++)
+            if (ir->nodes[n].in[j] != WNN__NONE)
+                uses[ir->nodes[n].in[j]]++;
+    for (uint32_t i = 0; i < ir->n_outputs; i++)
+        is_output[ir->output_values[i]] = true;
+    for (uint32_t k = 0; k < ir->n_nodes; k++) {
+        if (nodes[k].run != run_matmul)
+            continue;
+        matmul_plan *p = nodes[k].plan;
+        const wnn__node *node = &ir->nodes[k];
+        /* a transposed operand read only here: cuBLAS reads it transposed
+        ** (not a's when its batches are stacked into rows) */
+        for (uint32_t j = 0; j < 2; j++) {
+            uint32_t v = node->in[j], t = last_two_transpose(ir, nodes, v);
+            if (t == UINT32_MAX || uses[v] != 1 || is_output[v] || (j == 0 && p->tall))
+                continue;
+            if (j == 0)
+                p->ta = true, p->a = ir->nodes[t].in[0];
+            else
+                p->tb = true, p->b = ir->nodes[t].in[0];
+            nodes[t].run = NULL;
+            internal[v] = true;
+            pos[t] = k;
+        }
+        /* a scale by a constant after it: cuBLAS's alpha, run where the
+        ** scale was */
+        uint32_t r = sole_reader(ir, uses, is_output, node->out[0]);
+        double f = r != UINT32_MAX && r > k && nodes[r].run ? scale_of(ir, &ir->nodes[r], node->out[0], p->t) : 0.0;
+        if (f == 0.0)
+            continue;
+        p->alpha = (float)(p->alpha * f);
+        p->y = ir->nodes[r].out[0];
+        free(nodes[r].plan);
+        nodes[r].plan = p;
+        nodes[r].run = run_matmul;
+        nodes[k].plan = NULL;
+        nodes[k].run = NULL;
+        internal[node->out[0]] = true;
+        for (uint32_t m = 0; m <= k; m++)
+            if (pos[m] == k)
+                pos[m] = r;
+    }
+    free(uses);
+    free(is_output);
     return WNN_OK;
 }
