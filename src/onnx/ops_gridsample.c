@@ -1,5 +1,5 @@
 /*
-** ops_gridsample.c -- GridSample (4-D) on WebNN: the grid's normalized
+** ops_gridsample.c -- GridSample (4-D) and RoiAlign on WebNN: the grid's normalized
 ** coordinates are unnormalized in the graph, the taps around each sampling
 ** point (1 nearest, 4 bilinear, 16 bicubic) become flat indices y * W + x,
 ** and gatherElements reads them from the input flattened to [N, C, H * W];
@@ -7,8 +7,12 @@
 ** and summed. Coordinates follow PyTorch's grid_sample, which ONNX's
 ** operator mirrors: border clips, reflection folds about the edges (or the
 ** pixel centres with align_corners), nearest rounds half to even, bicubic
-** bounds each tap alone with A = -0.75.
+** bounds each tap alone with A = -0.75. RoiAlign samples each output bin
+** on a fixed grid the same way (bilinear, ONNX Runtime's edge rules), its
+** feature map picked per region by a gather on the batch index.
 */
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "onnx_internal.h"
@@ -176,7 +180,131 @@ static wnn_status lower_grid_sample(onx_importer *im, const Onnx__NodeProto *n)
     return onx_out(im, n, 0, sum ? wnn_reshape(b, sum, 4, out) : NULL);
 }
 
+/* RoiAlign: for region r, bin (ph, pw) and grid sample (iy, ix), y =
+** y1 + ph * bin_h + (iy + 0.5) * bin_h / grid_h (x alike), bilinear with
+** ONNX Runtime's rules (outside [-1, size]: 0; clamped at 0; the last row or
+** column repeats), then the average or the maximum of the weighted taps
+** over the grid. The grid is sampling_ratio, or with 0 the adaptive
+** ceil(roi size / output size) when the regions are known at import and
+** give every region the same grid. */
+static wnn_status lower_roi_align(onx_importer *im, const Onnx__NodeProto *n)
+{
+    wnn_graph_builder *b = im->b;
+    wnn_operand *x = onx_in_op(im, n, 0), *rois = onx_in_op(im, n, 1), *bidx = onx_in_op(im, n, 2);
+    if (x == NULL || rois == NULL || bidx == NULL)
+        return im->status;
+    wnn_operand_desc xd = desc_of(x), rd = desc_of(rois);
+    if (xd.rank != 4 || rd.rank != 2 || rd.shape[1] != 4 || !onx_type_is_float(xd.data_type) ||
+        rd.data_type != xd.data_type)
+        return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "X [N, C, H, W] and rois [R, 4] of one float type");
+    char coord[32], mode[8];
+    onx_attr_string(n, "coordinate_transformation_mode", im->opset >= 16 ? "half_pixel" : "output_half_pixel", coord,
+                    sizeof coord);
+    onx_attr_string(n, "mode", "avg", mode, sizeof mode);
+    bool half = strcmp(coord, "half_pixel") == 0, max = strcmp(mode, "max") == 0;
+    if (!max && strcmp(mode, "avg") != 0)
+        return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "mode '%s' is not avg or max", mode);
+    int64_t oh = onx_attr_int(n, "output_height", 1), ow = onx_attr_int(n, "output_width", 1);
+    int64_t ratio = onx_attr_int(n, "sampling_ratio", 0);
+    double scale = onx_attr_float(n, "spatial_scale", 1.0f), offset = half ? 0.5 : 0.0;
+    if (oh < 1 || ow < 1 || oh > 4096 || ow > 4096 || ratio < 0 || ratio > 64)
+        return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "output %lld x %lld, sampling_ratio %lld", (long long)oh,
+                        (long long)ow, (long long)ratio);
+    uint32_t nr = rd.shape[0], gh = (uint32_t)ratio, gw = (uint32_t)ratio;
+    if (ratio == 0) { /* adaptive: the regions must be known and agree */
+        onx_value *rv = onx_in(im, n, 1);
+        for (uint32_t r = 0; rv->c != NULL && r < nr; r++) {
+            double h = (onx_get_f64(rv->c, r * 4 + 3) - onx_get_f64(rv->c, r * 4 + 1)) * scale;
+            double w = (onx_get_f64(rv->c, r * 4 + 2) - onx_get_f64(rv->c, r * 4 + 0)) * scale;
+            if (!half) {
+                h = fmax(h, 1.0);
+                w = fmax(w, 1.0);
+            }
+            uint32_t rh = (uint32_t)fmax(1, ceil(h / oh)), rw = (uint32_t)fmax(1, ceil(w / ow));
+            if ((r > 0 && (rh != gh || rw != gw)) || rh > 64 || rw > 64) {
+                gh = 0;
+                break;
+            }
+            gh = rh, gw = rw;
+        }
+        if (gh == 0)
+            return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "sampling_ratio 0 samples each region on a grid of its "
+                            "own size: the regions must be known at import and give one grid");
+    }
+    sampler s = {im, xd.data_type, nr, xd.shape[1], xd.shape[2], xd.shape[3], (uint32_t)oh * gh,
+                 (uint32_t)ow * gw, false, true, false, false, NULL};
+    /* the regions' corners and bin sizes, [R, 1] each */
+    wnn_operand *corner[4];
+    for (uint32_t i = 0; i < 4; i++) {
+        uint32_t st[2] = {0, i}, sz[2] = {nr, 1};
+        corner[i] = wnn_sub(b, wnn_mul(b, wnn_slice(b, rois, st, sz, NULL), k(&s, scale)), k(&s, offset));
+    }
+    wnn_operand *rh = wnn_sub(b, corner[3], corner[1]), *rw = wnn_sub(b, corner[2], corner[0]);
+    if (!half) {
+        rh = wnn_max(b, rh, k(&s, 1.0));
+        rw = wnn_max(b, rw, k(&s, 1.0));
+    }
+    /* sample positions along each axis: start + (j + 0.5) * bin / grid for j over out * grid */
+    double *fy = malloc(sizeof *fy * (s.ho > s.wo ? s.ho : s.wo));
+    if (fy == NULL)
+        return onx_fail(im, WNN_STATUS_OUT_OF_MEMORY, "out of memory");
+    wnn_operand *pos[2];
+    for (int a = 0; a < 2; a++) {
+        uint32_t count = a ? s.wo : s.ho, grid = a ? gw : gh, out = (uint32_t)(a ? ow : oh);
+        for (uint32_t j = 0; j < count; j++) /* in units of the bin: bin index + (sample + 0.5) / grid */
+            fy[j] = j / grid + ((j % grid) + 0.5) / grid;
+        onx_const *c = onx_const_new(s.t, 2, (int64_t[]){1, count});
+        for (uint32_t j = 0; c != NULL && j < count; j++)
+            onx_set_f64(c, j, fy[j]);
+        onx_value v;
+        memset(&v, 0, sizeof v);
+        v.name = (char *)"roi samples";
+        v.c = c;
+        wnn_operand *steps = c ? onx_operand(im, &v) : NULL;
+        onx_const_free(c);
+        wnn_operand *bin = wnn_div(b, a ? rw : rh, k(&s, out));
+        pos[a] = wnn_add(b, a ? corner[0] : corner[1], wnn_mul(b, steps, bin)); /* [R, count] */
+    }
+    free(fy);
+    /* ONNX Runtime's bilinear edge rules, per axis */
+    wnn_operand *lo[2], *hi[2], *wl[2], *wh[2], *ok[2];
+    for (int a = 0; a < 2; a++) {
+        double size = a ? s.w : s.h;
+        wnn_operand *p = pos[a];
+        ok[a] = wnn_logical_and(b, wnn_greater_or_equal(b, p, k(&s, -1.0)), wnn_lesser_or_equal(b, p, k(&s, size)));
+        p = wnn_max(b, p, k(&s, 0.0));
+        wnn_operand *f = wnn_floor(b, p), *last = wnn_greater_or_equal(b, f, k(&s, size - 1));
+        lo[a] = wnn_where(b, last, k(&s, size - 1), f);
+        hi[a] = wnn_where(b, last, k(&s, size - 1), wnn_add(b, f, k(&s, 1.0)));
+        wl[a] = wnn_where(b, last, k(&s, 0.0), wnn_sub(b, p, f)); /* the weight of hi */
+        wh[a] = wnn_sub(b, k(&s, 1.0), wl[a]);
+    }
+    /* per region, its image: [R, C, H * W] */
+    uint32_t flat[3] = {xd.shape[0], s.c, s.h * s.w};
+    wnn_gather_options g0 = {.axis = 0};
+    s.flat = wnn_gather(b, wnn_reshape(b, x, 3, flat), bidx, &g0);
+    /* [R, ho] x [R, wo] -> [R, ho, wo] */
+    uint32_t ys[3] = {nr, s.ho, 1}, xs[3] = {nr, 1, s.wo}, grid3[3] = {nr, s.ho, s.wo};
+    wnn_operand *inside = wnn_logical_and(b, wnn_reshape(b, ok[0], 3, ys), wnn_reshape(b, ok[1], 3, xs));
+    wnn_operand *acc = NULL;
+    for (int i = 0; i < 4; i++) {
+        wnn_operand *yy = wnn_expand(b, wnn_reshape(b, i < 2 ? lo[0] : hi[0], 3, ys), 3, grid3);
+        wnn_operand *xx = wnn_expand(b, wnn_reshape(b, i % 2 ? hi[1] : lo[1], 3, xs), 3, grid3);
+        wnn_operand *w = wnn_mul(b, wnn_reshape(b, i < 2 ? wh[0] : wl[0], 3, ys),
+                                 wnn_reshape(b, i % 2 ? wl[1] : wh[1], 3, xs));
+        wnn_operand *v = tap(&s, xx, yy, wnn_where(b, inside, w, k(&s, 0.0))); /* [R, C, ho * wo] */
+        acc = acc == NULL ? v : max ? wnn_max(b, acc, v) : wnn_add(b, acc, v);
+    }
+    /* [R, C, oh, gh, ow, gw] reduced over the grid */
+    uint32_t s6[6] = {nr, s.c, (uint32_t)oh, gh, (uint32_t)ow, gw}, axes[2] = {3, 5};
+    wnn_reduce_options ro = {.axes = axes, .axes_count = 2};
+    wnn_operand *y = wnn_reshape(b, acc, 6, s6);
+    y = max ? wnn_reduce_max(b, y, &ro) : wnn_reduce_mean(b, y, &ro);
+    return onx_out(im, n, 0, y);
+}
+
 const onx_op_entry onx_ops_gridsample[] = {
     {"GridSample", lower_grid_sample},
+    {"RoiAlign", lower_roi_align},
     {NULL, NULL},
 };
