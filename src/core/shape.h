@@ -2,8 +2,8 @@
 /*
 ** shape.h -- the rules on shapes and numbers that the builder, the backends
 ** and the tools must apply identically: element counts, row-major strides,
-** the broadcast of one shape to another, and the cast of an MLNumber to the
-** bytes of a data type.
+** the broadcast of one shape to another, resample2d's source coordinates,
+** and the cast of an MLNumber to the bytes of a data type.
 **
 ** Header-only (static inline), on the public types alone, so every layer may
 ** include it without linking core: one copy of each rule, no call up.
@@ -153,6 +153,36 @@ static inline bool wnn__broadcastable_to(const wnn_operand_desc *from, const wnn
             return false;
     }
     return true;
+}
+
+/* resample2d's source of output index j along a dimension resized from in
+** to out elements, with half-pixel centres. Linear: the neighbours *lo and
+** *hi (floor of the clamped coordinate and the next, within the input) and
+** *hi's weight *w. Nearest: *lo == *hi, the nearest index with ties to the
+** smaller one (computed exactly in integers), and *w 0. */
+static inline void wnn__resample_source(size_t j, size_t in, size_t out, bool linear, size_t *lo, size_t *hi,
+                                        float *w)
+{
+    if (!linear) {
+        /* ceil(((2j + 1) * in - 2 * out) / (2 * out)), clamped to [0, in - 1] */
+        int64_t num = (int64_t)(2 * j + 1) * (int64_t)in - 2 * (int64_t)out, den = 2 * (int64_t)out;
+        int64_t q = num >= 0 ? (num + den - 1) / den : -((-num) / den);
+        if (q < 0)
+            q = 0;
+        if (q > (int64_t)in - 1)
+            q = (int64_t)in - 1;
+        *lo = *hi = (size_t)q;
+        *w = 0.0f;
+        return;
+    }
+    double c = ((double)j + 0.5) * ((double)in / (double)out) - 0.5;
+    if (c < 0.0)
+        c = 0.0;
+    if (c > (double)(in - 1))
+        c = (double)(in - 1);
+    *lo = (size_t)c;
+    *hi = *lo + 1 < in ? *lo + 1 : *lo;
+    *w = (float)(c - (double)*lo);
 }
 
 /* WebNN's cast of an MLNumber to one element of type t at out (8 bytes of

@@ -44,35 +44,6 @@ typedef struct resample_job {
     uint32_t axes[2]; /* the resized dimensions */
 } resample_job;
 
-static void nearest_taps(tap *t, size_t in, size_t out)
-{
-    /* ceil(((2j + 1) * in - 2 * out) / (2 * out)), clamped to [0, in - 1] */
-    for (size_t j = 0; j < out; j++) {
-        int64_t num = (int64_t)(2 * j + 1) * (int64_t)in - 2 * (int64_t)out, den = 2 * (int64_t)out;
-        int64_t q = num >= 0 ? (num + den - 1) / den : -((-num) / den);
-        if (q < 0)
-            q = 0;
-        if (q > (int64_t)in - 1)
-            q = (int64_t)in - 1;
-        t[j] = (tap){(size_t)q, (size_t)q, 0.0f};
-    }
-}
-
-static void linear_taps(tap *t, size_t in, size_t out)
-{
-    double scale = (double)in / (double)out;
-    for (size_t j = 0; j < out; j++) {
-        double c = ((double)j + 0.5) * scale - 0.5;
-        if (c < 0.0)
-            c = 0.0;
-        if (c > (double)(in - 1))
-            c = (double)(in - 1);
-        size_t lo = (size_t)c;
-        size_t hi = lo + 1 < in ? lo + 1 : lo;
-        t[j] = (tap){lo, hi, (float)(c - (double)lo)};
-    }
-}
-
 static float load_any(const uint8_t *p, wnn_data_type t)
 {
     switch (t) {
@@ -158,10 +129,8 @@ wnn_status wnn__k_resample2d(const wnn__node *node, const wnn__view *in, const w
     for (int d = 0; d < 4; d++) {
         j.taps[d] = next;
         if (d == (int)node->attrs.resample2d.axes[0] || d == (int)node->attrs.resample2d.axes[1]) {
-            if (j.linear)
-                linear_taps(next, is[d], os[d]);
-            else
-                nearest_taps(next, is[d], os[d]);
+            for (size_t k = 0; k < os[d]; k++)
+                wnn__resample_source(k, is[d], os[d], j.linear, &next[k].lo, &next[k].hi, &next[k].w);
         } else {
             for (size_t k = 0; k < os[d]; k++)
                 next[k] = (tap){k, k, 0.0f};

@@ -16,33 +16,14 @@ static wnn_status run_resample(const wnn__cu_exec *x, const wnn__cu_node *n)
     return wnn__cu_status(wnn__cu_resample2d(x->stream, p->t, &p->r, x->aux, in_ptr(x, n, 0), out_ptr(x, n, 0)));
 }
 
-/* The taps of the cpu's k_resample.c: half-pixel coordinates, nearest
-** rounding ties to the smaller index (exactly, in integers), linear blending
-** the neighbours floor(c) and the next one. */
+/* core/shape.h's source coordinates, as the cpu's k_resample.c takes them. */
 static void resample_taps(wnn__cu_tap *t, uint32_t in, uint32_t out, bool linear)
 {
-    if (!linear) {
-        for (uint32_t j = 0; j < out; j++) {
-            int64_t num = (int64_t)(2 * (int64_t)j + 1) * (int64_t)in - 2 * (int64_t)out, den = 2 * (int64_t)out;
-            int64_t q = num >= 0 ? (num + den - 1) / den : -((-num) / den);
-            if (q < 0)
-                q = 0;
-            if (q > (int64_t)in - 1)
-                q = (int64_t)in - 1;
-            t[j] = (wnn__cu_tap){(uint32_t)q, (uint32_t)q, 0.0f};
-        }
-        return;
-    }
-    double scale = (double)in / (double)out;
     for (uint32_t j = 0; j < out; j++) {
-        double c = ((double)j + 0.5) * scale - 0.5;
-        if (c < 0.0)
-            c = 0.0;
-        if (c > (double)(in - 1))
-            c = (double)(in - 1);
-        uint32_t lo = (uint32_t)c;
-        uint32_t hi = lo + 1 < in ? lo + 1 : lo;
-        t[j] = (wnn__cu_tap){lo, hi, (float)(c - (double)lo)};
+        size_t lo, hi;
+        float w;
+        wnn__resample_source(j, in, out, linear, &lo, &hi, &w);
+        t[j] = (wnn__cu_tap){(uint32_t)lo, (uint32_t)hi, w};
     }
 }
 
