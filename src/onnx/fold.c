@@ -660,5 +660,7 @@ onx_lower_fn onx_find_lowering(const char *op)
         fn = find(onx_ops_integer, op);
     if (fn == NULL)
         fn = find(onx_ops_gridsample, op);
+    if (fn == NULL)
+        fn = find(onx_ops_text, op);
     return fn;
 }

@@ -172,6 +172,7 @@ extern const onx_op_entry onx_ops_control[];
 extern const onx_op_entry onx_ops_signal[];
 extern const onx_op_entry onx_ops_integer[];
 extern const onx_op_entry onx_ops_gridsample[];
+extern const onx_op_entry onx_ops_text[];
 extern const onx_op_entry onx_fold_ops[];
 
 /* 3-D Conv/ConvTranspose and MaxPool/AveragePool (rank-5 inputs) on 2-D

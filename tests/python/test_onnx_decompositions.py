@@ -9,7 +9,8 @@ constant matrix) and STFT against NumPy's FFT; GatherND with batch_dims;
 MaxUnpool against PyTorch's max_unpool2d; ReverseSequence; ScatterElements
 and ScatterND with every reduction and duplicate indices against NumPy's
 ufunc.at; MaxPool's Indices against PyTorch's max_pool2d; Det against
-NumPy's; BatchNormalization in training mode against PyTorch's.
+NumPy's; BatchNormalization in training mode against PyTorch's;
+TfIdfVectorizer's IDF and TFIDF modes against a direct count.
 """
 import numpy as np
 import pytest
@@ -298,3 +299,29 @@ def test_batch_norm_training(tmp_path, device):
     batch_mean, batch_var = x.mean(axis=(0, 2, 3)), x.var(axis=(0, 2, 3))  # ONNX keeps the biased variance
     np.testing.assert_allclose(out["rm"], mean * 0.8 + batch_mean * 0.2, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(out["rv"], var * 0.8 + batch_var * 0.2, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("device", ["cpu", "null"])
+@pytest.mark.parametrize("mode", ["TF", "IDF", "TFIDF"])
+def test_tfidf_vectorizer(tmp_path, device, mode):
+    x = np.array([[1, 2, 3, 2, 3, 4, 2, 3, 1, 2], [4, 4, 2, 3, 3, 2, 1, 2, 3, 5]], np.int32)
+    pool = [2, 3, 5, 4, 2, 3, 3, 4, 1, 2, 2, 4]  # 1-grams 2 3 5 4, 2-grams (2,3) (3,4) (1,2) (2,4)
+    indexes, weights = [7, 0, 1, 2, 3, 4, 6, 5], [0.5, 1, 2, 3, 4, 5, 6, 7]
+    node = helper.make_node("TfIdfVectorizer", ["x"], ["y"], mode=mode, min_gram_length=1, max_gram_length=2,
+                            max_skip_count=2, ngram_counts=[0, 4], ngram_indexes=indexes, pool_int64s=pool,
+                            weights=weights)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.INT32, list(x.shape))],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    path = str(tmp_path / "model.onnx")
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 9)]), path)
+    got = wnn.onnx.load(path, device=device).run({"x": x})["y"]
+    grams = [(2,), (3,), (5,), (4,), (2, 3), (3, 4), (1, 2), (2, 4)]
+    want = np.zeros((2, 8), np.float32)
+    for row in range(2):
+        for j, gram in enumerate(grams):
+            skips = [0] if len(gram) == 1 else [0, 1, 2]
+            count = sum(tuple(x[row, i + k * (s + 1)] for k in range(len(gram))) == gram
+                        for s in skips for i in range(10 - (len(gram) - 1) * (s + 1)))
+            value = count if mode == "TF" else (count > 0) * weights[j] if mode == "IDF" else count * weights[j]
+            want[row, indexes[j]] = value
+    np.testing.assert_array_equal(got, want)
