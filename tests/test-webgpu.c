@@ -7,7 +7,8 @@
 ** softmax, conv2d in nhwc with padding and bias, maxPool2d with NaN,
 ** float16 layerNormalization, gather of negative and clamped indices,
 ** triangular, quantizeLinear, exclusive reversed cumulativeSum, lstmCell's
-** cell state), and 64-bit integers refused by opSupportLimits and the
+** cell state, int64 sub and casts), dispatches split over the binding
+** size, and int64 where no kernel has it refused by opSupportLimits and the
 ** builder. Exits 77 with the reason where no adapter is found (no library,
 ** or a Vulkan driver Dawn refuses; see docs/webgpu.md).
 */
@@ -335,6 +336,42 @@ static void test_kernels(void)
     }
 }
 
+static wnn_operand *sub_op(wnn_graph_builder *b, wnn_operand **in) { return wnn_sub(b, in[0], in[1]); }
+
+static wnn_operand *cast_f32_op(wnn_graph_builder *b, wnn_operand **in)
+{
+    return wnn_cast(b, in[0], WNN_DATA_TYPE_FLOAT32);
+}
+
+static wnn_operand *cast_i64_op(wnn_graph_builder *b, wnn_operand **in)
+{
+    return wnn_cast(b, in[0], WNN_DATA_TYPE_INT64);
+}
+
+/* int64 in vec2<u32>: a borrow across the words, sign extension and
+** saturation of casts, an int64 argMax index. */
+static void test_int64(void)
+{
+    wnn_operand_desc d[2] = {{WNN_DATA_TYPE_INT64, 1, {3}}, {WNN_DATA_TYPE_INT64, 1, {3}}};
+    int64_t a[3] = {(int64_t)1 << 32, -5, INT64_MIN + 1}, bb[3] = {1, 7, 1}, y[3];
+    const void *in[2] = {a, bb};
+    run(sub_op, 2, d, in, &d[0], y);
+    CHECK(y[0] == 0xffffffff && y[1] == -12 && y[2] == INT64_MIN);
+    wnn_operand_desc fd = {WNN_DATA_TYPE_FLOAT32, 1, {3}};
+    float f[3];
+    run(cast_f32_op, 1, d, in, &fd, f);
+    CHECK(f[0] == 4294967296.0f && f[1] == -5.0f && f[2] == -9223372036854775808.0f);
+    float g[3] = {-3.75f, 1e30f, 6442450944.0f}; /* truncated; saturated; over 32 bits */
+    const void *in2[1] = {g};
+    run(cast_i64_op, 1, &fd, in2, &d[0], y);
+    CHECK(y[0] == -3 && y[1] == INT64_MAX && y[2] == 6442450944);
+    wnn_operand_desc id = {WNN_DATA_TYPE_INT32, 1, {3}};
+    int32_t v[3] = {-7, 0, 7};
+    const void *in3[1] = {v};
+    run(cast_i64_op, 1, &id, in3, &d[0], y);
+    CHECK(y[0] == -7 && y[1] == 0 && y[2] == 7);
+}
+
 static wnn_operand *cast_f16_op(wnn_graph_builder *b, wnn_operand **in)
 {
     return wnn_cast(b, in[0], WNN_DATA_TYPE_FLOAT16);
@@ -389,8 +426,8 @@ static void test_split(void)
     wnn__config_reload();
 }
 
-/* What has no kernel (64-bit integers): not claimed by the limits, refused
-** by the builder. */
+/* What has no kernel (64-bit integers in add): not claimed by the limits,
+** refused by the builder. */
 static void test_unsupported(void)
 {
     wnn_tensor_limits l;
@@ -426,6 +463,7 @@ int main(void)
         test_kernels();
         test_more_kernels();
         test_split();
+        test_int64();
         test_unsupported();
     }
     wnn_context_release(ctx);

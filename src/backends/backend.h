@@ -18,7 +18,7 @@
 #include "core/ir.h"
 #include "wnn/wnn.h"
 
-#define WNN__BACKEND_VERSION 1
+#define WNN__BACKEND_VERSION 2
 
 typedef struct wnn__device wnn__device; /* a backend's opened device */
 struct wnn__allocator;                  /* memory/allocator.h */
@@ -47,6 +47,10 @@ typedef struct wnn__backend {
     ** opSupportLimits and the builder refuse what it denies, so a graph
     ** never fails to compile for want of a kernel. */
     bool (*supports_op)(const wnn__device *dev, wnn__op op);
+    /* Whether the device's kernels of op take operands of data type t (one
+    ** supports_data_type admits); NULL means every such type. opSupportLimits
+    ** and the builder leave out what it denies, for operands and outputs. */
+    bool (*supports_op_type)(const wnn__device *dev, wnn__op op, wnn_data_type t);
 
     /* Raw device memory of bytes (> 0) bytes; the caching allocator is its
     ** only caller but for tensors shared with WebGPU (mem_share). Thread-safe. mem_free may be called while queued work

@@ -159,6 +159,10 @@ bool wnn__operand_limits(const wnn_context *ctx, const char *op, const char *ope
         if (strcmp(table[i].op, op) != 0 || strcmp(table[i].operand, operand) != 0)
             continue;
         uint32_t types = device_has(ctx, op) ? table[i].types & wnn__device_types(ctx) : 0;
+        wnn__op o = op_of(op);
+        for (int t = WNN_DATA_TYPE_FLOAT32; ctx->backend->supports_op_type && t <= WNN_DATA_TYPE_UINT4; t++)
+            if (types >> t & 1 && !ctx->backend->supports_op_type(ctx->device, o, (wnn_data_type)t))
+                types &= ~(1u << t);
         *out = (wnn_tensor_limits){types, table[i].min_rank, table[i].max_rank};
         return true;
     }

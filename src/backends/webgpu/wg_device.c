@@ -268,9 +268,25 @@ static void *wg_mem_share(wnn__device *d, void *ptr)
 
 bool wg_supports_data_type(const wnn__device *d, wnn_data_type t)
 {
-    /* 64-bit integers and 4-bit types have no kernels yet */
+    /* 4-bit types have no kernels yet */
     return t == WNN_DATA_TYPE_FLOAT32 || t == WNN_DATA_TYPE_FLOAT16 || t == WNN_DATA_TYPE_INT32 ||
-           t == WNN_DATA_TYPE_UINT32 || t == WNN_DATA_TYPE_INT8 || t == WNN_DATA_TYPE_UINT8;
+           t == WNN_DATA_TYPE_UINT32 || t == WNN_DATA_TYPE_INT8 || t == WNN_DATA_TYPE_UINT8 ||
+           t == WNN_DATA_TYPE_INT64 || t == WNN_DATA_TYPE_UINT64;
+}
+
+/* 64-bit integers (emulated in vec2<u32>) only where the kernels have them. */
+bool wg_supports_op_type(const wnn__device *d, wnn__op op, wnn_data_type t)
+{
+    if (t != WNN_DATA_TYPE_INT64 && t != WNN_DATA_TYPE_UINT64)
+        return true;
+    switch (op) {
+    case WNN__OP_CAST: case WNN__OP_ARG_MIN: case WNN__OP_ARG_MAX: case WNN__OP_GATHER: case WNN__OP_GATHER_ND:
+    case WNN__OP_CLAMP: case WNN__OP_SUB: case WNN__OP_NEG: case WNN__OP_ABS: case WNN__OP_SIGN:
+    case WNN__OP_RELU: case WNN__OP_PRELU: case WNN__OP_RESHAPE: case WNN__OP_IDENTITY:
+        return true;
+    default:
+        return false;
+    }
 }
 
 bool wg_supports_op(const wnn__device *d, wnn__op op)
@@ -467,6 +483,7 @@ const wnn__backend wnn__webgpu_backend = {
     .unified_memory = false,
     .supports_data_type = wg_supports_data_type,
     .supports_op = wg_supports_op,
+    .supports_op_type = wg_supports_op_type,
     .mem_alloc = wg_mem_alloc,
     .mem_free = wg_mem_free,
     .copy_to_device = wg_copy_to_device,

@@ -138,7 +138,7 @@ bool wg_supports_node(const wnn__ir *ir, const wnn__node *n, char *why, size_t w
         if (v == WNN__NONE)
             continue;
         wnn_data_type t = ir->values[v].desc.data_type;
-        if (!wg_supports_data_type(NULL, t)) {
+        if (!wg_supports_data_type(NULL, t) || !wg_supports_op_type(NULL, n->op, t)) {
             snprintf(why, why_len, "%s: no %s kernels on webgpu", wnn__op_name(n->op), wnn_data_type_name(t));
             return false;
         }

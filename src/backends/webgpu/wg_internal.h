@@ -85,6 +85,7 @@ bool wg_supports_node(const wnn__ir *ir, const wnn__node *n, char *why, size_t w
 
 bool wg_supports_data_type(const wnn__device *d, wnn_data_type t);
 bool wg_supports_op(const wnn__device *d, wnn__op op);
+bool wg_supports_op_type(const wnn__device *d, wnn__op op, wnn_data_type t);
 
 /* Why the calling thread's last graph build was refused (a module cannot
 ** reach core's error message): printed when WNN_WEBGPU_DEBUG is set. */

@@ -70,9 +70,13 @@ const char *wg_ctype(wnn_data_type d)
     case WNN_DATA_TYPE_FLOAT16: return "f32";
     case WNN_DATA_TYPE_INT32:
     case WNN_DATA_TYPE_INT8: return "i32";
+    case WNN_DATA_TYPE_INT64:
+    case WNN_DATA_TYPE_UINT64: return "vec2<u32>"; /* (low word, high word) */
     default: return "u32";
     }
 }
+
+bool wg_is64(wnn_data_type d) { return d == WNN_DATA_TYPE_INT64 || d == WNN_DATA_TYPE_UINT64; }
 
 bool wg_is_float(wnn_data_type d) { return d == WNN_DATA_TYPE_FLOAT32 || d == WNN_DATA_TYPE_FLOAT16; }
 
@@ -87,15 +91,20 @@ static void emit_load_at(wg_text *t, uint32_t k, wnn_data_type d, const char *ba
     case WNN_DATA_TYPE_INT32: P("return bitcast<i32>(b%u[i]); }\n", k); break;
     case WNN_DATA_TYPE_INT8: P("return bitcast<i32>(b%u[i >> 2u] << (24u - 8u * (i & 3u))) >> 24u; }\n", k); break;
     case WNN_DATA_TYPE_UINT8: P("return (b%u[i >> 2u] >> (8u * (i & 3u))) & 0xffu; }\n", k); break;
+    case WNN_DATA_TYPE_INT64:
+    case WNN_DATA_TYPE_UINT64: P("return vec2<u32>(b%u[2u * i], b%u[2u * i + 1u]); }\n", k, k); break;
     default: P("return b%u[i]; }\n", k); break;
     }
 }
 
 void wg_emit_load(wg_text *t, uint32_t k, wnn_data_type d) { emit_load_at(t, k, d, "0u"); }
 
-/* fn pk(v: array<ctype, per>) -> u32: one output word. */
+/* fn pk(v: array<ctype, per>) -> u32: one output word (64-bit elements
+** are written a word at a time by main() itself). */
 static void emit_pack(wg_text *t, wnn_data_type d)
 {
+    if (wg_is64(d))
+        return;
     uint32_t per = wg_per_word(d);
     P("fn pk(v: array<%s, %u>) -> u32 { ", wg_ctype(d), per);
     switch (d) {
@@ -152,7 +161,39 @@ static const char *HELPERS =
     "  return exp2(y * log2(x));\n"
     "}\n"
     "fn ipow_i(x: i32, y: i32) -> i32 { var r = 1; var b = x; var e = y; while (e > 0) { if ((e & 1) != 0) { r = r * b; } b = b * b; e = e >> 1u; } return r; }\n"
-    "fn ipow_u(x: u32, y: u32) -> u32 { var r = 1u; var b = x; var e = y; while (e > 0u) { if ((e & 1u) != 0u) { r = r * b; } b = b * b; e = e >> 1u; } return r; }\n";
+    "fn ipow_u(x: u32, y: u32) -> u32 { var r = 1u; var b = x; var e = y; while (e > 0u) { if ((e & 1u) != 0u) { r = r * b; } b = b * b; e = e >> 1u; } return r; }\n"
+    /* 64-bit integers as vec2<u32> (low, high), two's complement */
+    "fn sub64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> { return vec2<u32>(a.x - b.x, a.y - b.y - select(0u, 1u, a.x < b.x)); }\n"
+    "fn neg64(x: vec2<u32>) -> vec2<u32> { return sub64(vec2<u32>(0u, 0u), x); }\n"
+    "fn isneg64(x: vec2<u32>) -> bool { return (x.y >> 31u) == 1u; }\n"
+    "fn lts64(a: vec2<u32>, b: vec2<u32>) -> bool { let p = bitcast<i32>(a.y); let q = bitcast<i32>(b.y); return p < q || (p == q && a.x < b.x); }\n"
+    "fn ltu64(a: vec2<u32>, b: vec2<u32>) -> bool { return a.y < b.y || (a.y == b.y && a.x < b.x); }\n"
+    "fn mul32(a: u32, b: u32) -> vec2<u32> {\n"
+    "  let a0 = a & 0xffffu; let a1 = a >> 16u; let b0 = b & 0xffffu; let b1 = b >> 16u;\n"
+    "  let p00 = a0 * b0; let p01 = a0 * b1; let p10 = a1 * b0;\n"
+    "  let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);\n"
+    "  return vec2<u32>((p00 & 0xffffu) | (mid << 16u), a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u));\n"
+    "}\n"
+    "fn mul64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> { let p = mul32(a.x, b.x); return vec2<u32>(p.x, p.y + a.x * b.y + a.y * b.x); }\n"
+    /* magnitudes only: f32 holds a small negative low word badly */
+    "fn u64f(x: vec2<u32>) -> f32 { return f32(x.y) * 4294967296.0 + f32(x.x); }\n"
+    "fn i64f(x: vec2<u32>) -> f32 { return select(u64f(x), -u64f(neg64(x)), isneg64(x)); }\n"
+    /* float to 64-bit: truncated, saturated, NaN is 0 (k_elementwise.c's
+    ** from_double); a whole f32 of 2^32 or more has a low word of at most 24
+    ** significant bits, so the split is exact */
+    "fn fmag64(t: f32) -> vec2<u32> { let hi = floor(t / 4294967296.0); return vec2<u32>(u32(t - hi * 4294967296.0), u32(hi)); }\n"
+    "fn f2i64(x: f32) -> vec2<u32> {\n"
+    "  if (isnan_(x)) { return vec2<u32>(0u, 0u); }\n"
+    "  if (x >= 9223372036854775807.0) { return vec2<u32>(0xffffffffu, 0x7fffffffu); }\n"
+    "  if (x <= -9223372036854775808.0) { return vec2<u32>(0u, 0x80000000u); }\n"
+    "  let t = trunc(x);\n"
+    "  return select(fmag64(t), neg64(fmag64(-t)), t < 0.0);\n"
+    "}\n"
+    "fn f2u64(x: f32) -> vec2<u32> {\n"
+    "  if (isnan_(x) || x <= 0.0) { return vec2<u32>(0u, 0u); }\n"
+    "  if (x >= 18446744073709551615.0) { return vec2<u32>(0xffffffffu, 0xffffffffu); }\n"
+    "  return fmag64(trunc(x));\n"
+    "}\n";
 
 /* ---- the kernel wg_frame --------------------------------------------------------------- */
 
@@ -171,7 +212,7 @@ void wg_frame_begin(wg_frame *f, wg_kernel *k, const wnn__ir *ir, const wnn__nod
     f->count = wnn_operand_desc_element_count(&ir->values[k->out_value].desc);
     k->n_in = n_in;
     memcpy(k->in_values, ins, n_in * sizeof *ins);
-    k->words = (f->count + wg_per_word(f->out) - 1) / wg_per_word(f->out);
+    k->words = wg_is64(f->out) ? 2 * f->count : (f->count + wg_per_word(f->out) - 1) / wg_per_word(f->out);
     P("@group(0) @binding(0) var<storage, read_write> b0: array<u32>;\n");
     for (uint32_t i = 0; i < n_in; i++)
         P("@group(0) @binding(%u) var<storage, read> b%u: array<u32>;\n", i + 1, i + 1);
@@ -209,6 +250,14 @@ void wg_frame_end(wg_frame *f, const char *keep)
       WG_WORKGROUP);
     if (chunked)
         P("  CBE = chunk[0] * %uu;\n", per);
+    if (wg_is64(f->out)) { /* a word is half an element: the low one first */
+        P("  let w = gid.x + gid.y * nwg.x * %uu;\n"
+          "  if (w >= %s) { return; }\n"
+          "  let v = val(w >> 1u);\n"
+          "  b0[w] = select(v.y, v.x, (w & 1u) == 0u);\n}\n",
+          WG_WORKGROUP, end);
+        return;
+    }
     P("  let w = gid.x + gid.y * nwg.x * %uu + %s;\n"
       "  if (w >= %s) { return; }\n"
       "  var v: array<%s, %u>;\n"
@@ -271,6 +320,52 @@ void wg_broadcast_strides(const wnn_operand_desc *in, uint32_t r, const uint32_t
 
 /* ---- element-wise -------------------------------------------------------------------- */
 
+/* map_expr for 64-bit operands (vec2<u32>), and casts to them. */
+static const char *map_expr64(wg_frame *f, wnn_data_type in, char *buf, size_t len)
+{
+    const wnn__node *n = f->n;
+    bool s64 = in == WNN_DATA_TYPE_INT64;
+#define E(...) (snprintf(buf, len, __VA_ARGS__), buf)
+    switch (n->op) {
+    case WNN__OP_SUB: return "sub64(x, y)";
+    case WNN__OP_NEG: return "neg64(x)";
+    case WNN__OP_ABS: return s64 ? "select(x, neg64(x), isneg64(x))" : "x";
+    case WNN__OP_RELU: return s64 ? "select(x, vec2<u32>(0u, 0u), isneg64(x))" : "x";
+    case WNN__OP_PRELU: return s64 ? "select(x, mul64(x, y), isneg64(x))" : "x";
+    case WNN__OP_SIGN:
+        return s64 ? "select(select(vec2<u32>(1u, 0u), vec2<u32>(0u, 0u), all(x == vec2<u32>(0u, 0u))), "
+                     "vec2<u32>(0xffffffffu, 0xffffffffu), isneg64(x))"
+                   : "select(vec2<u32>(1u, 0u), vec2<u32>(0u, 0u), all(x == vec2<u32>(0u, 0u)))";
+    case WNN__OP_IDENTITY: return "x";
+    case WNN__OP_CLAMP: {
+        /* the bounds cast exactly to the input's type (ops.h) */
+        uint64_t lo = n->attrs.clamp.lo, hi = n->attrs.clamp.hi;
+        const char *lt = s64 ? "lts64" : "ltu64";
+        return E("select(select(x, vec2<u32>(%uu, %uu), %s(vec2<u32>(%uu, %uu), x)), vec2<u32>(%uu, %uu), "
+                 "%s(x, vec2<u32>(%uu, %uu)))",
+                 (unsigned)hi, (unsigned)(hi >> 32), lt, (unsigned)hi, (unsigned)(hi >> 32), (unsigned)lo,
+                 (unsigned)(lo >> 32), lt, (unsigned)lo, (unsigned)(lo >> 32));
+    }
+    case WNN__OP_CAST: {
+        wnn_data_type to = f->out;
+        if (wg_is64(in) && wg_is64(to))
+            return "x";
+        if (wg_is64(in)) { /* to a narrower type: float by value, integers keep the low bits */
+            if (wg_is_float(to))
+                return s64 ? "i64f(x)" : "u64f(x)";
+            return strcmp(wg_ctype(to), "i32") == 0 ? "bitcast<i32>(x.x)" : "x.x";
+        }
+        if (wg_is_float(in))
+            return to == WNN_DATA_TYPE_INT64 ? "f2i64(x)" : "f2u64(x)";
+        if (strcmp(wg_ctype(in), "i32") == 0) /* sign-extended */
+            return "vec2<u32>(bitcast<u32>(x), select(0u, 0xffffffffu, x < 0))";
+        return "vec2<u32>(x, 0u)";
+    }
+    default: return NULL;
+    }
+#undef E
+}
+
 /* The expression of op on x (and y, z) in the compute types; NULL if none. */
 static const char *map_expr(wg_frame *f, wnn_data_type in, char *buf, size_t len)
 {
@@ -280,6 +375,8 @@ static const char *map_expr(wg_frame *f, wnn_data_type in, char *buf, size_t len
     bool sg = in == WNN_DATA_TYPE_INT32 || in == WNN_DATA_TYPE_INT8;
     const char *ct = wg_ctype(in);
 #define E(...) (snprintf(buf, len, __VA_ARGS__), buf)
+    if (wg_is64(in) || (n->op == WNN__OP_CAST && wg_is64(f->out)))
+        return map_expr64(f, in, buf, len);
     switch (n->op) {
     case WNN__OP_ADD: return "x + y";
     case WNN__OP_SUB: return "x - y";
@@ -394,7 +491,10 @@ static bool map_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, cons
     ** own index, so a split can window it */
     bool elementwise = !keep_region && n->op != WNN__OP_TRANSPOSE && n->op != WNN__OP_SLICE &&
                        n->op != WNN__OP_REVERSE;
-    k->splittable = elementwise;
+    bool wide = wg_is64(od->data_type);
+    for (uint32_t i = 0; i < n_in; i++)
+        wide |= wg_is64(ir->values[ins[i]].desc.data_type);
+    k->splittable = elementwise && !wide;
     for (uint32_t i = 0; elementwise && i < n_in; i++) {
         const wnn_operand_desc *id = &ir->values[ins[i]].desc;
         if (id->rank == od->rank && memcmp(id->shape, od->shape, od->rank * sizeof *od->shape) == 0)
@@ -456,7 +556,7 @@ static bool map_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, cons
         P("  let y = ld2(i2);\n");
     if (n_in > 2)
         P("  let z = ld3(i3);\n");
-    if (n->op == WNN__OP_CAST && !wg_is_float(in_type) && wg_is_float(f.out))
+    if (n->op == WNN__OP_CAST && !wg_is_float(in_type) && !wg_is64(in_type) && wg_is_float(f.out))
         P("  return f32(x);\n}\n");
     else
         P("  return %s;\n}\n", expr);
@@ -540,10 +640,23 @@ static bool reduce_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
     switch (n->op) {
     case WNN__OP_ARG_MIN:
     case WNN__OP_ARG_MAX:
+    {
+        /* 64-bit inputs compare as (low, high) pairs; a 64-bit index is (mi, 0) */
+        char better[48];
+        bool min = n->op == WNN__OP_ARG_MIN;
+        if (wg_is64(id->data_type))
+            snprintf(better, sizeof better, "%s(%s)", id->data_type == WNN_DATA_TYPE_INT64 ? "lts64" : "ltu64",
+                     min ? "v, m" : "m, v");
+        else
+            snprintf(better, sizeof better, "v %s m", min ? "<" : ">");
         P("  var m = at(0u, base); var mi = 0u;\n"
-          "  for (var j = 1u; j < %uu; j++) { let v = at(j, base); if (v %s m) { m = v; mi = j; } }\n"
-          "  return %s(mi);\n}\n",
-          rc, n->op == WNN__OP_ARG_MIN ? "<" : ">", oct);
+          "  for (var j = 1u; j < %uu; j++) { let v = at(j, base); if (%s) { m = v; mi = j; } }\n",
+          rc, better);
+        if (wg_is64(f.out))
+            P("  return vec2<u32>(mi, 0u);\n}\n");
+        else
+            P("  return %s(mi);\n}\n", oct);
+    }
         break;
     case WNN__OP_REDUCE_MAX:
     case WNN__OP_REDUCE_MIN:

@@ -78,6 +78,8 @@ bool wg_wgsl_chunk(const wnn__ir *ir, const wnn__node *n, wg_kernel *k);
 uint32_t wg_per_word(wnn_data_type d);
 const char *wg_ctype(wnn_data_type d);
 bool wg_is_float(wnn_data_type d);
+/* int64 and uint64: computed as vec2<u32> (low, high), two words each. */
+bool wg_is64(wnn_data_type d);
 /* fn ld<k>(i: u32) -> ctype: element i of binding k. */
 void wg_emit_load(wg_text *t, uint32_t k, wnn_data_type d);
 

@@ -42,6 +42,17 @@ static void emit_coords(wg_text *t, const char *from, const wnn_operand_desc *d)
 /* fn rsv(i, n) -> u32: index i into a dimension of n, clamped and wrapped. */
 static void emit_resolve(wg_text *t, wnn_data_type index_type)
 {
+    if (wg_is64(index_type)) { /* to i32 with saturation first */
+        P("fn rsv(v: vec2<u32>, n: u32) -> u32 {\n"
+          "  var i = select(2147483647, -2147483647 - 1, %s);\n"
+          "  if (v.y == 0u && v.x < 0x80000000u) { i = i32(v.x); }\n"
+          "  if (%s && v.y == 0xffffffffu && v.x >= 0x80000000u) { i = bitcast<i32>(v.x); }\n"
+          "  let c = clamp(i, -i32(n), i32(n) - 1);\n"
+          "  return u32(select(c, c + i32(n), c < 0));\n}\n",
+          index_type == WNN_DATA_TYPE_INT64 ? "(v.y >> 31u) == 1u" : "false",
+          index_type == WNN_DATA_TYPE_INT64 ? "true" : "false");
+        return;
+    }
     if (index_type == WNN_DATA_TYPE_UINT32)
         P("fn rsv(i: u32, n: u32) -> u32 { return min(i, n - 1u); }\n");
     else
