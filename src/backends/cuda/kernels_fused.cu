@@ -63,11 +63,11 @@ __device__ __forceinline__ void fused_store(const float (&d)[V], void *ptr, uint
         }
     } else if (base + V <= count) {
         if constexpr (HALF) {
-            h16 h[V];
+            __half2 h[V / 2];
 #pragma unroll
-            for (int j = 0; j < V; j++)
-                h[j] = f2h(d[j]);
-            vstore<h16, V>((h16 *)ptr + base, h);
+            for (int j = 0; j < V; j += 2)
+                h[j / 2] = __floats2half2_rn(d[j], d[j + 1]);
+            vstore<__half2, V / 2>((__half2 *)ptr + base / 2, h);
         } else {
             vstore<float, V>((float *)ptr + base, d);
         }
@@ -142,14 +142,17 @@ __device__ __forceinline__ void fused_compute(uint8_t op, float (&d)[V], const f
     WNNCU_FUSED_CASE(WNN__OP_SQRT, float_unary<WNN__OP_SQRT>(a[j]))
     WNNCU_FUSED_CASE(WNN__OP_RELU, float_unary<WNN__OP_RELU>(a[j]))
     WNNCU_FUSED_CASE(WNN__OP_SIGMOID, float_unary<WNN__OP_SIGMOID>(a[j]))
-    WNNCU_FUSED_CASE(WNN__OP_GELU, float_unary<WNN__OP_GELU>(a[j]))
+    WNNCU_FUSED_CASE(WNN__OP_GELU, HALF ? gelu_half(a[j]) : gelu_float(a[j]))
     default: WNNCU_FUSED_CASE(WNN__OP_TANH, float_unary<WNN__OP_TANH>(a[j]))
     }
 #undef WNNCU_FUSED_CASE
-    if constexpr (HALF) {
+    if constexpr (HALF) { /* in pairs: one packing conversion for two */
 #pragma unroll
-        for (int j = 0; j < V; j++)
-            d[j] = h2f(f2h(d[j]));
+        for (int j = 0; j < V; j += 2) {
+            const float2 r = __half22float2(__floats2half2_rn(d[j], d[j + 1]));
+            d[j] = r.x;
+            d[j + 1] = r.y;
+        }
     }
 }
 
