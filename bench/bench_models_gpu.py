@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: Apache-2.0
 """bench_models_gpu.py -- model latency on wnn's cuda device beside PyTorch.
 
-    python3 bench/bench_models_gpu.py [--repeat N] [--models a,b] [--large] [--no-half]
+    python3 bench/bench_models_gpu.py [--repeat N] [--models a,b] [--large] [--no-half] [--batches 1,32]
 
 For the PyTorch models of tests/models/torch_models.py (the torchvision
 architectures, the small ViT, the BERT-style encoder; --large adds
-ResNet-50 and ViT-B/16), in float32 and float16, one table:
+ResNet-50 and ViT-B/16), in float32 and float16, at each batch size
+(--batches, default 1 and 32: the model's free batch dimension, the input
+repeated), one table:
 
   wnn       wnn.onnx on the cuda device, inputs and outputs as device tensors
             (a torch CUDA tensor in through DLPack, return_tensors=True), each
@@ -17,7 +19,8 @@ ResNet-50 and ViT-B/16), in float32 and float16, one table:
 
 each the median of N runs after 10 warm-up runs, in ms, and the ratios
 eager/wnn and graph/wnn (above 1: wnn is faster). The wnn outputs are
-checked against PyTorch's (max relative error in the table).
+checked against PyTorch's on the same batch (max relative error in the
+table).
 
 Self-contained for a GPU machine with PyTorch (2.x) and wnn's Python module
 built with the cuda backend (pip install ./python); no npm. WNN_MODEL_CACHE=DIR
@@ -73,21 +76,23 @@ def bench_torch(model, x, repeat):
     return eager, graph
 
 
-def bench_one(name, half, cache, repeat):
-    path, inputs, want = torch_models.export(name, cache, half=half, device="cuda")
+def bench_one(name, half, batch, cache, repeat):
+    path, _, _ = torch_models.export(name, cache, half=half, device="cuda")
     model, x = torch_models.build(name)
     model = model.cuda()
-    x = x.cuda()
+    x = x.cuda().repeat(batch, *[1] * (x.dim() - 1))
     if half:
         model = model.half()
         x = x if x.dtype == torch.int64 else x.half()
+    with torch.inference_mode():
+        ref = model(x)
+    want = [t.float().cpu().numpy().astype(np.float64) for t in (ref if isinstance(ref, (tuple, list)) else [ref])]
     eager, graph = bench_torch(model, x, repeat)
     del model
-    m = wnn.onnx.load(path, device="cuda", shapes={"batch": 1})
+    m = wnn.onnx.load(path, device="cuda", shapes={"batch": batch})
     feeds = {"input": x}
-    out = m.run(feeds)
-    rel = max(float(np.abs(out[k].astype(np.float64) - w).max() / max(np.abs(w).max(), 1e-30))
-              for k, w in want.items())
+    out = list(m.run(feeds).values())
+    rel = max(float(np.abs(o.astype(np.float64) - w).max() / max(np.abs(w).max(), 1e-30)) for o, w in zip(out, want))
     ctx = m.context
     ms = median_ms(lambda: m.run(feeds, return_tensors=True), ctx.finish, repeat)
     return ms, eager, graph, rel
@@ -99,6 +104,7 @@ def main():
     ap.add_argument("--models", default="")
     ap.add_argument("--large", action="store_true")
     ap.add_argument("--no-half", action="store_true", help="float32 only")
+    ap.add_argument("--batches", default="1,32", help="comma-separated batch sizes")
     args = ap.parse_args()
     if not torch.cuda.is_available():
         sys.exit("bench_models_gpu: torch.cuda is not available")
@@ -109,19 +115,20 @@ def main():
     cache = os.environ.get("WNN_MODEL_CACHE", os.path.join(tempfile.gettempdir(), "wnn-model-cache"))
     wanted = set(filter(None, args.models.split(",")))
     names = [n for n, s in torch_models.MODELS.items() if (args.large or not s.large) and (not wanted or n in wanted)]
+    batches = [int(b) for b in args.batches.split(",")]
     print(f"wnn {wnn.library_version} cuda vs PyTorch {torch.__version__} on {torch.cuda.get_device_name()}, "
-          f"batch 1, median of {args.repeat} runs", flush=True)
+          f"median of {args.repeat} runs", flush=True)
     rows = []
-    for half in [False] if args.no_half else [False, True]:
-        for name in names:
-            label = name + (" fp16" if half else "")
-            try:
-                rows.append((label,) + bench_one(name, half, cache, args.repeat))
-                print(f"  {label}: wnn {rows[-1][1]:.3f} ms, eager {rows[-1][2]:.3f}, graph {rows[-1][3]:.3f}",
-                      flush=True)
-            except Exception as e:  # a model or type one side cannot run: say so, go on
-                rows.append((label, None, None, None, f"{type(e).__name__}: {e}"))
-                print(f"  {label}: {rows[-1][4]}", flush=True)
+    for batch, half, name in [(b, h, n) for b in batches for h in ([False] if args.no_half else [False, True])
+                          for n in names]:
+        label = f"{name}{' fp16' if half else ''} b{batch}"
+        try:
+            rows.append((label,) + bench_one(name, half, batch, cache, args.repeat))
+            print(f"  {label}: wnn {rows[-1][1]:.3f} ms, eager {rows[-1][2]:.3f}, graph {rows[-1][3]:.3f}",
+                  flush=True)
+        except Exception as e:  # a model or type one side cannot run: say so, go on
+            rows.append((label, None, None, None, f"{type(e).__name__}: {e}"))
+            print(f"  {label}: {rows[-1][4]}", flush=True)
     print()
     print("| model | wnn ms | eager ms | CUDA graph ms | eager/wnn | graph/wnn | max rel err |")
     print("|---|---:|---:|---:|---:|---:|---:|")
