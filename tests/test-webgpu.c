@@ -6,10 +6,10 @@
 ** add, uint8 comparisons, float16, matmul, concat, transpose, reduction,
 ** softmax, conv2d in nhwc with padding and bias, maxPool2d with NaN,
 ** float16 layerNormalization, gather of negative and clamped indices,
-** triangular, quantizeLinear, exclusive reversed cumulativeSum, lstmCell's
-** cell state, int64 sub and casts), dispatches split over the binding
-** size, and int64 where no kernel has it refused by opSupportLimits and the
-** builder. Exits 77 with the reason where no adapter is found (no library,
+** triangular, quantizeLinear, uint4 dequantizeLinear, exclusive reversed
+** cumulativeSum, lstmCell's cell state, int64 sub and casts), dispatches
+** split over the binding size, and int64 where no kernel has it refused by
+** opSupportLimits and the builder. Exits 77 with the reason where no adapter is found (no library,
 ** or a Vulkan driver Dawn refuses; see docs/webgpu.md).
 */
 #include <libgen.h>
@@ -176,6 +176,11 @@ static wnn_operand *lstm_cell_op(wnn_graph_builder *b, wnn_operand **in)
     return wnn_lstm_cell(b, in[0], in[1], in[2], in[3], in[3], 1, NULL, out) == 2 ? out[1] : NULL;
 }
 
+static wnn_operand *dequantize_op(wnn_graph_builder *b, wnn_operand **in)
+{
+    return wnn_dequantize_linear(b, in[0], in[1], in[2]);
+}
+
 static wnn_operand *cumsum_op(wnn_graph_builder *b, wnn_operand **in)
 {
     wnn_cumulative_sum_options o = {NULL, true, true}; /* exclusive, reversed */
@@ -244,6 +249,17 @@ static void test_more_kernels(void)
         const void *in[3] = {x, scale, zp};
         run(quantize_op, 3, d, in, &od, y);
         CHECK(y[0] == 2 && y[1] == 3 && y[2] == 127 && y[3] == -3);
+    }
+    {
+        /* uint4, two a byte, the even element low: 1 15 8 less zero point 8, times 0.5 */
+        wnn_operand_desc d[3] = {{WNN_DATA_TYPE_UINT4, 1, {3}}, {WNN_DATA_TYPE_FLOAT32, 1, {1}},
+                                 {WNN_DATA_TYPE_UINT4, 1, {1}}};
+        wnn_operand_desc od = {WNN_DATA_TYPE_FLOAT32, 1, {3}};
+        uint8_t x[2] = {0xf1, 0x08}, zp[1] = {0x08};
+        float scale[1] = {0.5f}, y[3];
+        const void *in[3] = {x, scale, zp};
+        run(dequantize_op, 3, d, in, &od, y);
+        CHECK(y[0] == -3.5f && y[1] == 3.5f && y[2] == 0.0f);
     }
     {
         wnn_operand_desc d = {WNN_DATA_TYPE_INT32, 2, {2, 3}};

@@ -268,15 +268,15 @@ static void *wg_mem_share(wnn__device *d, void *ptr)
 
 bool wg_supports_data_type(const wnn__device *d, wnn_data_type t)
 {
-    /* 4-bit types have no kernels yet */
-    return t == WNN_DATA_TYPE_FLOAT32 || t == WNN_DATA_TYPE_FLOAT16 || t == WNN_DATA_TYPE_INT32 ||
-           t == WNN_DATA_TYPE_UINT32 || t == WNN_DATA_TYPE_INT8 || t == WNN_DATA_TYPE_UINT8 ||
-           t == WNN_DATA_TYPE_INT64 || t == WNN_DATA_TYPE_UINT64;
+    return t >= WNN_DATA_TYPE_FLOAT32 && t <= WNN_DATA_TYPE_UINT4;
 }
 
-/* 64-bit integers (emulated in vec2<u32>) only where the kernels have them. */
+/* 64-bit integers (emulated in vec2<u32>) and 4-bit ones (eight a word) only
+** where the kernels have them. */
 bool wg_supports_op_type(const wnn__device *d, wnn__op op, wnn_data_type t)
 {
+    if (t == WNN_DATA_TYPE_INT4 || t == WNN_DATA_TYPE_UINT4)
+        return op == WNN__OP_QUANTIZE_LINEAR || op == WNN__OP_DEQUANTIZE_LINEAR || op == WNN__OP_RESHAPE;
     if (t != WNN_DATA_TYPE_INT64 && t != WNN_DATA_TYPE_UINT64)
         return true;
     switch (op) {

@@ -59,7 +59,14 @@ void wg_text_printf(wg_text *t, const char *fmt, ...)
 
 uint32_t wg_per_word(wnn_data_type d)
 {
-    return d == WNN_DATA_TYPE_FLOAT16 ? 2 : d == WNN_DATA_TYPE_INT8 || d == WNN_DATA_TYPE_UINT8 ? 4 : 1;
+    switch (d) {
+    case WNN_DATA_TYPE_FLOAT16: return 2;
+    case WNN_DATA_TYPE_INT8:
+    case WNN_DATA_TYPE_UINT8: return 4;
+    case WNN_DATA_TYPE_INT4:
+    case WNN_DATA_TYPE_UINT4: return 8;
+    default: return 1;
+    }
 }
 
 /* The type elements are computed in. */
@@ -69,7 +76,8 @@ const char *wg_ctype(wnn_data_type d)
     case WNN_DATA_TYPE_FLOAT32:
     case WNN_DATA_TYPE_FLOAT16: return "f32";
     case WNN_DATA_TYPE_INT32:
-    case WNN_DATA_TYPE_INT8: return "i32";
+    case WNN_DATA_TYPE_INT8:
+    case WNN_DATA_TYPE_INT4: return "i32";
     case WNN_DATA_TYPE_INT64:
     case WNN_DATA_TYPE_UINT64: return "vec2<u32>"; /* (low word, high word) */
     default: return "u32";
@@ -93,6 +101,9 @@ static void emit_load_at(wg_text *t, uint32_t k, wnn_data_type d, const char *ba
     case WNN_DATA_TYPE_UINT8: P("return (b%u[i >> 2u] >> (8u * (i & 3u))) & 0xffu; }\n", k); break;
     case WNN_DATA_TYPE_INT64:
     case WNN_DATA_TYPE_UINT64: P("return vec2<u32>(b%u[2u * i], b%u[2u * i + 1u]); }\n", k, k); break;
+    /* 4-bit: element 2k in the low nibble of its byte, so nibble i & 7 of word i >> 3 */
+    case WNN_DATA_TYPE_INT4: P("return bitcast<i32>(b%u[i >> 3u] << (28u - 4u * (i & 7u))) >> 28u; }\n", k); break;
+    case WNN_DATA_TYPE_UINT4: P("return (b%u[i >> 3u] >> (4u * (i & 7u))) & 0xfu; }\n", k); break;
     default: P("return b%u[i]; }\n", k); break;
     }
 }
@@ -117,6 +128,11 @@ static void emit_pack(wg_text *t, wnn_data_type d)
         break;
     case WNN_DATA_TYPE_UINT8:
         P("return (v[0] & 0xffu) | ((v[1] & 0xffu) << 8u) | ((v[2] & 0xffu) << 16u) | (v[3] << 24u); }\n");
+        break;
+    case WNN_DATA_TYPE_INT4:
+    case WNN_DATA_TYPE_UINT4:
+        P("var w = 0u; for (var j = 0u; j < 8u; j++) { w = w | ((%s & 0xfu) << (4u * j)); } return w; }\n",
+          d == WNN_DATA_TYPE_INT4 ? "bitcast<u32>(v[j])" : "v[j]");
         break;
     default: P("return v[0]; }\n"); break;
     }

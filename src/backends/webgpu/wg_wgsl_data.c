@@ -241,9 +241,15 @@ static bool quantize_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
     }
     if (n->op == WNN__OP_QUANTIZE_LINEAR) {
         wnn_data_type q = f.out;
-        double lo = q == WNN_DATA_TYPE_INT8 ? -128 : q == WNN_DATA_TYPE_INT32 ? -2147483648.0 : 0;
-        double hi = q == WNN_DATA_TYPE_INT8 ? 127 : q == WNN_DATA_TYPE_UINT8 ? 255
-                    : q == WNN_DATA_TYPE_INT32 ? 2147483647.0 : 4294967295.0;
+        double lo = 0, hi = 4294967295.0; /* uint32 */
+        switch (q) {
+        case WNN_DATA_TYPE_INT8: lo = -128, hi = 127; break;
+        case WNN_DATA_TYPE_UINT8: hi = 255; break;
+        case WNN_DATA_TYPE_INT4: lo = -8, hi = 7; break;
+        case WNN_DATA_TYPE_UINT4: hi = 15; break;
+        case WNN_DATA_TYPE_INT32: lo = -2147483648.0, hi = 2147483647.0; break;
+        default: break;
+        }
         /* in f32, then clamped: the conversion saturates at the type's own range */
         P("  let r = round(ld1(e) / ld2(si)) + f32(ld3(si));\n"
           "  return %s(clamp(r, %.1f, %.1f));\n}\n",
