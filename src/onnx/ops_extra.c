@@ -642,6 +642,10 @@ static wnn_status rout(onx_importer *im, const Onnx__NodeProto *n, size_t i, wnn
     return onx_out(im, n, i, y);
 }
 
+static wnn_status lstm_unrolled(onx_importer *im, const Onnx__NodeProto *n, wnn_recurrent_direction dir,
+                                uint32_t steps, uint32_t hidden, wnn_operand *bias, wnn_operand *rbias,
+                                const wnn_recurrent_activation *acts);
+
 static wnn_status lower_lstm(onx_importer *im, const Onnx__NodeProto *n)
 {
     wnn_lstm_options o = WNN_LSTM_OPTIONS_INIT;
@@ -661,9 +665,11 @@ static wnn_status lower_lstm(onx_importer *im, const Onnx__NodeProto *n)
     bool zero = p != NULL && p->c != NULL;
     for (size_t i = 0; zero && i < p->c->count; i++)
         zero = onx_get_f64(p->c, i) == 0;
-    if (p != NULL && !zero) /* WebNN's output gate reads c(t-1) */
-        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "peepholes: ONNX's output-gate peephole reads the new cell "
-                        "state, WebNN's the previous one");
+    if (p != NULL && !zero) { /* WebNN's output gate reads c(t-1), ONNX's c(t): unrolled */
+        static const wnn_recurrent_activation deflt[3] = {WNN_RECURRENT_ACTIVATION_SIGMOID,
+                                                          WNN_RECURRENT_ACTIVATION_TANH, WNN_RECURRENT_ACTIVATION_TANH};
+        return lstm_unrolled(im, n, o.direction, steps, hidden, o.bias, o.recurrent_bias, given ? acts : deflt);
+    }
     o.return_sequence = n->n_output > 0 && n->output[0] && n->output[0][0];
     o.layout = WNN_LSTM_WEIGHT_LAYOUT_IOFG;
     wnn_operand *outs[3] = {NULL, NULL, NULL};
@@ -778,6 +784,78 @@ static wnn_status lower_rnn(onx_importer *im, const Onnx__NodeProto *n)
     }
     if (st == WNN_OK)
         st = rout(im, n, 1, dirs == 2 ? wnn_concat(b, last, 2, 0) : wnn_identity(b, last[0]));
+    free(ys);
+    return st;
+}
+
+/* LSTM with peepholes, unrolled over the (static) steps, gates in ONNX's
+** order i, o, f, c: i = f(x W_i + h R_i + b_i + P_i c), f alike with P_f,
+** c' = f c + i g(x W_c + h R_c + b_c), o = f(x W_o + h R_o + b_o + P_o c'),
+** h' = o h(c'). */
+static wnn_status lstm_unrolled(onx_importer *im, const Onnx__NodeProto *n, wnn_recurrent_direction dir,
+                                uint32_t steps, uint32_t hidden, wnn_operand *bias, wnn_operand *rbias,
+                                const wnn_recurrent_activation *acts)
+{
+    wnn_graph_builder *b = im->b;
+    uint32_t dirs = dir == WNN_RECURRENT_DIRECTION_BOTH ? 2 : 1;
+    wnn_operand *x = rin(im, n, 0), *w = onx_in_op(im, n, 1), *r = onx_in_op(im, n, 2), *p = onx_in_op(im, n, 7);
+    wnn_operand *h0 = rin(im, n, 5), *c0 = rin(im, n, 6);
+    if (x == NULL || w == NULL || r == NULL || p == NULL)
+        return im->status ? im->status : onx_builder_failed(im);
+    wnn_operand_desc xd = desc_of(x);
+    if (xd.rank != 3)
+        return onx_fail(im, WNN_STATUS_INVALID_RANK, "X has rank %u, must be 3", xd.rank);
+    uint32_t batch = xd.shape[1];
+    if (steps > 1024)
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "%u steps is too many to unroll", steps);
+    wnn_operand **ys = calloc((size_t)steps * dirs, sizeof *ys), *hs[2] = {NULL, NULL}, *cs[2] = {NULL, NULL};
+    if (ys == NULL)
+        return onx_fail(im, WNN_STATUS_OUT_OF_MEMORY, "out of memory");
+    uint32_t zs[2] = {batch, hidden};
+    wnn_operand *zeros = wnn_expand(b, onx_scalar(im, xd.data_type, 0.0), 2, zs);
+    for (uint32_t d = 0; d < dirs; d++) {
+        bool backward = dir == WNN_RECURRENT_DIRECTION_BACKWARD || d == 1;
+        wnn_gemm_options gx = WNN_GEMM_OPTIONS_INIT, gh = WNN_GEMM_OPTIONS_INIT;
+        gx.b_transpose = gh.b_transpose = true;
+        if (bias != NULL)
+            gx.c = wnn_add(b, direction(im, bias, d), direction(im, rbias, d));
+        wnn_operand *wd = direction(im, w, d), *rd = direction(im, r, d), *peep[3];
+        wnn_split_options so = {.axis = 0};
+        if (wnn_split(b, direction(im, p, d), 3, &so, peep) != 3) {
+            free(ys);
+            return onx_builder_failed(im);
+        }
+        wnn_operand *h = h0 ? direction(im, h0, d) : zeros, *c = c0 ? direction(im, c0, d) : zeros;
+        for (uint32_t k = 0; k < steps; k++) {
+            uint32_t t = backward ? steps - 1 - k : k;
+            wnn_operand *g = wnn_add(b, wnn_gemm(b, direction(im, x, t), wd, &gx), wnn_gemm(b, h, rd, &gh)), *q[4];
+            wnn_split_options go = {.axis = 1};
+            if (wnn_split(b, g, 4, &go, q) != 4) { /* i, o, f, c */
+                free(ys);
+                return onx_builder_failed(im);
+            }
+            wnn_operand *in = activate(b, acts[0], wnn_add(b, q[0], wnn_mul(b, peep[0], c)));
+            wnn_operand *fg = activate(b, acts[0], wnn_add(b, q[2], wnn_mul(b, peep[2], c)));
+            c = wnn_add(b, wnn_mul(b, fg, c), wnn_mul(b, in, activate(b, acts[1], q[3])));
+            wnn_operand *out = activate(b, acts[0], wnn_add(b, q[1], wnn_mul(b, peep[1], c)));
+            h = wnn_mul(b, out, activate(b, acts[2], c));
+            uint32_t s4[4] = {1, 1, batch, hidden};
+            ys[(size_t)t * dirs + d] = wnn_reshape(b, h, 4, s4);
+        }
+        uint32_t s3[3] = {1, batch, hidden};
+        hs[d] = wnn_reshape(b, h, 3, s3);
+        cs[d] = wnn_reshape(b, c, 3, s3);
+    }
+    wnn_status st = WNN_OK;
+    if (n->n_output > 0 && n->output[0] && n->output[0][0]) {
+        uint32_t s4[4] = {steps, dirs, batch, hidden};
+        wnn_operand *all = steps * dirs > 1 ? wnn_concat(b, ys, (size_t)steps * dirs, 0) : ys[0];
+        st = rout(im, n, 0, all ? wnn_reshape(b, all, 4, s4) : NULL);
+    }
+    if (st == WNN_OK)
+        st = rout(im, n, 1, dirs == 2 ? wnn_concat(b, hs, 2, 0) : wnn_identity(b, hs[0]));
+    if (st == WNN_OK)
+        st = rout(im, n, 2, dirs == 2 ? wnn_concat(b, cs, 2, 0) : wnn_identity(b, cs[0]));
     free(ys);
     return st;
 }

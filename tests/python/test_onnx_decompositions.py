@@ -10,7 +10,8 @@ MaxUnpool against PyTorch's max_unpool2d; ReverseSequence; ScatterElements
 and ScatterND with every reduction and duplicate indices against NumPy's
 ufunc.at; MaxPool's Indices against PyTorch's max_pool2d; Det against
 NumPy's; BatchNormalization in training mode against PyTorch's;
-TfIdfVectorizer's IDF and TFIDF modes against a direct count.
+TfIdfVectorizer's IDF and TFIDF modes against a direct count; LSTM with
+peepholes (unrolled) against a NumPy LSTM.
 """
 import numpy as np
 import pytest
@@ -19,7 +20,7 @@ import wnn
 from conftest import torch
 
 onnx = pytest.importorskip("onnx", reason="python3-onnx is not installed")
-from onnx import TensorProto, helper  # noqa: E402
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not wnn.onnx.onnx_available,
                                 reason="the extension was built without the ONNX importer (libwnn_onnx)")
@@ -325,3 +326,48 @@ def test_tfidf_vectorizer(tmp_path, device, mode):
             value = count if mode == "TF" else (count > 0) * weights[j] if mode == "IDF" else count * weights[j]
             want[row, indexes[j]] = value
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("device", ["cpu", "null"])
+@pytest.mark.parametrize("direction", ["forward", "reverse", "bidirectional"])
+def test_lstm_peepholes(tmp_path, device, direction):
+    rng = np.random.default_rng(23)
+    steps, batch, inp, hid = 5, 2, 3, 4
+    dirs = 2 if direction == "bidirectional" else 1
+    x = rng.standard_normal((steps, batch, inp)).astype(np.float32)
+    w = rng.standard_normal((dirs, 4 * hid, inp)).astype(np.float32) * 0.5
+    r = rng.standard_normal((dirs, 4 * hid, hid)).astype(np.float32) * 0.5
+    bias = rng.standard_normal((dirs, 8 * hid)).astype(np.float32) * 0.1
+    h0 = rng.standard_normal((dirs, batch, hid)).astype(np.float32)
+    c0 = rng.standard_normal((dirs, batch, hid)).astype(np.float32)
+    peep = rng.standard_normal((dirs, 3 * hid)).astype(np.float32)
+    node = helper.make_node("LSTM", ["x", "w", "r", "b", "", "h0", "c0", "p"], ["y", "yh", "yc"], hidden_size=hid,
+                            direction=direction)
+    inits = [numpy_helper.from_array(v, k) for k, v in (("w", w), ("r", r), ("b", bias), ("h0", h0), ("c0", c0),
+                                                        ("p", peep))]
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))],
+                              [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in ("y", "yh", "yc")],
+                              inits)
+    path = str(tmp_path / "model.onnx")
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)]), path)
+    out = wnn.onnx.load(path, device=device).run({"x": x})
+
+    def sigmoid(v):
+        return 1 / (1 + np.exp(-v))
+    y = np.zeros((steps, dirs, batch, hid))
+    yh, yc = np.zeros((dirs, batch, hid)), np.zeros((dirs, batch, hid))
+    for d in range(dirs):
+        h, c = h0[d].astype(np.float64), c0[d].astype(np.float64)
+        pi, po, pf = np.split(peep[d], 3)
+        order = range(steps - 1, -1, -1) if direction == "reverse" or d == 1 else range(steps)
+        for t in order:
+            g = x[t] @ w[d].T + h @ r[d].T + bias[d, :4 * hid] + bias[d, 4 * hid:]
+            gi, go, gf, gc = np.split(g, 4, axis=1)
+            i, f = sigmoid(gi + pi * c), sigmoid(gf + pf * c)
+            c = f * c + i * np.tanh(gc)
+            h = sigmoid(go + po * c) * np.tanh(c)
+            y[t, d] = h
+        yh[d], yc[d] = h, c
+    np.testing.assert_allclose(out["y"], y, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(out["yh"], yh, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(out["yc"], yc, rtol=1e-4, atol=1e-5)
