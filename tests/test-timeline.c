@@ -4,7 +4,8 @@
 ** dispatches with no waits, reads and writes in recording order, reads that
 ** lose their tensor or their context before they run, destroying objects
 ** with work queued, the error callback, and the orders objects may be
-** released in. (The many-threads test is test-threads.c.)
+** released in, blocking reads behind work only the worker may run. (The
+** many-threads test is test-threads.c.)
 **
 ** Where a test needs work to be still queued when it acts, it first records
 ** a large dispatch (a chain of matrix products) so the context's worker is
@@ -13,6 +14,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include "test.h"
 #include "wnn/wnn.h"
@@ -316,6 +318,72 @@ static void test_read_write_order(void)
     pthread_mutex_destroy(&r.lock);
     wnn_tensor_release(t);
     busy_fini(&w);
+    wnn_context_release(ctx);
+}
+
+/* The gate's callback, then a write recorded from the worker: work the
+** test's blocking read did not see recorded when it began. */
+typedef struct late_write {
+    gate g;
+    wnn_context *ctx;
+    wnn_tensor *x;
+    const float *v;
+    wnn_status status;
+} late_write;
+
+static void gate_then_write(wnn_status s, const char *message, const void *data, size_t n, void *user)
+{
+    late_write *w = user;
+    gate_wait(s, message, data, n, &w->g);
+    w->status = wnn_context_write_tensor(w->ctx, w->x, w->v, sizeof(float) * LEN);
+}
+
+static void *open_later(void *arg)
+{
+    struct timespec d = {0, 20 * 1000 * 1000};
+    nanosleep(&d, NULL);
+    gate_open(arg);
+    return NULL;
+}
+
+/* A blocking read waits for the work recorded before it, a callback only the
+** worker may run included, then reads on the caller's thread; when more work
+** was recorded meanwhile (here from that callback), its read queues behind it
+** instead. Either way it returns the value the earlier work left. */
+static void test_blocking_read_after_work(void)
+{
+    wnn_context *ctx = new_context(WNN_POLICY_CHROMIUM, NULL, NULL);
+    wnn_graph *g = build_double(ctx);
+    wnn_tensor *x = tensor(ctx, 1, len_shape, false, true), *y = tensor(ctx, 1, len_shape, true, false);
+    static float v[LEN], late[LEN], got[LEN];
+    fill(late, 5.0f);
+    for (int round = 0; round < 2; round++) {
+        late_write w = {.ctx = ctx, .x = x, .v = late, .status = (wnn_status)-1};
+        pthread_mutex_init(&w.g.lock, NULL);
+        pthread_cond_init(&w.g.cv, NULL);
+        wnn_tensor_desc d = {WNN_DATA_TYPE_FLOAT32, 1, {1}, true, false, false};
+        CHECK_OK(wnn_context_create_tensor(ctx, &d, &w.g.t));
+        CHECK_OK(wnn_context_read_tensor(ctx, w.g.t, round ? gate_then_write : gate_wait, round ? (void *)&w : &w.g));
+        fill(v, 1.0f + round);
+        CHECK_OK(wnn_context_write_tensor(ctx, x, v, sizeof v)); /* queued behind the gate */
+        CHECK_OK(run_double(ctx, g, x, y));
+        pthread_t opener;
+        CHECK(pthread_create(&opener, NULL, open_later, &w.g) == 0);
+        CHECK_OK(wnn_context_read_tensor_sync(ctx, y, got, sizeof got));
+        EXPECT_SCALED(got, 1.0f + round, 2.0f);
+        pthread_join(opener, NULL);
+        CHECK_OK(wnn_context_finish(ctx));
+        if (round) {
+            CHECK_STATUS(w.status, WNN_OK);
+            CHECK_OK(run_double(ctx, g, x, y));
+            CHECK_OK(wnn_context_read_tensor_sync(ctx, y, got, sizeof got));
+            EXPECT_SCALED(got, 5.0f, 2.0f);
+        }
+        gate_fini(&w.g);
+    }
+    wnn_tensor_release(x);
+    wnn_tensor_release(y);
+    wnn_graph_release(g);
     wnn_context_release(ctx);
 }
 
@@ -656,6 +724,7 @@ int main(void)
 {
     test_chain();
     test_read_write_order();
+    test_blocking_read_after_work();
     test_read_then_destroy();
     test_destroy_after_dispatch();
     test_context_destroyed_with_work(false);
