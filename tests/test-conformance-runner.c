@@ -35,7 +35,10 @@
 ** unit. A two-row table below stands in for it; it is enough for add.json. */
 #include "../tools/wpt_compare.c"
 #ifdef WNN_HAVE_JANSSON
+#include "../tools/wpt_json.c"
 #include "../tools/wpt_case.c"
+#include "../tools/wpt_case_data.c"
+#include "../tools/wpt_case_graph.c"
 #define WNN_TEST_OWN_OP_TABLE 1
 #endif
 #endif
