@@ -12,13 +12,15 @@
 ** intermediates get no memory, and the chain's last value is placed where
 ** its first node runs, since that node writes it.
 **
-** float16 graphs of more than one step compute in float32 (promote()):
-** every float16 value is viewed as float32, graph inputs are widened into
-** float32 copies in the arena as a run starts, constants once (at the first
-** run after they are bound), and outputs are computed into the arena and narrowed as the run ends. So
-** consecutive operators pass float32 along, each rounds nothing, and the
-** kernels run their float32 paths (no staging copies). Only graphs whose
-** every operator's float32 kernel computes the same function are promoted:
+** float16 graphs of more than one step (or of one operator that would
+** stage whole float16 operands) compute in float32 (promote()): every
+** float16 value is viewed as float32, graph inputs are widened into float32
+** copies in the arena as a run starts, constants once (at the first run
+** after they are bound), and outputs are computed into the arena and
+** narrowed as the run ends. So consecutive operators pass float32 along,
+** each rounds nothing, and the kernels run their float32 paths (no staging
+** copies). Only graphs whose every operator's float32 kernel computes the
+** same function are promoted:
 ** no casts, comparisons, arg-reductions, rounding or oneDNN nodes.
 */
 #include <stdlib.h>
@@ -126,8 +128,25 @@ static const bool keeps_meaning_in_float32[WNN__OP_COUNT] = {
     [WNN__OP_GATHER_ND] = true,
 };
 
+/* Operators whose float16 kernel widens whole operands into buffers it
+** allocates each run: promoting them alone computes the same values without
+** those allocations (their pages fault in again on every run). */
+static const bool stages_float16[WNN__OP_COUNT] = {
+    [WNN__OP_MATMUL] = true,
+    [WNN__OP_GEMM] = true,
+    [WNN__OP_CONV2D] = true,
+    [WNN__OP_CONV_TRANSPOSE2D] = true,
+    [WNN__OP_AVERAGE_POOL2D] = true,
+    [WNN__OP_L2_POOL2D] = true,
+    [WNN__OP_MAX_POOL2D] = true,
+    [WNN__OP_RESAMPLE2D] = true,
+    [WNN__OP_BATCH_NORMALIZATION] = true,
+    [WNN__OP_INSTANCE_NORMALIZATION] = true,
+};
+
 /* Decides whether g computes its float16 values in float32: worth it when a
-** float16 value passes between two nodes or comes from a constant, allowed
+** float16 value passes between two nodes or comes from a constant, or a node
+** would stage its float16 operands (stages_float16), allowed
 ** when every node with a float16 operand keeps its meaning in float32 and
 ** runs its own kernel, and no graph output is an input or a constant. */
 static bool promote(const wnn__cpu_graph *g)
@@ -145,6 +164,8 @@ static bool promote(const wnn__cpu_graph *g)
             if (j < node->n_in && ir->values[v].kind != WNN__VALUE_INPUT)
                 worth = true;
         }
+        if (half && stages_float16[node->op])
+            worth = true;
         if (half && (!keeps_meaning_in_float32[node->op] || g->dnnl[n] || g->fused[n]))
             return false;
     }
