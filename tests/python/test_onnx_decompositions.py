@@ -11,7 +11,7 @@ and ScatterND with every reduction and duplicate indices against NumPy's
 ufunc.at; MaxPool's Indices against PyTorch's max_pool2d; Det against
 NumPy's; BatchNormalization in training mode against PyTorch's;
 TfIdfVectorizer's IDF and TFIDF modes against a direct count; LSTM with
-peepholes (unrolled) against a NumPy LSTM.
+peepholes (unrolled) against a NumPy LSTM; Gradient with broadcasting.
 """
 import numpy as np
 import pytest
@@ -371,3 +371,26 @@ def test_lstm_peepholes(tmp_path, device, direction):
     np.testing.assert_allclose(out["y"], y, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(out["yh"], yh, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(out["yc"], yc, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("device", ["cpu", "null"])
+def test_gradient(tmp_path, device):
+    """y = a * b + a / b - neg(a) with b broadcast along a's rows, differentiated
+    with respect to a and b (the gradient of the sum of y)."""
+    nodes = [helper.make_node("Mul", ["a", "b"], ["m"]), helper.make_node("Div", ["a", "b"], ["q"]),
+             helper.make_node("Neg", ["a"], ["n"]), helper.make_node("Add", ["m", "q"], ["s"]),
+             helper.make_node("Sub", ["s", "n"], ["y"]),
+             helper.make_node("Gradient", ["a", "b"], ["da", "db"], domain="ai.onnx.preview.training",
+                              xs=["a", "b"], y="y")]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("a", TensorProto.FLOAT, [2, 3]),
+                                           helper.make_tensor_value_info("b", TensorProto.FLOAT, [3])],
+                              [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in ("y", "da", "db")])
+    path = str(tmp_path / "model.onnx")
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13),
+                                                    helper.make_opsetid("ai.onnx.preview.training", 1)])
+    onnx.save(model, path)
+    a = np.array([[1, 2, 3], [-4, 5, 0.5]], np.float32)
+    b = np.array([2, -1, 4], np.float32)
+    out = wnn.onnx.load(path, device=device).run({"a": a, "b": b})
+    np.testing.assert_allclose(out["da"], np.broadcast_to(b + 1 / b + 1, a.shape), rtol=1e-6)
+    np.testing.assert_allclose(out["db"], (a - a / (b * b)).sum(axis=0), rtol=1e-6)
