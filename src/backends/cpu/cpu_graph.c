@@ -13,14 +13,14 @@
 ** its first node runs, since that node writes it.
 **
 ** float16 graphs of more than one step (or of one operator that would
-** stage whole float16 operands) compute in float32 (promote()): every
-** float16 value is viewed as float32, graph inputs are widened into float32
-** copies in the arena as a run starts, constants once (at the first run
-** after they are bound), and outputs are computed into the arena and
-** narrowed as the run ends. So consecutive operators pass float32 along,
-** each rounds nothing, and the kernels run their float32 paths (no staging
-** copies). Only graphs whose every operator's float32 kernel computes the
-** same function are promoted:
+** stage whole float16 operands: matmul, gemm, convolutions, average and L2
+** pools) compute in float32 (promote()): every float16 value is viewed as
+** float32, graph inputs are widened into float32 copies in the arena as a
+** run starts, constants once (at the first run after they are bound), and
+** outputs are computed into the arena and narrowed as the run ends. So
+** consecutive operators pass float32 along, each rounds nothing, and the
+** kernels run their float32 paths (no staging copies). Only graphs whose
+** every operator's float32 kernel computes the same function are promoted:
 ** no casts, comparisons, arg-reductions, rounding or oneDNN nodes.
 */
 #include <stdlib.h>
@@ -132,16 +132,8 @@ static const bool keeps_meaning_in_float32[WNN__OP_COUNT] = {
 ** allocates each run: promoting them alone computes the same values without
 ** those allocations (their pages fault in again on every run). */
 static const bool stages_float16[WNN__OP_COUNT] = {
-    [WNN__OP_MATMUL] = true,
-    [WNN__OP_GEMM] = true,
-    [WNN__OP_CONV2D] = true,
-    [WNN__OP_CONV_TRANSPOSE2D] = true,
-    [WNN__OP_AVERAGE_POOL2D] = true,
-    [WNN__OP_L2_POOL2D] = true,
-    [WNN__OP_MAX_POOL2D] = true,
-    [WNN__OP_RESAMPLE2D] = true,
-    [WNN__OP_BATCH_NORMALIZATION] = true,
-    [WNN__OP_INSTANCE_NORMALIZATION] = true,
+    [WNN__OP_MATMUL] = true,           [WNN__OP_GEMM] = true,           [WNN__OP_CONV2D] = true,
+    [WNN__OP_CONV_TRANSPOSE2D] = true, [WNN__OP_AVERAGE_POOL2D] = true, [WNN__OP_L2_POOL2D] = true,
 };
 
 /* Decides whether g computes its float16 values in float32: worth it when a
