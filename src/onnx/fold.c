@@ -134,16 +134,17 @@ static wnn_status fold_range(onx_importer *im, const Onnx__NodeProto *n)
             return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "delta is 0");
         m = ahead ? (span - 1) / step + 1 : 0;
     }
-    if (m > FOLD_MAX_ELEMENTS * 64)
-        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "a range of %llu elements is too large", (unsigned long long)m);
+    if (m > FOLD_MAX_ELEMENTS) /* positions and frame indices are thousands long */
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "a range of %llu elements is too large (at most %zu)",
+                        (unsigned long long)m, FOLD_MAX_ELEMENTS);
     int64_t count = (int64_t)m;
     onx_const *c = onx_const_new(s->type, 1, &count);
+    uint64_t first = (uint64_t)onx_get_i64(s, 0), step = (uint64_t)onx_get_i64(d, 0);
     for (int64_t i = 0; c != NULL && i < count; i++) {
         if (f)
             onx_set_f64(c, (size_t)i, start + (double)i * delta);
         else
-            onx_set_i64(c, (size_t)i,
-                        (int64_t)((uint64_t)onx_get_i64(s, 0) + (uint64_t)i * (uint64_t)onx_get_i64(d, 0)));
+            onx_set_i64(c, (size_t)i, (int64_t)(first + (uint64_t)i * step));
     }
     return onx_out_const(im, n, 0, c);
 }
@@ -560,8 +561,9 @@ static wnn_status fold_window(onx_importer *im, const Onnx__NodeProto *n)
     wnn_data_type t = WNN_DATA_TYPE_FLOAT32;
     if (len <= 0 || !onx_type_from_onnx((int32_t)onx_attr_int(n, "output_datatype", 1), &t))
         return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "size %lld or output_datatype", (long long)len);
-    if ((uint64_t)len > FOLD_MAX_ELEMENTS * 64)
-        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "a window of %lld elements is too large", (long long)len);
+    if ((uint64_t)len > FOLD_MAX_ELEMENTS) /* audio windows are thousands long */
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "a window of %lld elements is too large (at most %zu)",
+                        (long long)len, FOLD_MAX_ELEMENTS);
     double N = onx_attr_int(n, "periodic", 1) ? (double)len : (double)len - 1, a[3] = {0.5, -0.5, 0};
     if (n->op_type[1] == 'a' && n->op_type[2] == 'm')
         a[0] = 25.0 / 46.0, a[1] = -(1 - 25.0 / 46.0);
