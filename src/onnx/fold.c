@@ -647,22 +647,13 @@ onx_lower_fn onx_find_folding(const char *op) { return find(onx_fold_ops, op); }
 
 onx_lower_fn onx_find_lowering(const char *op)
 {
-    onx_lower_fn fn = find(onx_ops_elementwise, op);
-    if (fn == NULL)
-        fn = find(onx_ops_nn, op);
-    if (fn == NULL)
-        fn = find(onx_ops_shape, op);
-    if (fn == NULL)
-        fn = find(onx_ops_extra, op);
-    if (fn == NULL)
-        fn = find(onx_ops_control, op);
-    if (fn == NULL)
-        fn = find(onx_ops_signal, op);
-    if (fn == NULL)
-        fn = find(onx_ops_integer, op);
-    if (fn == NULL)
-        fn = find(onx_ops_gridsample, op);
-    if (fn == NULL)
-        fn = find(onx_ops_text, op);
+    static const onx_op_entry *const tables[] = {
+        onx_ops_elementwise, onx_ops_nn,      onx_ops_shape,   onx_ops_extra,      onx_ops_recurrent,
+        onx_ops_einsum,      onx_ops_control, onx_ops_signal,  onx_ops_integer,    onx_ops_gridsample,
+        onx_ops_text,
+    };
+    onx_lower_fn fn = NULL;
+    for (size_t i = 0; fn == NULL && i < sizeof tables / sizeof tables[0]; i++)
+        fn = find(tables[i], op);
     return fn;
 }

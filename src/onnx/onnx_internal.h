@@ -110,6 +110,10 @@ onx_value *onx_in(onx_importer *im, const Onnx__NodeProto *n, size_t i);
 wnn_operand *onx_operand(onx_importer *im, onx_value *v);
 /* Input i as an operand; fails the node when absent. */
 wnn_operand *onx_in_op(onx_importer *im, const Onnx__NodeProto *n, size_t i);
+/* x's descriptor; WNN_OPERAND_DESC_INIT's (a float32 scalar) for NULL. */
+wnn_operand_desc onx_desc_of(wnn_operand *x);
+/* Frees every value of the table (import's end). */
+void onx_free_values(onx_importer *im);
 /* Output i of the node as an operand or a host constant (taken over). */
 wnn_status onx_out(onx_importer *im, const Onnx__NodeProto *n, size_t i, wnn_operand *op);
 wnn_status onx_out_const(onx_importer *im, const Onnx__NodeProto *n, size_t i, onx_const *c);
@@ -168,6 +172,8 @@ extern const onx_op_entry onx_ops_elementwise[];
 extern const onx_op_entry onx_ops_nn[];
 extern const onx_op_entry onx_ops_shape[];
 extern const onx_op_entry onx_ops_extra[];
+extern const onx_op_entry onx_ops_recurrent[];
+extern const onx_op_entry onx_ops_einsum[];
 extern const onx_op_entry onx_ops_control[];
 extern const onx_op_entry onx_ops_signal[];
 extern const onx_op_entry onx_ops_integer[];

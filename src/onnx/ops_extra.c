@@ -6,7 +6,8 @@
 ** comparisons), MaxUnpool (a scatter into zeros), ReverseSequence (a
 ** gather with computed indices), scatters with a reduction (selection
 ** masks reduced), Det (pivoted elimination unrolled), LRN (a channel window as an average
-** pool), and the recurrent LSTM and GRU onto WebNN's lstm and gru.
+** pool), DynamicQuantizeLinear (min/max reductions and quantizeLinear).
+** The recurrent operators are in ops_recurrent.c, Einsum in ops_einsum.c.
 */
 #include <math.h>
 #include <stdint.h>
@@ -14,14 +15,6 @@
 #include <string.h>
 
 #include "onnx_internal.h"
-
-static wnn_operand_desc desc_of(wnn_operand *x)
-{
-    wnn_operand_desc d = WNN_OPERAND_DESC_INIT;
-    if (x != NULL)
-        wnn_operand_get_desc(x, &d);
-    return d;
-}
 
 static wnn_reduce_options reduce_all(void)
 {
@@ -51,7 +44,7 @@ static wnn_operand *nll(onx_importer *im, const Onnx__NodeProto *n, wnn_operand 
                         wnn_operand *weight)
 {
     wnn_graph_builder *b = im->b;
-    wnn_operand_desc xd = desc_of(x), td = desc_of(t);
+    wnn_operand_desc xd = onx_desc_of(x), td = onx_desc_of(t);
     if (x == NULL || t == NULL)
         return NULL;
     if (td.data_type != WNN_DATA_TYPE_INT64)
@@ -124,7 +117,7 @@ static wnn_status lower_mod(onx_importer *im, const Onnx__NodeProto *n)
     wnn_operand *x = onx_in_op(im, n, 0), *y = onx_in_op(im, n, 1);
     if (x == NULL || y == NULL)
         return im->status;
-    wnn_data_type t = desc_of(x).data_type;
+    wnn_data_type t = onx_desc_of(x).data_type;
     wnn_operand *q = wnn_div(b, x, y), *zero = onx_scalar(im, t, 0.0);
     if (t == WNN_DATA_TYPE_FLOAT32 || t == WNN_DATA_TYPE_FLOAT16) {
         wnn_operand *trunc = wnn_where(b, wnn_lesser(b, q, zero), wnn_ceil(b, q), wnn_floor(b, q));
@@ -153,7 +146,7 @@ static wnn_status lower_topk(onx_importer *im, const Onnx__NodeProto *n)
     wnn_operand *x = onx_in_op(im, n, 0);
     if (x == NULL)
         return im->status;
-    wnn_operand_desc d = desc_of(x);
+    wnn_operand_desc d = onx_desc_of(x);
     int64_t k = onx_attr_int(n, "k", -1);
     if (im->opset >= 10 && onx_in_ints(im, n, 1, "K", &k, 1) != 1)
         return im->status != WNN_OK ? im->status : onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "K must be one value");
@@ -228,7 +221,7 @@ static wnn_status lower_max_unpool(onx_importer *im, const Onnx__NodeProto *n)
     wnn_operand *x = onx_in_op(im, n, 0), *idx = onx_in_op(im, n, 1);
     if (x == NULL || idx == NULL)
         return im->status;
-    wnn_operand_desc d = desc_of(x), id = desc_of(idx);
+    wnn_operand_desc d = onx_desc_of(x), id = onx_desc_of(idx);
     if (d.rank < 3 || id.rank != d.rank || memcmp(id.shape, d.shape, d.rank * sizeof *d.shape) != 0)
         return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "X (rank %u) and I must share a shape of rank 3 or more",
                         d.rank);
@@ -315,7 +308,7 @@ wnn_status onx_lower_scatter_reduced(onx_importer *im, const Onnx__NodeProto *n,
     wnn_operand *x = onx_in_op(im, n, 0), *idx = onx_in_op(im, n, 1), *upd = onx_in_op(im, n, 2);
     if (x == NULL || idx == NULL || upd == NULL)
         return im->status;
-    wnn_operand_desc d = desc_of(x), id = desc_of(idx);
+    wnn_operand_desc d = onx_desc_of(x), id = onx_desc_of(idx);
     bool add = strcmp(red, "add") == 0, mul = strcmp(red, "mul") == 0, max = strcmp(red, "max") == 0;
     if (!add && !mul && !max && strcmp(red, "min") != 0)
         return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "reduction '%s' is unknown", red);
@@ -395,7 +388,7 @@ static wnn_status lower_det(onx_importer *im, const Onnx__NodeProto *n)
     wnn_operand *x = onx_in_op(im, n, 0);
     if (x == NULL)
         return im->status;
-    wnn_operand_desc d = desc_of(x);
+    wnn_operand_desc d = onx_desc_of(x);
     if (d.rank < 2 || d.shape[d.rank - 1] != d.shape[d.rank - 2] || !onx_type_is_float(d.data_type))
         return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "Det takes float [..., n, n]");
     uint32_t dim = d.shape[d.rank - 1], batch = 1;
@@ -448,7 +441,7 @@ static wnn_status lower_reverse_sequence(onx_importer *im, const Onnx__NodeProto
     wnn_operand *x = onx_in_op(im, n, 0), *lens = onx_in_op(im, n, 1);
     if (x == NULL || lens == NULL)
         return im->status;
-    wnn_operand_desc d = desc_of(x), ld = desc_of(lens);
+    wnn_operand_desc d = onx_desc_of(x), ld = onx_desc_of(lens);
     int64_t ta = onx_attr_int(n, "time_axis", 0), ba = onx_attr_int(n, "batch_axis", 1);
     if (d.rank < 2 || (ta != 0 && ta != 1) || ba != 1 - ta || ld.rank != 1 || ld.shape[0] != d.shape[ba])
         return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "time_axis %lld and batch_axis %lld (0 and 1) over rank %u, "
@@ -469,7 +462,7 @@ static wnn_status lower_hardmax(onx_importer *im, const Onnx__NodeProto *n)
     wnn_operand *x = onx_in_op(im, n, 0);
     if (x == NULL)
         return im->status;
-    wnn_operand_desc d = desc_of(x);
+    wnn_operand_desc d = onx_desc_of(x);
     bool legacy = im->opset < 13;
     int axis = onx_axis(im, onx_attr_int(n, "axis", legacy ? 1 : -1), d.rank);
     if (axis < 0)
@@ -500,7 +493,7 @@ static wnn_status lower_one_hot(onx_importer *im, const Onnx__NodeProto *n)
     if (depth_c->count != 1 || values->count != 2)
         return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "depth must be one value and values two");
     int64_t depth = onx_get_i64(depth_c, 0);
-    wnn_operand_desc d = desc_of(idx);
+    wnn_operand_desc d = onx_desc_of(idx);
     uint64_t elements = depth <= 0 ? 0 : depth > INT32_MAX ? (uint64_t)INT32_MAX + 1 : (uint64_t)depth;
     for (uint32_t i = 0; i < d.rank && elements <= INT32_MAX; i++)
         elements *= d.shape[i] ? d.shape[i] : 1;
@@ -533,7 +526,7 @@ static wnn_status lower_lrn(onx_importer *im, const Onnx__NodeProto *n)
     wnn_operand *x = onx_in_op(im, n, 0);
     if (x == NULL)
         return im->status;
-    wnn_operand_desc d = desc_of(x);
+    wnn_operand_desc d = onx_desc_of(x);
     if (d.rank < 3)
         return onx_fail(im, WNN_STATUS_INVALID_RANK, "input rank %u, needs 3 or more", d.rank);
     uint32_t size = (uint32_t)onx_attr_int(n, "size", 1), spatial = 1;
@@ -555,311 +548,6 @@ static wnn_status lower_lrn(onx_importer *im, const Onnx__NodeProto *n)
     return onx_out(im, n, 0, wnn_div(b, x, wnn_pow(b, den, onx_scalar(im, d.data_type, beta))));
 }
 
-/* ---- LSTM, GRU ---- */
-
-static int activations(onx_importer *im, const Onnx__NodeProto *n, uint32_t per_dir, uint32_t dirs,
-                       wnn_recurrent_activation *out, bool *given)
-{
-    const Onnx__AttributeProto *a = onx_attr(n, "activations");
-    *given = a != NULL && a->n_strings > 0;
-    if (!*given)
-        return 0;
-    if (a->n_strings != per_dir * dirs)
-        return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "%zu activations for %u directions", a->n_strings, dirs), -1;
-    for (uint32_t i = 0; i < a->n_strings; i++) {
-        const ProtobufCBinaryData *s = &a->strings[i];
-        wnn_recurrent_activation v;
-        if (s->len == 7 && memcmp(s->data, "Sigmoid", 7) == 0)
-            v = WNN_RECURRENT_ACTIVATION_SIGMOID;
-        else if (s->len == 4 && memcmp(s->data, "Tanh", 4) == 0)
-            v = WNN_RECURRENT_ACTIVATION_TANH;
-        else if (s->len == 4 && memcmp(s->data, "Relu", 4) == 0)
-            v = WNN_RECURRENT_ACTIVATION_RELU;
-        else
-            return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "activation '%.*s': WebNN's recurrent operators take "
-                            "relu, sigmoid and tanh", (int)s->len, (const char *)s->data), -1;
-        if (i >= per_dir && v != out[i % per_dir])
-            return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "different activations per direction"), -1;
-        out[i % per_dir] = v;
-    }
-    return 0;
-}
-
-/* Common checks; fills direction, steps, hidden size and both biases. */
-static int recurrent_common(onx_importer *im, const Onnx__NodeProto *n, uint32_t gates, wnn_recurrent_direction *dir,
-                            uint32_t *steps, uint32_t *hidden, wnn_operand **bias, wnn_operand **rbias)
-{
-    char d[24];
-    onx_attr_string(n, "direction", "forward", d, sizeof d);
-    *dir = strcmp(d, "reverse") == 0         ? WNN_RECURRENT_DIRECTION_BACKWARD
-           : strcmp(d, "bidirectional") == 0 ? WNN_RECURRENT_DIRECTION_BOTH
-                                             : WNN_RECURRENT_DIRECTION_FORWARD;
-    if (onx_attr(n, "clip") != NULL)
-        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "clip: WebNN's recurrent operators do not clip"), -1;
-    if (onx_attr_int(n, "input_forget", 0) != 0)
-        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "input_forget"), -1;
-    wnn_operand *x = onx_in_op(im, n, 0);
-    if (x == NULL)
-        return -1;
-    wnn_operand_desc xd = desc_of(x);
-    *steps = xd.shape[onx_attr_int(n, "layout", 0) != 0 ? 1 : 0];
-    *hidden = (uint32_t)onx_attr_int(n, "hidden_size", 0);
-    onx_value *lens = onx_in(im, n, 4);
-    if (lens != NULL) {
-        bool full = lens->c != NULL;
-        for (size_t i = 0; full && i < lens->c->count; i++)
-            full = onx_get_i64(lens->c, i) == (int64_t)*steps;
-        if (!full)
-            return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "sequence_lens shorter than the sequence"), -1;
-    }
-    *bias = *rbias = NULL;
-    if (onx_in(im, n, 3) != NULL) {
-        wnn_operand *bb = onx_in_op(im, n, 3), *parts[2];
-        wnn_split_options so = {.axis = 1};
-        if (bb == NULL || wnn_split(im->b, bb, 2, &so, parts) != 2)
-            return onx_builder_failed(im), -1;
-        *bias = parts[0];
-        *rbias = parts[1];
-        (void)gates;
-    }
-    return 0;
-}
-
-/* layout 1 is batch first: X [batch, seq, in], states [batch, dirs, hidden],
-** Y [batch, seq, dirs, hidden]; WebNN's are sequence first. */
-static const uint32_t swap01[3] = {1, 0, 2}, seq_to_batch[4] = {2, 0, 1, 3};
-
-static wnn_operand *rin(onx_importer *im, const Onnx__NodeProto *n, size_t i)
-{
-    wnn_operand *x = onx_in(im, n, i) ? onx_in_op(im, n, i) : NULL;
-    return x != NULL && onx_attr_int(n, "layout", 0) != 0 && (i == 0 || i >= 5) ? wnn_transpose(im->b, x, swap01) : x;
-}
-
-static wnn_status rout(onx_importer *im, const Onnx__NodeProto *n, size_t i, wnn_operand *y)
-{
-    if (y != NULL && onx_attr_int(n, "layout", 0) != 0)
-        y = wnn_transpose(im->b, y, i == 0 ? seq_to_batch : swap01);
-    return onx_out(im, n, i, y);
-}
-
-static wnn_status lstm_unrolled(onx_importer *im, const Onnx__NodeProto *n, wnn_recurrent_direction dir,
-                                uint32_t steps, uint32_t hidden, wnn_operand *bias, wnn_operand *rbias,
-                                const wnn_recurrent_activation *acts);
-
-static wnn_status lower_lstm(onx_importer *im, const Onnx__NodeProto *n)
-{
-    wnn_lstm_options o = WNN_LSTM_OPTIONS_INIT;
-    uint32_t steps, hidden;
-    if (recurrent_common(im, n, 4, &o.direction, &steps, &hidden, &o.bias, &o.recurrent_bias) < 0)
-        return im->status ? im->status : onx_builder_failed(im);
-    uint32_t dirs = o.direction == WNN_RECURRENT_DIRECTION_BOTH ? 2 : 1;
-    wnn_recurrent_activation acts[3];
-    bool given;
-    if (activations(im, n, 3, dirs, acts, &given) < 0)
-        return im->status;
-    o.activations = given ? acts : NULL;
-    o.activations_count = 3;
-    o.initial_hidden_state = rin(im, n, 5);
-    o.initial_cell_state = rin(im, n, 6);
-    onx_value *p = onx_in(im, n, 7);
-    bool zero = p != NULL && p->c != NULL;
-    for (size_t i = 0; zero && i < p->c->count; i++)
-        zero = onx_get_f64(p->c, i) == 0;
-    if (p != NULL && !zero) { /* WebNN's output gate reads c(t-1), ONNX's c(t): unrolled */
-        static const wnn_recurrent_activation deflt[3] = {WNN_RECURRENT_ACTIVATION_SIGMOID,
-                                                          WNN_RECURRENT_ACTIVATION_TANH, WNN_RECURRENT_ACTIVATION_TANH};
-        return lstm_unrolled(im, n, o.direction, steps, hidden, o.bias, o.recurrent_bias, given ? acts : deflt);
-    }
-    o.return_sequence = n->n_output > 0 && n->output[0] && n->output[0][0];
-    o.layout = WNN_LSTM_WEIGHT_LAYOUT_IOFG;
-    wnn_operand *outs[3] = {NULL, NULL, NULL};
-    size_t k = wnn_lstm(im->b, rin(im, n, 0), onx_in_op(im, n, 1), onx_in_op(im, n, 2), steps, hidden, &o, outs);
-    if (k == 0)
-        return onx_builder_failed(im);
-    wnn_status st = o.return_sequence ? rout(im, n, 0, outs[2]) : WNN_OK;
-    if (st == WNN_OK)
-        st = rout(im, n, 1, outs[0]);
-    if (st == WNN_OK)
-        st = rout(im, n, 2, outs[1]);
-    return st;
-}
-
-static wnn_status lower_gru(onx_importer *im, const Onnx__NodeProto *n)
-{
-    wnn_gru_options o = WNN_GRU_OPTIONS_INIT;
-    uint32_t steps, hidden;
-    if (recurrent_common(im, n, 3, &o.direction, &steps, &hidden, &o.bias, &o.recurrent_bias) < 0)
-        return im->status ? im->status : onx_builder_failed(im);
-    uint32_t dirs = o.direction == WNN_RECURRENT_DIRECTION_BOTH ? 2 : 1;
-    wnn_recurrent_activation acts[2];
-    bool given;
-    if (activations(im, n, 2, dirs, acts, &given) < 0)
-        return im->status;
-    o.activations = given ? acts : NULL;
-    o.activations_count = 2;
-    o.initial_hidden_state = rin(im, n, 5);
-    o.reset_before = onx_attr_int(n, "linear_before_reset", 0) == 0;
-    o.return_sequence = n->n_output > 0 && n->output[0] && n->output[0][0];
-    o.layout = WNN_GRU_WEIGHT_LAYOUT_ZRN;
-    wnn_operand *outs[2] = {NULL, NULL};
-    size_t k = wnn_gru(im->b, rin(im, n, 0), onx_in_op(im, n, 1), onx_in_op(im, n, 2), steps, hidden, &o, outs);
-    if (k == 0)
-        return onx_builder_failed(im);
-    wnn_status st = o.return_sequence ? rout(im, n, 0, outs[1]) : WNN_OK;
-    if (st == WNN_OK)
-        st = rout(im, n, 1, outs[0]);
-    return st;
-}
-
-static wnn_operand *activate(wnn_graph_builder *b, wnn_recurrent_activation a, wnn_operand *x)
-{
-    return a == WNN_RECURRENT_ACTIVATION_RELU      ? wnn_relu(b, x)
-           : a == WNN_RECURRENT_ACTIVATION_SIGMOID ? wnn_sigmoid(b, x)
-                                                   : wnn_tanh(b, x);
-}
-
-/* The slice [d] of a [dirs, ...] operand, without the leading axis. */
-static wnn_operand *direction(onx_importer *im, wnn_operand *x, uint32_t d)
-{
-    wnn_operand_desc xd = desc_of(x);
-    uint32_t starts[WNN_MAX_RANK] = {d}, sizes[WNN_MAX_RANK];
-    for (uint32_t i = 0; i < xd.rank; i++)
-        sizes[i] = i ? xd.shape[i] : 1;
-    return wnn_reshape(im->b, wnn_slice(im->b, x, starts, sizes, NULL), xd.rank - 1, xd.shape + 1);
-}
-
-/* RNN, unrolled over the (static) steps: h = f(x_t W^T + h R^T + Wb + Rb). */
-static wnn_status lower_rnn(onx_importer *im, const Onnx__NodeProto *n)
-{
-    wnn_graph_builder *b = im->b;
-    wnn_recurrent_direction dir;
-    uint32_t steps, hidden;
-    wnn_operand *bias, *rbias;
-    if (recurrent_common(im, n, 1, &dir, &steps, &hidden, &bias, &rbias) < 0)
-        return im->status ? im->status : onx_builder_failed(im);
-    uint32_t dirs = dir == WNN_RECURRENT_DIRECTION_BOTH ? 2 : 1;
-    wnn_recurrent_activation act[1] = {WNN_RECURRENT_ACTIVATION_TANH};
-    bool given;
-    if (activations(im, n, 1, dirs, act, &given) < 0)
-        return im->status;
-    wnn_operand *x = rin(im, n, 0), *w = onx_in_op(im, n, 1), *r = onx_in_op(im, n, 2), *h0 = rin(im, n, 5);
-    if (x == NULL || w == NULL || r == NULL)
-        return im->status ? im->status : onx_builder_failed(im);
-    wnn_operand_desc xd = desc_of(x);
-    if (xd.rank != 3) /* steps and batch come from its shape */
-        return onx_fail(im, WNN_STATUS_INVALID_RANK, "X has rank %u, must be 3", xd.rank);
-    uint32_t batch = xd.shape[1];
-    if (steps > 1024)
-        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "%u steps is too many to unroll", steps);
-    wnn_operand **ys = calloc((size_t)steps * dirs, sizeof *ys), *last[2] = {NULL, NULL};
-    if (ys == NULL)
-        return onx_fail(im, WNN_STATUS_OUT_OF_MEMORY, "out of memory");
-    for (uint32_t d = 0; d < dirs; d++) {
-        bool backward = dir == WNN_RECURRENT_DIRECTION_BACKWARD || d == 1;
-        wnn_gemm_options gx = WNN_GEMM_OPTIONS_INIT, gh = WNN_GEMM_OPTIONS_INIT;
-        gx.b_transpose = gh.b_transpose = true;
-        if (bias != NULL)
-            gx.c = wnn_add(b, direction(im, bias, d), direction(im, rbias, d));
-        wnn_operand *wd = direction(im, w, d), *rd = direction(im, r, d);
-        wnn_operand *h = h0 ? direction(im, h0, d) : NULL;
-        for (uint32_t k = 0; k < steps; k++) {
-            uint32_t t = backward ? steps - 1 - k : k;
-            wnn_operand *xt = direction(im, x, t);
-            wnn_operand *pre = wnn_gemm(b, xt, wd, &gx);
-            if (h != NULL)
-                pre = wnn_add(b, pre, wnn_gemm(b, h, rd, &gh));
-            h = activate(b, act[0], pre);
-            uint32_t s4[4] = {1, 1, batch, hidden};
-            ys[(size_t)t * dirs + d] = wnn_reshape(b, h, 4, s4);
-        }
-        uint32_t s3[3] = {1, batch, hidden};
-        last[d] = wnn_reshape(b, h, 3, s3);
-    }
-    wnn_status st = WNN_OK;
-    if (n->n_output > 0 && n->output[0] && n->output[0][0]) {
-        /* [steps * dirs, 1, batch, hidden], t major: Y is [steps, dirs, batch, hidden] */
-        uint32_t s4[4] = {steps, dirs, batch, hidden};
-        wnn_operand *all = steps * dirs > 1 ? wnn_concat(b, ys, (size_t)steps * dirs, 0) : ys[0];
-        st = rout(im, n, 0, all ? wnn_reshape(b, all, 4, s4) : NULL);
-    }
-    if (st == WNN_OK)
-        st = rout(im, n, 1, dirs == 2 ? wnn_concat(b, last, 2, 0) : wnn_identity(b, last[0]));
-    free(ys);
-    return st;
-}
-
-/* LSTM with peepholes, unrolled over the (static) steps, gates in ONNX's
-** order i, o, f, c: i = f(x W_i + h R_i + b_i + P_i c), f alike with P_f,
-** c' = f c + i g(x W_c + h R_c + b_c), o = f(x W_o + h R_o + b_o + P_o c'),
-** h' = o h(c'). */
-static wnn_status lstm_unrolled(onx_importer *im, const Onnx__NodeProto *n, wnn_recurrent_direction dir,
-                                uint32_t steps, uint32_t hidden, wnn_operand *bias, wnn_operand *rbias,
-                                const wnn_recurrent_activation *acts)
-{
-    wnn_graph_builder *b = im->b;
-    uint32_t dirs = dir == WNN_RECURRENT_DIRECTION_BOTH ? 2 : 1;
-    wnn_operand *x = rin(im, n, 0), *w = onx_in_op(im, n, 1), *r = onx_in_op(im, n, 2), *p = onx_in_op(im, n, 7);
-    wnn_operand *h0 = rin(im, n, 5), *c0 = rin(im, n, 6);
-    if (x == NULL || w == NULL || r == NULL || p == NULL)
-        return im->status ? im->status : onx_builder_failed(im);
-    wnn_operand_desc xd = desc_of(x);
-    if (xd.rank != 3)
-        return onx_fail(im, WNN_STATUS_INVALID_RANK, "X has rank %u, must be 3", xd.rank);
-    uint32_t batch = xd.shape[1];
-    if (steps > 1024)
-        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "%u steps is too many to unroll", steps);
-    wnn_operand **ys = calloc((size_t)steps * dirs, sizeof *ys), *hs[2] = {NULL, NULL}, *cs[2] = {NULL, NULL};
-    if (ys == NULL)
-        return onx_fail(im, WNN_STATUS_OUT_OF_MEMORY, "out of memory");
-    uint32_t zs[2] = {batch, hidden};
-    wnn_operand *zeros = wnn_expand(b, onx_scalar(im, xd.data_type, 0.0), 2, zs);
-    for (uint32_t d = 0; d < dirs; d++) {
-        bool backward = dir == WNN_RECURRENT_DIRECTION_BACKWARD || d == 1;
-        wnn_gemm_options gx = WNN_GEMM_OPTIONS_INIT, gh = WNN_GEMM_OPTIONS_INIT;
-        gx.b_transpose = gh.b_transpose = true;
-        if (bias != NULL)
-            gx.c = wnn_add(b, direction(im, bias, d), direction(im, rbias, d));
-        wnn_operand *wd = direction(im, w, d), *rd = direction(im, r, d), *peep[3];
-        wnn_split_options so = {.axis = 0};
-        if (wnn_split(b, direction(im, p, d), 3, &so, peep) != 3) {
-            free(ys);
-            return onx_builder_failed(im);
-        }
-        wnn_operand *h = h0 ? direction(im, h0, d) : zeros, *c = c0 ? direction(im, c0, d) : zeros;
-        for (uint32_t k = 0; k < steps; k++) {
-            uint32_t t = backward ? steps - 1 - k : k;
-            wnn_operand *g = wnn_add(b, wnn_gemm(b, direction(im, x, t), wd, &gx), wnn_gemm(b, h, rd, &gh)), *q[4];
-            wnn_split_options go = {.axis = 1};
-            if (wnn_split(b, g, 4, &go, q) != 4) { /* i, o, f, c */
-                free(ys);
-                return onx_builder_failed(im);
-            }
-            wnn_operand *in = activate(b, acts[0], wnn_add(b, q[0], wnn_mul(b, peep[0], c)));
-            wnn_operand *fg = activate(b, acts[0], wnn_add(b, q[2], wnn_mul(b, peep[2], c)));
-            c = wnn_add(b, wnn_mul(b, fg, c), wnn_mul(b, in, activate(b, acts[1], q[3])));
-            wnn_operand *out = activate(b, acts[0], wnn_add(b, q[1], wnn_mul(b, peep[1], c)));
-            h = wnn_mul(b, out, activate(b, acts[2], c));
-            uint32_t s4[4] = {1, 1, batch, hidden};
-            ys[(size_t)t * dirs + d] = wnn_reshape(b, h, 4, s4);
-        }
-        uint32_t s3[3] = {1, batch, hidden};
-        hs[d] = wnn_reshape(b, h, 3, s3);
-        cs[d] = wnn_reshape(b, c, 3, s3);
-    }
-    wnn_status st = WNN_OK;
-    if (n->n_output > 0 && n->output[0] && n->output[0][0]) {
-        uint32_t s4[4] = {steps, dirs, batch, hidden};
-        wnn_operand *all = steps * dirs > 1 ? wnn_concat(b, ys, (size_t)steps * dirs, 0) : ys[0];
-        st = rout(im, n, 0, all ? wnn_reshape(b, all, 4, s4) : NULL);
-    }
-    if (st == WNN_OK)
-        st = rout(im, n, 1, dirs == 2 ? wnn_concat(b, hs, 2, 0) : wnn_identity(b, hs[0]));
-    if (st == WNN_OK)
-        st = rout(im, n, 2, dirs == 2 ? wnn_concat(b, cs, 2, 0) : wnn_identity(b, cs[0]));
-    free(ys);
-    return st;
-}
-
 /* y_scale = (max(x, 0) - min(x, 0)) / 255, y_zero_point = round(-min /
 ** scale) clamped to [0, 255], y = quantizeLinear(x, scale, zero point). */
 static wnn_status lower_dynamic_quantize(onx_importer *im, const Onnx__NodeProto *n)
@@ -868,7 +556,7 @@ static wnn_status lower_dynamic_quantize(onx_importer *im, const Onnx__NodeProto
     wnn_operand *x = onx_in_op(im, n, 0);
     if (x == NULL)
         return im->status;
-    wnn_data_type t = desc_of(x).data_type;
+    wnn_data_type t = onx_desc_of(x).data_type;
     wnn_reduce_options all = reduce_all();
     wnn_operand *zero = onx_scalar(im, t, 0.0);
     wnn_operand *lo = wnn_min(b, wnn_reduce_min(b, x, &all), zero), *hi = wnn_max(b, wnn_reduce_max(b, x, &all), zero);
@@ -885,148 +573,7 @@ static wnn_status lower_dynamic_quantize(onx_importer *im, const Onnx__NodeProto
     return st;
 }
 
-/* ---- Einsum ---- */
-
-/* One or two operands without ellipsis or repeated letters in an operand:
-** letters only in one operand and not in the output are summed first; for
-** two operands the rest become a batched matmul [batch, M, K] x [batch, K,
-** N], reshaped and transposed to the output's order. */
-typedef struct term {
-    char letters[WNN_MAX_RANK + 1];
-    uint32_t rank;
-} term;
-
-static int parse_term(const char *s, size_t len, term *t)
-{
-    t->rank = 0;
-    for (size_t i = 0; i < len; i++) {
-        char c = s[i];
-        if (c == ' ')
-            continue;
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) || t->rank == WNN_MAX_RANK ||
-            memchr(t->letters, c, t->rank) != NULL)
-            return -1;
-        t->letters[t->rank++] = c;
-    }
-    t->letters[t->rank] = '\0';
-    return 0;
-}
-
-static bool has(const term *t, char c) { return memchr(t->letters, c, t->rank) != NULL; }
-
-/* Sums x over the letters of t absent from keep1 and keep2; t shrinks. */
-static wnn_operand *sum_unused(onx_importer *im, wnn_operand *x, term *t, const term *keep1, const term *keep2)
-{
-    wnn_reduce_options o = WNN_REDUCE_OPTIONS_INIT;
-    uint32_t axes[WNN_MAX_RANK];
-    o.axes = axes;
-    term kept = {{0}, 0};
-    for (uint32_t i = 0; i < t->rank; i++) {
-        if (has(keep1, t->letters[i]) || (keep2 && has(keep2, t->letters[i])))
-            kept.letters[kept.rank++] = t->letters[i];
-        else
-            axes[o.axes_count++] = i;
-    }
-    kept.letters[kept.rank] = '\0';
-    *t = kept;
-    return o.axes_count ? wnn_reduce_sum(im->b, x, &o) : x;
-}
-
-/* x transposed so that its letters follow order (a permutation of t). */
-static wnn_operand *to_order(onx_importer *im, wnn_operand *x, const term *t, const char *order)
-{
-    uint32_t perm[WNN_MAX_RANK];
-    bool same = true;
-    for (uint32_t i = 0; i < t->rank; i++) {
-        perm[i] = (uint32_t)((const char *)memchr(t->letters, order[i], t->rank) - t->letters);
-        same = same && perm[i] == i;
-    }
-    return same ? x : wnn_transpose(im->b, x, perm);
-}
-
-static uint32_t dim_of(wnn_operand *x, const term *t, char c)
-{
-    wnn_operand_desc d = desc_of(x);
-    return d.shape[(const char *)memchr(t->letters, c, t->rank) - t->letters];
-}
-
-static wnn_status lower_einsum(onx_importer *im, const Onnx__NodeProto *n)
-{
-    wnn_graph_builder *b = im->b;
-    char eq[128];
-    onx_attr_string(n, "equation", "", eq, sizeof eq);
-    const char *arrow = strstr(eq, "->"), *comma = strchr(eq, ',');
-    if (arrow == NULL || strstr(eq, "...") != NULL)
-        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "equation '%s': only explicit outputs without ellipsis", eq);
-    size_t k = comma && comma < arrow ? 2 : 1;
-    if (k != n->n_input || (comma && strchr(comma + 1, ',') != NULL))
-        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "equation '%s': one or two operands", eq);
-    term a, bt, out;
-    if (parse_term(eq, (size_t)((k == 2 ? comma : arrow) - eq), &a) < 0 ||
-        (k == 2 && parse_term(comma + 1, (size_t)(arrow - comma - 1), &bt) < 0) ||
-        parse_term(arrow + 2, strlen(arrow + 2), &out) < 0)
-        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "equation '%s': repeated letters (diagonals) or bad terms", eq);
-    for (uint32_t i = 0; i < out.rank; i++)
-        if (!has(&a, out.letters[i]) && (k == 1 || !has(&bt, out.letters[i])))
-            return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "equation '%s': output letter '%c' is in no operand", eq,
-                            out.letters[i]);
-    wnn_operand *x = onx_in_op(im, n, 0), *y = k == 2 ? onx_in_op(im, n, 1) : NULL;
-    if (x == NULL || (k == 2 && y == NULL))
-        return im->status;
-    if (desc_of(x).rank != a.rank || (k == 2 && desc_of(y).rank != bt.rank))
-        return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "equation '%s' does not match the operand ranks", eq);
-    x = sum_unused(im, x, &a, &out, k == 2 ? &bt : NULL);
-    if (k == 1)
-        return onx_out(im, n, 0, wnn_identity(b, to_order(im, x, &a, out.letters)));
-    y = sum_unused(im, y, &bt, &out, &a);
-    /* batch: in a, b and out; left: a and out; right: b and out; contracted: a and b only */
-    char order_a[WNN_MAX_RANK + 1] = "", order_b[WNN_MAX_RANK + 1] = "", res[3 * WNN_MAX_RANK + 1] = "";
-    uint32_t na = 0, nb = 0, nr = 0, batch = 1, m = 1, kk = 1, nn = 1, res_shape[3 * WNN_MAX_RANK];
-    for (int pass = 0; pass < 4; pass++) {
-        for (uint32_t i = 0; i < (pass == 2 ? bt.rank : a.rank); i++) {
-            char c = pass == 2 ? bt.letters[i] : a.letters[i];
-            bool in_a = has(&a, c), in_b = has(&bt, c), in_o = has(&out, c);
-            if (pass == 0 && in_a && in_b && in_o) { /* batch */
-                order_a[na++] = c, order_b[nb++] = c;
-                res_shape[nr] = dim_of(x, &a, c), res[nr++] = c;
-                batch *= dim_of(x, &a, c);
-            } else if (pass == 1 && in_a && !in_b) { /* left */
-                order_a[na++] = c;
-                res_shape[nr] = dim_of(x, &a, c), res[nr++] = c;
-                m *= dim_of(x, &a, c);
-            } else if (pass == 2 && in_b && !in_a) { /* right */
-                res_shape[nr] = dim_of(y, &bt, c), res[nr++] = c;
-                nn *= dim_of(y, &bt, c);
-            } else if (pass == 3 && in_a && in_b && !in_o) { /* contracted */
-                order_a[na++] = c;
-                kk *= dim_of(x, &a, c);
-            }
-        }
-    }
-    for (uint32_t i = 0; i < a.rank; i++) /* contracted, then right, for b */
-        if (has(&bt, a.letters[i]) && !has(&out, a.letters[i]))
-            order_b[nb++] = a.letters[i];
-    for (uint32_t i = 0; i < bt.rank; i++)
-        if (!has(&a, bt.letters[i]))
-            order_b[nb++] = bt.letters[i];
-    if (nr > WNN_MAX_RANK)
-        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "equation '%s': rank over %d", eq, WNN_MAX_RANK);
-    uint32_t sa[3] = {batch, m, kk}, sb[3] = {batch, kk, nn};
-    wnn_operand *p = wnn_matmul(b, wnn_reshape(b, to_order(im, x, &a, order_a), 3, sa),
-                                wnn_reshape(b, to_order(im, y, &bt, order_b), 3, sb));
-    term rt;
-    memcpy(rt.letters, res, nr);
-    rt.letters[nr] = '\0';
-    rt.rank = nr;
-    p = wnn_reshape(b, p, nr, res_shape);
-    if (p == NULL)
-        return onx_builder_failed(im);
-    return onx_out(im, n, 0, wnn_identity(b, to_order(im, p, &rt, out.letters)));
-}
-
 const onx_op_entry onx_ops_extra[] = {
-    {"Einsum", lower_einsum},
-    {"RNN", lower_rnn},
     {"DynamicQuantizeLinear", lower_dynamic_quantize},
     {"NegativeLogLikelihoodLoss", lower_nll},
     {"SoftmaxCrossEntropyLoss", lower_softmax_ce},
@@ -1038,7 +585,5 @@ const onx_op_entry onx_ops_extra[] = {
     {"Det", lower_det},
     {"OneHot", lower_one_hot},
     {"LRN", lower_lrn},
-    {"LSTM", lower_lstm},
-    {"GRU", lower_gru},
     {NULL, NULL},
 };

@@ -25,14 +25,6 @@ typedef struct sampler {
     wnn_operand *flat; /* the input as [N, C, H * W] */
 } sampler;
 
-static wnn_operand_desc desc_of(wnn_operand *x)
-{
-    wnn_operand_desc d = WNN_OPERAND_DESC_INIT;
-    if (x != NULL)
-        wnn_operand_get_desc(x, &d);
-    return d;
-}
-
 static wnn_operand *k(const sampler *s, double v) { return onx_scalar(s->im, s->t, v); }
 
 static wnn_operand *clip(const sampler *s, wnn_operand *x, double hi)
@@ -125,7 +117,7 @@ static wnn_status lower_grid_sample(onx_importer *im, const Onnx__NodeProto *n)
     wnn_operand *x = onx_in_op(im, n, 0), *grid = onx_in_op(im, n, 1);
     if (x == NULL || grid == NULL)
         return im->status;
-    wnn_operand_desc xd = desc_of(x), gd = desc_of(grid);
+    wnn_operand_desc xd = onx_desc_of(x), gd = onx_desc_of(grid);
     if (xd.rank != 4 || gd.rank != 4 || gd.shape[3] != 2 || gd.shape[0] != xd.shape[0])
         return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "an input of rank %u and a grid of rank %u: 4-D only "
                         "([N, C, H, W] and [N, Ho, Wo, 2])", xd.rank, gd.rank);
@@ -193,7 +185,7 @@ static wnn_status lower_roi_align(onx_importer *im, const Onnx__NodeProto *n)
     wnn_operand *x = onx_in_op(im, n, 0), *rois = onx_in_op(im, n, 1), *bidx = onx_in_op(im, n, 2);
     if (x == NULL || rois == NULL || bidx == NULL)
         return im->status;
-    wnn_operand_desc xd = desc_of(x), rd = desc_of(rois);
+    wnn_operand_desc xd = onx_desc_of(x), rd = onx_desc_of(rois);
     if (xd.rank != 4 || rd.rank != 2 || rd.shape[1] != 4 || !onx_type_is_float(xd.data_type) ||
         rd.data_type != xd.data_type)
         return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "X [N, C, H, W] and rois [R, 4] of one float type");

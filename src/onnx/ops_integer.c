@@ -19,18 +19,10 @@
 
 #define EXACT_SUM 16777216.0 /* 2^24: float32 holds every integer up to it */
 
-static wnn_operand_desc desc_of(wnn_operand *x)
-{
-    wnn_operand_desc d = WNN_OPERAND_DESC_INIT;
-    if (x != NULL)
-        wnn_operand_get_desc(x, &d);
-    return d;
-}
-
 /* A 1-D operand of len laid along axis of rank r (1 elsewhere). */
 static wnn_operand *along(onx_importer *im, wnn_operand *v, uint32_t r, uint32_t axis)
 {
-    wnn_operand_desc d = desc_of(v);
+    wnn_operand_desc d = onx_desc_of(v);
     if (v == NULL || d.rank != 1 || d.shape[0] == 1)
         return v;
     uint32_t s[WNN_MAX_RANK];
@@ -49,7 +41,7 @@ static wnn_operand *centered(onx_importer *im, const Onnx__NodeProto *n, size_t 
     wnn_operand *x = onx_in_op(im, n, xi);
     if (x == NULL)
         return NULL;
-    wnn_operand_desc d = desc_of(x);
+    wnn_operand_desc d = onx_desc_of(x);
     if (d.data_type != WNN_DATA_TYPE_INT8 && d.data_type != WNN_DATA_TYPE_UINT8) {
         onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "input %zu is %s: int8 and uint8 only", xi,
                  wnn_data_type_name(d.data_type));
@@ -69,7 +61,7 @@ static wnn_operand *centered(onx_importer *im, const Onnx__NodeProto *n, size_t 
     wnn_operand *z = onx_operand(im, zv);
     if (z == NULL)
         return NULL;
-    if (desc_of(z).data_type != d.data_type || desc_of(z).rank > 1) {
+    if (onx_desc_of(z).data_type != d.data_type || onx_desc_of(z).rank > 1) {
         onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "zero point %zu must be a scalar or a vector of input %zu's type",
                  zi, xi);
         return NULL;
@@ -79,7 +71,7 @@ static wnn_operand *centered(onx_importer *im, const Onnx__NodeProto *n, size_t 
 
 static wnn_operand *slice_axis(onx_importer *im, wnn_operand *x, uint32_t axis, uint32_t start, uint32_t len)
 {
-    wnn_operand_desc d = desc_of(x);
+    wnn_operand_desc d = onx_desc_of(x);
     uint32_t starts[WNN_MAX_RANK] = {0}, sizes[WNN_MAX_RANK];
     memcpy(sizes, d.shape, sizeof sizes);
     if (start == 0 && len == d.shape[axis])
@@ -101,7 +93,7 @@ static wnn_operand *int_matmul(onx_importer *im, const Onnx__NodeProto *n, size_
     wnn_operand *a0 = onx_in_op(im, n, ia), *b0 = onx_in_op(im, n, ib);
     if (a0 == NULL || b0 == NULL)
         return NULL;
-    uint32_t ra = desc_of(a0).rank, rb = desc_of(b0).rank;
+    uint32_t ra = onx_desc_of(a0).rank, rb = onx_desc_of(b0).rank;
     if (ra < 2 || rb < 2) {
         onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "operands of rank %u and %u: rank 2 and over only", ra, rb);
         return NULL;
@@ -110,7 +102,7 @@ static wnn_operand *int_matmul(onx_importer *im, const Onnx__NodeProto *n, size_
     wnn_operand *a = centered(im, n, ia, za, ra - 2, &ma), *b = a ? centered(im, n, ib, zb, rb - 1, &mb) : NULL;
     if (b == NULL)
         return NULL;
-    uint32_t k = desc_of(a).shape[ra - 1], chunk = (uint32_t)fmax(1, floor(EXACT_SUM / (ma * mb)));
+    uint32_t k = onx_desc_of(a).shape[ra - 1], chunk = (uint32_t)fmax(1, floor(EXACT_SUM / (ma * mb)));
     wnn_operand *acc = NULL;
     for (uint32_t k0 = 0; k0 < k; k0 += chunk) {
         uint32_t len = k - k0 < chunk ? k - k0 : chunk;
@@ -130,7 +122,7 @@ static wnn_operand *int_conv(onx_importer *im, const Onnx__NodeProto *n, size_t 
     wnn_operand *x = centered(im, n, ix, zx, 1, &mx), *w = x ? centered(im, n, iw, zw, 0, &mw) : NULL;
     if (w == NULL)
         return NULL;
-    wnn_operand_desc wd = desc_of(w);
+    wnn_operand_desc wd = onx_desc_of(w);
     uint32_t window = 1, channels = wd.shape[1];
     for (uint32_t i = 2; i < wd.rank; i++)
         window *= wd.shape[i];
@@ -173,13 +165,13 @@ static wnn_operand *requantize(onx_importer *im, const Onnx__NodeProto *n, wnn_o
     wnn_graph_builder *b = im->b;
     if (acc == NULL)
         return NULL;
-    uint32_t r = desc_of(acc).rank;
+    uint32_t r = onx_desc_of(acc).rank;
     wnn_operand *as = onx_in_op(im, n, sa), *bs = onx_in_op(im, n, sb), *ys = onx_in_op(im, n, sy);
     wnn_operand *yz = onx_in_op(im, n, zy);
     if (as == NULL || bs == NULL || ys == NULL || yz == NULL)
         return NULL;
     wnn_operand *m = wnn_div(b, wnn_mul(b, as, along(im, bs, r, axis)), ys);
-    wnn_operand_desc zd = desc_of(yz);
+    wnn_operand_desc zd = onx_desc_of(yz);
     wnn_operand *one = onx_scalar(im, WNN_DATA_TYPE_FLOAT32, 1.0);
     if (zd.rank > 0 && one != NULL) /* quantizeLinear takes scale and zero point of one shape */
         one = wnn_expand(b, one, zd.rank, zd.shape);
@@ -191,7 +183,7 @@ static wnn_operand *requantize(onx_importer *im, const Onnx__NodeProto *n, wnn_o
 static wnn_status lower_qlinear_matmul(onx_importer *im, const Onnx__NodeProto *n)
 {
     wnn_operand *acc = int_matmul(im, n, 0, 2, 3, 5);
-    uint32_t r = acc ? desc_of(acc).rank : 0;
+    uint32_t r = acc ? onx_desc_of(acc).rank : 0;
     return out_or_fail(im, n, requantize(im, n, acc, 1, 4, r ? r - 1 : 0, 6, 7));
 }
 
@@ -202,7 +194,7 @@ static wnn_status lower_qlinear_conv(onx_importer *im, const Onnx__NodeProto *n)
     wnn_operand *acc = int_conv(im, n, 0, 2, 3, 5);
     if (acc != NULL && onx_in(im, n, 8) != NULL) {
         wnn_operand *bias = onx_in_op(im, n, 8);
-        acc = bias ? wnn_add(im->b, acc, along(im, bias, desc_of(acc).rank, 1)) : NULL;
+        acc = bias ? wnn_add(im->b, acc, along(im, bias, onx_desc_of(acc).rank, 1)) : NULL;
     }
     return out_or_fail(im, n, requantize(im, n, acc, 1, 4, 1, 6, 7));
 }

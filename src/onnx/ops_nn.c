@@ -10,18 +10,10 @@
 
 #include "onnx_internal.h"
 
-static wnn_operand_desc desc_of(wnn_operand *x)
-{
-    wnn_operand_desc d = WNN_OPERAND_DESC_INIT;
-    if (x != NULL)
-        wnn_operand_get_desc(x, &d);
-    return d;
-}
-
 /* A rank-3 (N, C, W) operand as rank 4 (N, C, 1, W). */
 static wnn_operand *to_4d(onx_importer *im, wnn_operand *x)
 {
-    wnn_operand_desc d = desc_of(x);
+    wnn_operand_desc d = onx_desc_of(x);
     uint32_t s[4] = {d.shape[0], d.shape[1], 1, d.shape[2]};
     return wnn_reshape(im->b, x, 4, s);
 }
@@ -30,7 +22,7 @@ static wnn_operand *from_4d(onx_importer *im, wnn_operand *y)
 {
     if (y == NULL)
         return NULL;
-    wnn_operand_desc d = desc_of(y);
+    wnn_operand_desc d = onx_desc_of(y);
     uint32_t s[3] = {d.shape[0], d.shape[1], d.shape[3]};
     return wnn_reshape(im->b, y, 3, s);
 }
@@ -105,7 +97,7 @@ static wnn_status lower_conv(onx_importer *im, const Onnx__NodeProto *n)
     if (x == NULL || w == NULL)
         return im->status;
     wnn_operand *bias = onx_in(im, n, 2) ? onx_in_op(im, n, 2) : NULL;
-    wnn_operand_desc xd = desc_of(x), wd = desc_of(w);
+    wnn_operand_desc xd = onx_desc_of(x), wd = onx_desc_of(w);
     if (xd.rank == 5)
         return onx_lower_conv3d(im, n);
     if (xd.rank != 3 && xd.rank != 4)
@@ -164,7 +156,7 @@ static wnn_status lower_conv(onx_importer *im, const Onnx__NodeProto *n)
 
 wnn_operand *onx_conv_of(onx_importer *im, const Onnx__NodeProto *n, wnn_operand *x, wnn_operand *w)
 {
-    wnn_operand_desc xd = desc_of(x), wd = desc_of(w);
+    wnn_operand_desc xd = onx_desc_of(x), wd = onx_desc_of(w);
     if (x == NULL || w == NULL)
         return NULL;
     if ((xd.rank != 3 && xd.rank != 4) || wd.rank != xd.rank) {
@@ -205,7 +197,7 @@ static wnn_status lower_matmul(onx_importer *im, const Onnx__NodeProto *n)
     wnn_operand *a = onx_in_op(im, n, 0), *b = onx_in_op(im, n, 1);
     if (a == NULL || b == NULL)
         return im->status;
-    wnn_operand_desc ad = desc_of(a), bd = desc_of(b);
+    wnn_operand_desc ad = onx_desc_of(a), bd = onx_desc_of(b);
     if (ad.rank == 1) { /* [K] -> [1, K], the 1 dropped after */
         uint32_t s[2] = {1, ad.shape[0]};
         a = wnn_reshape(im->b, a, 2, s);
@@ -216,7 +208,7 @@ static wnn_status lower_matmul(onx_importer *im, const Onnx__NodeProto *n)
     }
     wnn_operand *y = wnn_matmul(im->b, a, b);
     if (y != NULL && (ad.rank == 1 || bd.rank == 1)) {
-        wnn_operand_desc yd = desc_of(y);
+        wnn_operand_desc yd = onx_desc_of(y);
         uint32_t s[WNN_MAX_RANK], r = 0;
         for (uint32_t i = 0; i < yd.rank; i++) {
             if ((ad.rank == 1 && i == yd.rank - 2) || (bd.rank == 1 && i == yd.rank - 1))
@@ -239,7 +231,7 @@ static wnn_operand *max_pool_indices(onx_importer *im, wnn_operand *x, wnn_opera
                                      int64_t storage_order)
 {
     wnn_graph_builder *b = im->b;
-    wnn_operand_desc xd = desc_of(x), yd = desc_of(y);
+    wnn_operand_desc xd = onx_desc_of(x), yd = onx_desc_of(y);
     if (x == NULL || y == NULL)
         return NULL;
     uint32_t nb = xd.shape[0], ch = xd.shape[1], h = xd.shape[2], w = xd.shape[3], ho = yd.shape[2], wo = yd.shape[3];
@@ -303,7 +295,7 @@ static wnn_status lower_pool(onx_importer *im, const Onnx__NodeProto *n)
     wnn_operand *x = onx_in_op(im, n, 0);
     if (x == NULL)
         return im->status;
-    wnn_operand_desc xd = desc_of(x);
+    wnn_operand_desc xd = onx_desc_of(x);
     if (xd.rank != 3 && xd.rank != 4 && xd.rank != 5)
         return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "a rank-%u input: WebNN pools in 2-D only (1-D and 3-D "
                         "through it)", xd.rank);
@@ -362,7 +354,7 @@ static wnn_status lower_global_pool(onx_importer *im, const Onnx__NodeProto *n)
     wnn_operand *x = onx_in_op(im, n, 0);
     if (x == NULL)
         return im->status;
-    wnn_operand_desc d = desc_of(x);
+    wnn_operand_desc d = onx_desc_of(x);
     if (d.rank < 3)
         return onx_fail(im, WNN_STATUS_INVALID_RANK, "input rank %u, needs 3 or more", d.rank);
     wnn_reduce_options o = WNN_REDUCE_OPTIONS_INIT;
@@ -406,7 +398,7 @@ static wnn_status batch_norm_training(onx_importer *im, const Onnx__NodeProto *n
     wnn_operand *mean_in = onx_in_op(im, n, 3), *var_in = onx_in_op(im, n, 4);
     if (x == NULL || scale == NULL || bias == NULL || mean_in == NULL || var_in == NULL)
         return im->status;
-    wnn_operand_desc d = desc_of(x);
+    wnn_operand_desc d = onx_desc_of(x);
     if (d.rank < 2)
         return onx_fail(im, WNN_STATUS_INVALID_RANK, "X has rank %u, needs a channel axis", d.rank);
     uint32_t axes[WNN_MAX_RANK], na = 0, cs[WNN_MAX_RANK];
@@ -450,7 +442,7 @@ static wnn_status lower_batch_norm(onx_importer *im, const Onnx__NodeProto *n)
     static const uint32_t axis0 = 0;
     o.epsilon = &epsilon;
     wnn_operand *x = onx_in_op(im, n, 0);
-    if (x != NULL && desc_of(x).rank < 2)
+    if (x != NULL && onx_desc_of(x).rank < 2)
         o.axis = &axis0;
     return onx_out(im, n, 0, wnn_batch_normalization(im->b, x, onx_in_op(im, n, 3), onx_in_op(im, n, 4), &o));
 }
@@ -459,7 +451,7 @@ static wnn_status lower_batch_norm(onx_importer *im, const Onnx__NodeProto *n)
 static wnn_operand *normalize(onx_importer *im, wnn_operand *x, const wnn_reduce_options *o, double eps)
 {
     wnn_graph_builder *b = im->b;
-    wnn_data_type t = desc_of(x).data_type;
+    wnn_data_type t = onx_desc_of(x).data_type;
     wnn_operand *centered = wnn_sub(b, x, wnn_reduce_mean(b, x, o));
     wnn_operand *var = wnn_reduce_mean(b, wnn_mul(b, centered, centered), o);
     return wnn_div(b, centered, wnn_sqrt(b, wnn_add(b, var, onx_scalar(im, t, eps))));
@@ -471,7 +463,7 @@ static wnn_status lower_instance_norm(onx_importer *im, const Onnx__NodeProto *n
     if (x == NULL || scale == NULL || bias == NULL)
         return im->status;
     double eps = onx_attr_float(n, "epsilon", 1e-5f);
-    wnn_operand_desc d = desc_of(x);
+    wnn_operand_desc d = onx_desc_of(x);
     if (d.rank == 4) {
         wnn_instance_normalization_options o = {.scale = scale, .bias = bias, .epsilon = &eps};
         return onx_out(im, n, 0, wnn_instance_normalization(im->b, x, &o));
@@ -502,7 +494,7 @@ static wnn_status lower_group_norm(onx_importer *im, const Onnx__NodeProto *n)
     wnn_operand *x = onx_in_op(im, n, 0), *scale = onx_in_op(im, n, 1), *bias = onx_in_op(im, n, 2);
     if (x == NULL || scale == NULL || bias == NULL)
         return im->status;
-    wnn_operand_desc d = desc_of(x);
+    wnn_operand_desc d = onx_desc_of(x);
     uint32_t groups = (uint32_t)onx_attr_int(n, "num_groups", 1), c = d.rank >= 2 ? d.shape[1] : 0, spatial_size = 1;
     if (d.rank < 3 || groups == 0 || c % groups != 0)
         return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "rank %u with %u channels in %u groups", d.rank, c, groups);
@@ -518,7 +510,7 @@ static wnn_status lower_group_norm(onx_importer *im, const Onnx__NodeProto *n)
         cs[i] = 1;
     wnn_operand *params[2] = {scale, bias};
     for (int i = 0; i < 2; i++) {
-        if (desc_of(params[i]).shape[0] == groups && groups != c) { /* one value per group: repeat per channel */
+        if (onx_desc_of(params[i]).shape[0] == groups && groups != c) { /* one value per group: repeat per channel */
             uint32_t gc[2] = {groups, 1}, full[2] = {groups, c / groups};
             params[i] = wnn_expand(b, wnn_reshape(b, params[i], 2, gc), 2, full);
         }
@@ -533,7 +525,7 @@ static wnn_operand *fit_norm_param(onx_importer *im, wnn_operand *p, const wnn_o
 {
     if (p == NULL)
         return NULL;
-    wnn_operand_desc pd = desc_of(p);
+    wnn_operand_desc pd = onx_desc_of(p);
     uint32_t r = x->rank - axis;
     if (pd.rank == r && memcmp(pd.shape, x->shape + axis, r * sizeof pd.shape[0]) == 0)
         return p;
@@ -551,7 +543,7 @@ static wnn_status layer_norm_parts(onx_importer *im, const Onnx__NodeProto *n, w
                                    const wnn_layer_normalization_options *ln)
 {
     wnn_graph_builder *b = im->b;
-    wnn_data_type t = desc_of(x).data_type;
+    wnn_data_type t = onx_desc_of(x).data_type;
     wnn_reduce_options o = {.axes = ln->axes, .axes_count = ln->axes_count, .keep_dimensions = true};
     wnn_operand *mean = wnn_reduce_mean(b, x, &o), *centered = wnn_sub(b, x, mean);
     wnn_operand *var = wnn_reduce_mean(b, wnn_mul(b, centered, centered), &o);
@@ -572,7 +564,7 @@ static wnn_status lower_layer_norm(onx_importer *im, const Onnx__NodeProto *n)
     wnn_operand *x = onx_in_op(im, n, 0);
     if (x == NULL)
         return im->status;
-    wnn_operand_desc d = desc_of(x);
+    wnn_operand_desc d = onx_desc_of(x);
     int axis = onx_axis(im, onx_attr_int(n, "axis", -1), d.rank);
     if (axis < 0)
         return im->status;
@@ -595,7 +587,7 @@ static wnn_status lower_lp_norm(onx_importer *im, const Onnx__NodeProto *n)
     wnn_operand *x = onx_in_op(im, n, 0);
     if (x == NULL)
         return im->status;
-    wnn_operand_desc d = desc_of(x);
+    wnn_operand_desc d = onx_desc_of(x);
     int axis = onx_axis(im, onx_attr_int(n, "axis", -1), d.rank);
     int64_t p = onx_attr_int(n, "p", 2);
     if (axis < 0)
@@ -613,7 +605,7 @@ static wnn_status lower_mvn(onx_importer *im, const Onnx__NodeProto *n)
     wnn_operand *x = onx_in_op(im, n, 0);
     if (x == NULL)
         return im->status;
-    wnn_operand_desc d = desc_of(x);
+    wnn_operand_desc d = onx_desc_of(x);
     int64_t axes[WNN_MAX_RANK] = {0, 2, 3};
     int c = onx_attr_ints(n, "axes", axes, WNN_MAX_RANK);
     if (c < 0)
@@ -639,7 +631,7 @@ static wnn_status lower_resize(onx_importer *im, const Onnx__NodeProto *n)
     wnn_operand *x = onx_in_op(im, n, 0);
     if (x == NULL)
         return im->status;
-    wnn_operand_desc d = desc_of(x);
+    wnn_operand_desc d = onx_desc_of(x);
     char mode[32], coord[32], nearest[32];
     onx_attr_string(n, "mode", "nearest", mode, sizeof mode);
     onx_attr_string(n, "coordinate_transformation_mode", upsample || im->opset < 11 ? "asymmetric" : "half_pixel",

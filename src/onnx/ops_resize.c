@@ -22,14 +22,6 @@
 /* Output elements per axis at most (the tables are built on the host). */
 #define RESIZE_MAX_TABLE ((uint32_t)1 << 24)
 
-static wnn_operand_desc desc_of(wnn_operand *x)
-{
-    wnn_operand_desc d = WNN_OPERAND_DESC_INIT;
-    if (x != NULL)
-        wnn_operand_get_desc(x, &d);
-    return d;
-}
-
 /* x_original of output element o, or NAN where tf_crop_and_resize samples
 ** outside the input (the extrapolation value goes there). */
 static double source(const char *coord, double o, double scale, uint32_t in, uint32_t out, const double *roi)
@@ -173,7 +165,7 @@ wnn_status onx_resize_by_taps(onx_importer *im, const Onnx__NodeProto *n, wnn_op
                               const uint32_t *out, const char *mode, const char *coord, const char *nearest)
 {
     wnn_graph_builder *b = im->b;
-    wnn_operand_desc d = desc_of(x);
+    wnn_operand_desc d = onx_desc_of(x);
     resize_mode m = {mode, coord, nearest, onx_attr_float(n, "cubic_coeff_a", -0.75f),
                      onx_attr_float(n, "extrapolation_value", 0.0f), onx_attr_int(n, "exclude_outside", 0) != 0};
     bool near = strcmp(mode, "nearest") == 0;

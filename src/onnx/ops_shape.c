@@ -10,14 +10,6 @@
 
 #include "onnx_internal.h"
 
-static wnn_operand_desc desc_of(wnn_operand *x)
-{
-    wnn_operand_desc d = WNN_OPERAND_DESC_INIT;
-    if (x != NULL)
-        wnn_operand_get_desc(x, &d);
-    return d;
-}
-
 /* axes from the attribute (before axes_opset) or input 1, normalized
 ** against rank into out; the count, or -1 with the node failed. */
 static int node_axes(onx_importer *im, const Onnx__NodeProto *n, int64_t axes_opset, uint32_t rank, int64_t *out)
@@ -140,7 +132,7 @@ static wnn_status lower_shape_rule(onx_importer *im, const Onnx__NodeProto *n)
     wnn_operand *x = onx_in_op(im, n, 0);
     if (x == NULL)
         return im->status;
-    wnn_operand_desc d = desc_of(x);
+    wnn_operand_desc d = onx_desc_of(x);
     int64_t in[WNN_MAX_RANK], out[WNN_MAX_RANK];
     for (uint32_t i = 0; i < d.rank; i++)
         in[i] = d.shape[i];
@@ -215,7 +207,7 @@ static wnn_status lower_concat(onx_importer *im, const Onnx__NodeProto *n)
             free(xs);
             return im->status;
         }
-        rank = desc_of(xs[k++]).rank;
+        rank = onx_desc_of(xs[k++]).rank;
     }
     int axis = onx_axis(im, onx_attr_int(n, "axis", im->opset < 4 ? 1 : 0), rank);
     wnn_status st = axis < 0 ? im->status
@@ -230,7 +222,7 @@ static wnn_status lower_split(onx_importer *im, const Onnx__NodeProto *n)
     wnn_operand *x = onx_in_op(im, n, 0);
     if (x == NULL)
         return im->status;
-    wnn_operand_desc d = desc_of(x);
+    wnn_operand_desc d = onx_desc_of(x);
     int axis = onx_axis(im, onx_attr_int(n, "axis", 0), d.rank);
     if (axis < 0)
         return im->status;
@@ -338,7 +330,7 @@ static wnn_status lower_slice(onx_importer *im, const Onnx__NodeProto *n)
     wnn_operand *x = onx_in_op(im, n, 0);
     if (x == NULL)
         return im->status;
-    wnn_operand_desc d = desc_of(x);
+    wnn_operand_desc d = onx_desc_of(x);
     int64_t dims[WNN_MAX_RANK] = {0};
     for (uint32_t i = 0; i < d.rank; i++)
         dims[i] = d.shape[i];
@@ -374,7 +366,7 @@ static wnn_operand *gather_nd(onx_importer *im, const Onnx__NodeProto *n, wnn_op
 {
     wnn_graph_builder *b = im->b;
     int64_t bd = onx_attr_int(n, "batch_dims", 0);
-    wnn_operand_desc d = desc_of(x), id = desc_of(idx);
+    wnn_operand_desc d = onx_desc_of(x), id = onx_desc_of(idx);
     if (bd == 0)
         return wnn_gather_nd(b, x, idx);
     if (bd < 0 || bd >= (int64_t)d.rank || bd >= (int64_t)id.rank ||
@@ -425,7 +417,7 @@ static wnn_status lower_gather(onx_importer *im, const Onnx__NodeProto *n)
     wnn_operand *x = onx_in_op(im, n, 0), *idx = onx_in_op(im, n, 1);
     if (x == NULL || idx == NULL)
         return im->status;
-    wnn_operand_desc d = desc_of(x);
+    wnn_operand_desc d = onx_desc_of(x);
     if (strcmp(op, "GatherND") == 0)
         return onx_out(im, n, 0, gather_nd(im, n, x, idx));
     int axis = onx_axis(im, onx_attr_int(n, "axis", 0), d.rank);
@@ -447,7 +439,7 @@ static wnn_status lower_scatter(onx_importer *im, const Onnx__NodeProto *n)
         return im->status;
     if (strcmp(n->op_type, "ScatterND") == 0)
         return onx_out(im, n, 0, wnn_scatter_nd(im->b, x, idx, upd));
-    int axis = onx_axis(im, onx_attr_int(n, "axis", 0), desc_of(x).rank);
+    int axis = onx_axis(im, onx_attr_int(n, "axis", 0), onx_desc_of(x).rank);
     if (axis < 0)
         return im->status;
     wnn_scatter_options o = {.axis = (uint32_t)axis};
@@ -461,7 +453,7 @@ static wnn_status lower_expand(onx_importer *im, const Onnx__NodeProto *n)
     int c = x ? onx_in_ints(im, n, 1, "shape", s, WNN_MAX_RANK) : -1;
     if (c < 0)
         return im->status;
-    wnn_operand_desc d = desc_of(x);
+    wnn_operand_desc d = onx_desc_of(x);
     /* ONNX broadcasts both ways: the output is the broadcast of both shapes */
     uint32_t r = (uint32_t)c > d.rank ? (uint32_t)c : d.rank, out[WNN_MAX_RANK];
     for (uint32_t i = 0; i < r; i++) {
@@ -500,7 +492,7 @@ static wnn_status lower_pad(onx_importer *im, const Onnx__NodeProto *n)
     wnn_operand *x = onx_in_op(im, n, 0);
     if (x == NULL)
         return im->status;
-    wnn_operand_desc d = desc_of(x);
+    wnn_operand_desc d = onx_desc_of(x);
     int64_t pads[2 * WNN_MAX_RANK];
     int c;
     double value = 0;
@@ -568,7 +560,7 @@ static wnn_status lower_depth_space(onx_importer *im, const Onnx__NodeProto *n)
     wnn_operand *x = onx_in_op(im, n, 0);
     if (x == NULL)
         return im->status;
-    wnn_operand_desc d = desc_of(x);
+    wnn_operand_desc d = onx_desc_of(x);
     if (d.rank != 4)
         return onx_fail(im, WNN_STATUS_INVALID_RANK, "input rank %u, must be 4", d.rank);
     uint32_t bs = (uint32_t)onx_attr_int(n, "blocksize", 1), N = d.shape[0], C = d.shape[1], H = d.shape[2],

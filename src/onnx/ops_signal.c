@@ -16,21 +16,13 @@
 /* The constant matrix is c * n rows by 2 * K columns at most this big. */
 #define DFT_MAX_ELEMENTS ((uint64_t)1 << 26)
 
-static wnn_operand_desc desc_of(wnn_operand *x)
-{
-    wnn_operand_desc d = WNN_OPERAND_DESC_INIT;
-    if (x != NULL)
-        wnn_operand_get_desc(x, &d);
-    return d;
-}
-
 /* The DFT of period n_fft along axis (not the last, which holds c = 1 real
 ** or 2 real-and-imaginary parts): bins 0..bins-1, inverse scaled by 1 / N.
 ** The signal is truncated to n_fft, or zero-padded (rows absent). */
 static wnn_operand *dft(onx_importer *im, wnn_operand *x, uint32_t axis, uint32_t n_fft, uint32_t bins, bool inverse)
 {
     wnn_graph_builder *b = im->b;
-    wnn_operand_desc d = desc_of(x);
+    wnn_operand_desc d = onx_desc_of(x);
     uint32_t r = d.rank, c = d.shape[r - 1], n = d.shape[axis];
     if (n > n_fft) {
         uint32_t starts[WNN_MAX_RANK] = {0}, sizes[WNN_MAX_RANK];
@@ -106,7 +98,7 @@ static wnn_status lower_dft(onx_importer *im, const Onnx__NodeProto *n)
     wnn_operand *x = onx_in_op(im, n, 0);
     if (x == NULL)
         return im->status;
-    wnn_operand_desc d = desc_of(x);
+    wnn_operand_desc d = onx_desc_of(x);
     if (d.rank < 2 || (d.shape[d.rank - 1] != 1 && d.shape[d.rank - 1] != 2))
         return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "the input's last dimension must be 1 (real) or 2 (complex)");
     int64_t a = im->opset >= 20 ? scalar_input(im, n, 2, "axis", -2) : onx_attr_int(n, "axis", 1);
@@ -135,7 +127,7 @@ static wnn_status lower_stft(onx_importer *im, const Onnx__NodeProto *n)
     wnn_operand *x = onx_in_op(im, n, 0);
     if (x == NULL)
         return im->status;
-    wnn_operand_desc d = desc_of(x);
+    wnn_operand_desc d = onx_desc_of(x);
     if (d.rank != 3 || (d.shape[2] != 1 && d.shape[2] != 2))
         return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "the signal must be [batch, length, 1 or 2]");
     int64_t step = scalar_input(im, n, 1, "frame_step", -1);
@@ -144,13 +136,13 @@ static wnn_status lower_stft(onx_importer *im, const Onnx__NodeProto *n)
     wnn_operand *window = onx_in(im, n, 2) ? onx_in_op(im, n, 2) : NULL;
     if (onx_in(im, n, 2) && window == NULL)
         return im->status;
-    int64_t length = scalar_input(im, n, 3, "frame_length", window ? (int64_t)desc_of(window).shape[0] : -1);
+    int64_t length = scalar_input(im, n, 3, "frame_length", window ? (int64_t)onx_desc_of(window).shape[0] : -1);
     if (im->status != WNN_OK)
         return im->status;
-    if (step < 1 || length < 1 || length > d.shape[1] || (window && desc_of(window).shape[0] != length))
+    if (step < 1 || length < 1 || length > d.shape[1] || (window && onx_desc_of(window).shape[0] != length))
         return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "frame_step %lld and frame_length %lld (a window of %u) "
                         "for a signal of %u", (long long)step, (long long)length,
-                        window ? desc_of(window).shape[0] : 0, d.shape[1]);
+                        window ? onx_desc_of(window).shape[0] : 0, d.shape[1]);
     uint32_t frames = (uint32_t)((d.shape[1] - length) / step + 1);
     if ((uint64_t)frames * (uint64_t)length > DFT_MAX_ELEMENTS)
         return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "%u frames of %lld", frames, (long long)length);

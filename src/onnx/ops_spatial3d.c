@@ -28,14 +28,6 @@ typedef struct geom3 {
     char auto_pad[16];
 } geom3;
 
-static wnn_operand_desc desc_of(wnn_operand *x)
-{
-    wnn_operand_desc d = WNN_OPERAND_DESC_INIT;
-    if (x != NULL)
-        wnn_operand_get_desc(x, &d);
-    return d;
-}
-
 /* Strides, dilations and pads of a 3-D operator with input sizes in[3]. */
 static wnn_status read_geom(onx_importer *im, const Onnx__NodeProto *n, const uint32_t *in, const uint32_t *kernel,
                             bool transpose, geom3 *g)
@@ -102,7 +94,7 @@ static wnn_status read_geom(onx_importer *im, const Onnx__NodeProto *n, const ui
 /* Depths start, start + step, ... (count of them) of a depth-first operand. */
 static wnn_operand *depths(onx_importer *im, wnn_operand *x, uint32_t start, uint32_t count, uint32_t step)
 {
-    wnn_operand_desc d = desc_of(x);
+    wnn_operand_desc d = onx_desc_of(x);
     uint32_t starts[5] = {0, start, 0, 0, 0}, sizes[5], strides[5] = {1, step, 1, 1, 1};
     memcpy(sizes, d.shape, sizeof sizes);
     sizes[1] = (count - 1) * step + 1;
@@ -112,14 +104,14 @@ static wnn_operand *depths(onx_importer *im, wnn_operand *x, uint32_t start, uin
 /* [N, D, C, H, W] -> [N * D, C, H, W], and back with the 2-D result. */
 static wnn_operand *fold_depth(onx_importer *im, wnn_operand *x)
 {
-    wnn_operand_desc d = desc_of(x);
+    wnn_operand_desc d = onx_desc_of(x);
     uint32_t s[4] = {d.shape[0] * d.shape[1], d.shape[2], d.shape[3], d.shape[4]};
     return x ? wnn_reshape(im->b, x, 4, s) : NULL;
 }
 
 static wnn_operand *unfold_depth(onx_importer *im, wnn_operand *y, uint32_t batch)
 {
-    wnn_operand_desc d = desc_of(y);
+    wnn_operand_desc d = onx_desc_of(y);
     uint32_t s[5] = {batch, d.shape[0] / batch, d.shape[1], d.shape[2], d.shape[3]};
     return y ? wnn_reshape(im->b, y, 5, s) : NULL;
 }
@@ -127,7 +119,7 @@ static wnn_operand *unfold_depth(onx_importer *im, wnn_operand *y, uint32_t batc
 /* The filter's depth slice kd as a 2-D filter. */
 static wnn_operand *filter_slice(onx_importer *im, wnn_operand *w, uint32_t kd)
 {
-    wnn_operand_desc d = desc_of(w);
+    wnn_operand_desc d = onx_desc_of(w);
     uint32_t starts[5] = {0, 0, kd, 0, 0}, sizes[5], s[4] = {d.shape[0], d.shape[1], d.shape[3], d.shape[4]};
     memcpy(sizes, d.shape, sizeof sizes);
     sizes[2] = 1;
@@ -138,7 +130,7 @@ static wnn_operand *add_bias(onx_importer *im, wnn_operand *y, wnn_operand *bias
 {
     if (bias == NULL || y == NULL)
         return y;
-    uint32_t s[5] = {1, desc_of(bias).shape[0], 1, 1, 1};
+    uint32_t s[5] = {1, onx_desc_of(bias).shape[0], 1, 1, 1};
     return wnn_add(im->b, y, wnn_reshape(im->b, bias, 5, s));
 }
 
@@ -146,7 +138,7 @@ static wnn_status conv3d(onx_importer *im, const Onnx__NodeProto *n, wnn_operand
                          wnn_operand *bias, const geom3 *g)
 {
     wnn_graph_builder *b = im->b;
-    wnn_operand_desc xd = desc_of(x);
+    wnn_operand_desc xd = onx_desc_of(x);
     int64_t padded = (int64_t)xd.shape[2] + g->begin[0] + g->end[0];
     int64_t reach = (int64_t)(g->kernel[0] - 1) * g->dilations[0] + 1;
     if (padded < reach)
@@ -178,7 +170,7 @@ static wnn_status conv_transpose3d(onx_importer *im, const Onnx__NodeProto *n, w
                                    wnn_operand *bias, const geom3 *g)
 {
     wnn_graph_builder *b = im->b;
-    wnn_operand_desc xd = desc_of(x);
+    wnn_operand_desc xd = onx_desc_of(x);
     uint32_t batch = xd.shape[0], depth = xd.shape[2];
     uint32_t spread = (depth - 1) * g->strides[0] + 1; /* input depths with zeros between */
     int64_t full = (int64_t)spread + (int64_t)(g->kernel[0] - 1) * g->dilations[0] + g->out_pad[0];
@@ -198,7 +190,7 @@ static wnn_status conv_transpose3d(onx_importer *im, const Onnx__NodeProto *n, w
         wnn_operand *y = wnn_conv_transpose2d(b, xs, filter_slice(im, w, kd), &o);
         if (y == NULL)
             break;
-        wnn_operand_desc yd = desc_of(y); /* [N * D, M, Ho, Wo] */
+        wnn_operand_desc yd = onx_desc_of(y); /* [N * D, M, Ho, Wo] */
         memcpy(shape2, yd.shape + 1, sizeof shape2);
         plane = yd.shape[1] * yd.shape[2] * yd.shape[3];
         uint32_t s4[4] = {batch, depth, 1, plane}, s3[3] = {batch, depth * g->strides[0], plane};
@@ -230,7 +222,7 @@ wnn_status onx_lower_conv3d(onx_importer *im, const Onnx__NodeProto *n)
     if (x == NULL || w == NULL)
         return im->status;
     wnn_operand *bias = onx_in(im, n, 2) ? onx_in_op(im, n, 2) : NULL;
-    wnn_operand_desc xd = desc_of(x), wd = desc_of(w);
+    wnn_operand_desc xd = onx_desc_of(x), wd = onx_desc_of(w);
     if (wd.rank != 5)
         return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "the filter has rank %u, must be 5", wd.rank);
     geom3 g;
@@ -288,7 +280,7 @@ wnn_status onx_lower_pool3d(onx_importer *im, const Onnx__NodeProto *n)
     wnn_operand *x = onx_in_op(im, n, 0);
     if (x == NULL)
         return im->status;
-    wnn_operand_desc xd = desc_of(x);
+    wnn_operand_desc xd = onx_desc_of(x);
     int64_t ks[8];
     if (onx_attr_ints(n, "kernel_shape", ks, 8) != 3)
         return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "kernel_shape must have 3 values");

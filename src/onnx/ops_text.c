@@ -16,14 +16,6 @@
 /* At most this many elements in one comparison (batch x windows x grams x n). */
 #define TFIDF_MAX_ELEMENTS ((uint64_t)1 << 26)
 
-static wnn_operand_desc desc_of(wnn_operand *x)
-{
-    wnn_operand_desc d = WNN_OPERAND_DESC_INIT;
-    if (x != NULL)
-        wnn_operand_get_desc(x, &d);
-    return d;
-}
-
 static wnn_operand *constant(onx_importer *im, wnn_data_type t, uint32_t rank, const uint32_t *shape, const void *data)
 {
     wnn_operand_desc d = {t, rank, {0}};
@@ -39,7 +31,7 @@ static wnn_status lower_tfidf(onx_importer *im, const Onnx__NodeProto *n)
     wnn_operand *x = onx_in_op(im, n, 0);
     if (x == NULL)
         return im->status;
-    wnn_operand_desc d = desc_of(x);
+    wnn_operand_desc d = onx_desc_of(x);
     if ((d.rank != 1 && d.rank != 2) || (d.data_type != WNN_DATA_TYPE_INT32 && d.data_type != WNN_DATA_TYPE_INT64))
         return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "input of rank %u and type %s: int32 or int64 of rank 1 or 2",
                         d.rank, wnn_data_type_name(d.data_type));
