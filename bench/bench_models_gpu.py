@@ -45,6 +45,11 @@ import torch  # noqa: E402
 import torch_models  # noqa: E402
 import wnn  # noqa: E402
 
+# float32 is float32 on both sides: PyTorch's cuDNN convolutions default to
+# TF32 (10-bit mantissas), which would make them faster and the reference looser
+torch.backends.cudnn.allow_tf32 = False
+torch.backends.cuda.matmul.allow_tf32 = False
+
 
 def median_ms(fn, sync, repeat):
     for _ in range(10):
