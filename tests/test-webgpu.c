@@ -7,10 +7,11 @@
 ** softmax, conv2d in nhwc with padding and bias, maxPool2d with NaN,
 ** float16 layerNormalization, gather of negative and clamped indices,
 ** triangular, quantizeLinear, uint4 dequantizeLinear, exclusive reversed
-** cumulativeSum, lstmCell's cell state, int64 sub and casts), dispatches
-** split over the binding size, and int64 where no kernel has it refused by
-** opSupportLimits and the builder. Exits 77 with the reason where no adapter is found (no library,
-** or a Vulkan driver Dawn refuses; see docs/webgpu.md).
+** cumulativeSum, lstmCell's cell state, int64 sub, casts and gather),
+** dispatches split over the binding size, and int64 where no kernel has it
+** refused by opSupportLimits and the builder. Exits 77 with the reason
+** where no adapter is found (no library, or a Vulkan driver Dawn refuses;
+** see docs/webgpu.md).
 */
 #include <libgen.h>
 #include <math.h>
@@ -386,6 +387,13 @@ static void test_int64(void)
     const void *in3[1] = {v};
     run(cast_i64_op, 1, &id, in3, &d[0], y);
     CHECK(y[0] == -7 && y[1] == 0 && y[2] == 7);
+    /* int64 values moved by gather (int64 indices, one from the end) */
+    wnn_operand_desc gd[2] = {{WNN_DATA_TYPE_INT64, 2, {1, 3}}, {WNN_DATA_TYPE_INT64, 1, {2}}};
+    wnn_operand_desc god = {WNN_DATA_TYPE_INT64, 2, {1, 2}};
+    int64_t vals[3] = {INT64_MIN, 42, -((int64_t)1 << 40)}, idx[2] = {-1, 0}, got[2];
+    const void *in4[2] = {vals, idx};
+    run(gather_op, 2, gd, in4, &god, got);
+    CHECK(got[0] == -((int64_t)1 << 40) && got[1] == INT64_MIN);
 }
 
 static wnn_operand *cast_f16_op(wnn_graph_builder *b, wnn_operand **in)
