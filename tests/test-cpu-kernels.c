@@ -4,9 +4,9 @@
 ** vectors are too small to reach, against references in this file:
 ** transposes by tiles (every element size, random permutations), softmax
 ** along the last axis and layerNormalization over trailing axes (float32
-** and float16 rows, SIMD exp, extreme and subnormal results), gelu
-** against WebNN's 18 ulp, and the float reductions and argMin/argMax over
-** random shapes and axes (both SIMD paths, their column and lane tails,
+** and float16 rows, SIMD exp, extreme and subnormal results), gelu, exp
+** and sigmoid against WebNN's 18, 32 and 34 ulp, the float reductions and
+** argMin/argMax over random shapes and axes (both SIMD paths, their column and lane tails,
 ** NaN) against double, and a float16 graph computed in float32 (an output
 ** that later nodes read, a constant, two outputs).
 */
@@ -247,6 +247,39 @@ static void gelus(void)
         if (worst > 18)
             fprintf(stderr, "gelu(%.9g) = %.9g: %.0f ulp\n", x[at], y[at], worst);
         CHECK(worst <= 18);
+    }
+    free(x);
+    free(y);
+}
+
+/* exp and sigmoid densely over their ranges (into the subnormal results),
+** against double: WebNN allows 32 and 34 ulp. */
+static void exps(void)
+{
+    size_t n = 1 << 18;
+    float *x = malloc(n * 4), *y = malloc(n * 4);
+    for (int k = 0; k < 2; k++) {
+        float lo = k ? -110.0f : -104.0f, hi = k ? 30.0f : 88.7f;
+        for (size_t i = 0; i < n; i++)
+            x[i] = lo + (hi - lo) * (float)i / (float)n;
+        x[0] = 0.0f, x[1] = -0.0f, x[2] = INFINITY, x[3] = -INFINITY, x[4] = 1e-30f;
+        wnn_operand_desc d = {WNN_DATA_TYPE_FLOAT32, 1, {(uint32_t)n}};
+        wnn_graph_builder *b;
+        CHECK_OK(wnn_graph_builder_create(ctx, &b));
+        wnn_operand *in = wnn_graph_builder_input(b, "x", &d);
+        if (run1(b, k ? wnn_sigmoid(b, in) : wnn_exp(b, in), &d, x, y, n * 4)) {
+            double worst = 0;
+            size_t at = 0;
+            for (size_t i = 0; i < n; i++) {
+                double want = k ? 1.0 / (1.0 + exp(-(double)x[i])) : exp((double)x[i]);
+                double u = ulps(y[i], want);
+                if (u > worst)
+                    worst = u, at = i;
+            }
+            if (worst > (k ? 34 : 32))
+                fprintf(stderr, "%s(%.9g) = %.9g: %.0f ulp\n", k ? "sigmoid" : "exp", x[at], y[at], worst);
+            CHECK(worst <= (k ? 34 : 32));
+        }
     }
     free(x);
     free(y);
@@ -497,6 +530,7 @@ int main(void)
     softmaxes();
     layer_norms();
     gelus();
+    exps();
     reductions();
     half_chains();
     wnn_context_release(ctx);

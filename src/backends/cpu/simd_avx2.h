@@ -37,8 +37,11 @@
 bool wnn__cpu_has_avx2(void);
 
 /* Whether it runs AVX-512F as well, and vec_avx512.c's rows (the same
-** contracts as vec.h's gelu and exp_sum), to call only after a yes. */
+** contracts as vec.h's exp, sigmoid, gelu and exp_sum), to call only after
+** a yes. */
 bool wnn__cpu_has_avx512(void);
+void wnn__exp_avx512(float *y, const float *x, size_t n);
+void wnn__sigmoid_avx512(float *y, const float *x, size_t n);
 void wnn__gelu_avx512(float *y, const float *x, size_t n);
 float wnn__exp_sum_avx512(float *y, const float *x, float sub, size_t n);
 

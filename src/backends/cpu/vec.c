@@ -2,7 +2,7 @@
 /*
 ** vec.c -- float32 row primitives for the cpu kernels (see vec.h): AVX2 with
 ** FMA where the processor has it, chosen once at run time, and portable
-** loops otherwise; gelu and exp-and-sum on AVX-512 (vec_avx512.c) where
+** loops otherwise; exp, sigmoid, gelu and exp-and-sum on AVX-512 (vec_avx512.c) where
 ** the processor has that. exp is simd_avx2.h's (Cephes' expf, about 1 ulp).
 */
 #include "backends/cpu/vec.h"
@@ -68,6 +68,20 @@ static void gelu_c(float *y, const float *x, size_t n)
 {
     for (size_t i = 0; i < n; i++) /* erfc keeps the negative side's relative precision */
         y[i] = (float)(0.5 * x[i] * erfc(-x[i] * 0.70710678118654752440));
+}
+
+static void exp_c(float *y, const float *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = expf(x[i]);
+}
+
+static void sigmoid_c(float *y, const float *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        float e = expf(-fabsf(x[i])), s = 1.0f / (1.0f + e);
+        y[i] = x[i] >= 0.0f ? s : e * s;
+    }
 }
 
 /* ------------------------------------------------------------------------ */
@@ -138,6 +152,30 @@ AVX2 static void gelu_avx2(float *y, const float *x, size_t n)
         memcpy(y + i, out, (n - i) * sizeof *out);
     }
 }
+
+AVX2 static inline __m256 sigmoid8(__m256 x)
+{
+    __m256 e = wnn__exp8(_mm256_or_ps(x, _mm256_set1_ps(-0.0f))); /* exp(-|x|) */
+    __m256 s = _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_add_ps(_mm256_set1_ps(1.0f), e));
+    return _mm256_blendv_ps(_mm256_mul_ps(e, s), s, _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GE_OQ));
+}
+
+/* y = F(x) eight at a time, the tail through a zero-padded vector. */
+#define DEFINE_MAP8(NAME, F)                                                   \
+    AVX2 static void NAME##_avx2(float *y, const float *x, size_t n)          \
+    {                                                                          \
+        size_t i = 0;                                                          \
+        for (; i + 8 <= n; i += 8)                                             \
+            _mm256_storeu_ps(y + i, F(_mm256_loadu_ps(x + i)));                \
+        if (i < n) {                                                           \
+            float in[8] = {0}, out[8];                                         \
+            memcpy(in, x + i, (n - i) * sizeof *in);                           \
+            _mm256_storeu_ps(out, F(_mm256_loadu_ps(in)));                     \
+            memcpy(y + i, out, (n - i) * sizeof *out);                         \
+        }                                                                      \
+    }
+DEFINE_MAP8(exp, wnn__exp8)
+DEFINE_MAP8(sigmoid, sigmoid8)
 
 AVX2 static float max_avx2(const float *x, size_t n)
 {
@@ -282,6 +320,28 @@ void wnn__vec_scale(float *y, float s, size_t n) { PICK(scale, y, s, n); }
 double wnn__vec_sum(const float *x, size_t n) { return PICK(sum, x, n); }
 
 double wnn__vec_sq_dev(const float *x, float mean, size_t n) { return PICK(sq_dev, x, mean, n); }
+
+void wnn__vec_exp(float *y, const float *x, size_t n)
+{
+#if WNN_CPU_X86
+    if (wnn__cpu_has_avx512()) {
+        wnn__exp_avx512(y, x, n);
+        return;
+    }
+#endif
+    PICK(exp, y, x, n);
+}
+
+void wnn__vec_sigmoid(float *y, const float *x, size_t n)
+{
+#if WNN_CPU_X86
+    if (wnn__cpu_has_avx512()) {
+        wnn__sigmoid_avx512(y, x, n);
+        return;
+    }
+#endif
+    PICK(sigmoid, y, x, n);
+}
 
 void wnn__vec_gelu(float *y, const float *x, size_t n)
 {

@@ -20,6 +20,12 @@ float wnn__vec_exp_sum(float *y, const float *x, float sub, size_t n);
 ** double). y may be x. */
 void wnn__vec_gelu(float *y, const float *x, size_t n);
 
+/* y[i] = exp(x[i]) and y[i] = 1 / (1 + exp(-x[i])), about 1 and 2 ulp
+** (sigmoid from exp(-|x|), so the negative side falls gradually to 0). y may
+** be x. */
+void wnn__vec_exp(float *y, const float *x, size_t n);
+void wnn__vec_sigmoid(float *y, const float *x, size_t n);
+
 /* y[i] *= s. */
 void wnn__vec_scale(float *y, float s, size_t n);
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** vec_avx512.c -- the transcendental rows of vec.c on AVX-512 (sixteen
-** floats a vector): gelu and softmax's exp-and-sum, for processors that
+** floats a vector): exp, sigmoid, gelu and softmax's exp-and-sum, for
+** processors that
 ** have AVX-512F; vec.c picks them at run time before its AVX2 ones.
 **
 ** They compute what vec.c's AVX2 versions compute, with the same
@@ -91,6 +92,28 @@ AVX512 void wnn__gelu_avx512(float *y, const float *x, size_t n)
         _mm512_mask_storeu_ps(y + i, m, gelu16(_mm512_maskz_loadu_ps(m, x + i)));
     }
 }
+
+AVX512_INLINE __m512 exp16(__m512 x) { return exp16_2(x, _mm512_setzero_ps()); }
+
+AVX512_INLINE __m512 sigmoid16(__m512 x)
+{
+    __m512 nx = _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(x), _mm512_set1_epi32(INT32_MIN)));
+    __m512 e = exp16(nx); /* exp(-|x|) */
+    __m512 s = _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_add_ps(_mm512_set1_ps(1.0f), e));
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GE_OQ), _mm512_mul_ps(e, s), s);
+}
+
+/* y = F(x) sixteen at a time, the tail masked. */
+#define DEFINE_MAP16(NAME, F)                                                  \
+    AVX512 void wnn__##NAME##_avx512(float *y, const float *x, size_t n)      \
+    {                                                                          \
+        for (size_t i = 0; i < n; i += 16) {                                   \
+            __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : tail_mask(n - i);  \
+            _mm512_mask_storeu_ps(y + i, m, F(_mm512_maskz_loadu_ps(m, x + i))); \
+        }                                                                      \
+    }
+DEFINE_MAP16(exp, exp16)
+DEFINE_MAP16(sigmoid, sigmoid16)
 
 AVX512 float wnn__exp_sum_avx512(float *y, const float *x, float sub, size_t n)
 {
