@@ -110,11 +110,9 @@ static inline float pow_f32(float a, float b) { return powf(a, b); }
 
 static inline float abs_f32(float x) { return fabsf(x); }
 static inline float neg_f32(float x) { return -x; }
-static inline float exp_f32(float x) { return expf(x); }
 static inline float log_f32(float x) { return logf(x); }
 static inline float sqrt_f32(float x) { return sqrtf(x); }
 static inline float relu_f32(float x) { return x < 0.0f ? 0.0f : x; }
-static inline float sigmoid_f32(float x) { return 1.0f / (1.0f + expf(-x)); }
 static inline float tanh_f32(float x) { return tanhf(x); }
 
 /* float16 operators: widen, apply the float32 operator, round once. */
@@ -137,11 +135,9 @@ DEFINE_F16_BINARY(min)
 DEFINE_F16_BINARY(pow)
 DEFINE_F16_UNARY(abs)
 DEFINE_F16_UNARY(neg)
-DEFINE_F16_UNARY(exp)
 DEFINE_F16_UNARY(log)
 DEFINE_F16_UNARY(sqrt)
 DEFINE_F16_UNARY(relu)
-DEFINE_F16_UNARY(sigmoid)
 DEFINE_F16_UNARY(tanh)
 
 /* base^e modulo 2^64 by repeated squaring; callers keep the low bits, which
