@@ -10,6 +10,12 @@
 #                                in the same run, and the merged table; the
 #                                model-shaped workloads (gpu_workloads.py) and
 #                                the models (bench_models_gpu.py) beside PyTorch
+#   sh bench/run-gpu.sh webgpu   the webgpu device through NVIDIA's Vulkan
+#                                driver: its tests, the WPT vectors, and
+#                                bench-webgpu beside the cuda device (Dawn from
+#                                $CARRY/dawn/libwebgpu_wrapper.so, or
+#                                WNN_WEBGPU_LIBRARY; the Vulkan loader must be
+#                                installed, see the device notes)
 # Libraries the GPU image lacks (OpenBLAS, jansson) come in a carried folder:
 # CARRY (default gpu-carry) with lib/ and include/. The ONNX importer (for
 # bench_models_gpu.py) is built where that folder also has protobuf-c (its
@@ -90,6 +96,19 @@ bench)
     PYTHONPATH=python python3 bench/bench_models_gpu.py | tee "$OUT/models.txt"
     # DLPack per call, from Python (the module built by the test stage)
     PYTHONPATH=python python3 bench/gpu_dlpack.py | tee "$OUT/dlpack.txt"
+    ;;
+webgpu)
+    [ -n "${WNN_WEBGPU_LIBRARY:-}" ] || export WNN_WEBGPU_LIBRARY="$PWD/$CARRY/dawn/libwebgpu_wrapper.so"
+    [ -n "${VK_DRIVER_FILES:-}" ] || [ ! -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ] ||
+        export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+    WNN_WEBGPU_DEBUG=1 "$BUILD/wnn" devices 2>&1 | tee "$OUT/webgpu-devices.log"
+    for t in test-webgpu test-webgpu-interop test-webgpu-abi; do
+        "$BUILD/tests/$t" >"$OUT/$t.log" 2>&1
+        echo "$t: exit $? $(tail -1 "$OUT/$t.log")"
+    done
+    "$BUILD/wnn" conformance --device webgpu "$WPT" >"$OUT/conformance-webgpu.log" 2>&1
+    grep -E "^FAIL|passed, " "$OUT/conformance-webgpu.log" | head -40
+    "$BUILD/bench/bench-webgpu" webgpu cuda 2>&1 | tee "$OUT/bench-webgpu.txt"
     ;;
 *)
     echo "unknown stage $stage" >&2
