@@ -9,8 +9,8 @@
 ** are widened, computed and rounded once to float32; float16 elements are
 ** widened to float32, computed the same way and rounded once more, to
 ** binary16 (the double result rounds to float32 first, which is what a
-** float32 computation would hold); gelu instead runs on vec.h's SIMD path,
-** in float32 within a few ulp. sign works on every signed type exactly;
+** float32 computation would hold); gelu and erf instead run on vec.h's SIMD
+** path, in float32 within a few ulp. sign works on every signed type exactly;
 ** identity copies bits; isNaN, isInfinite and logicalNot write uint8.
 */
 #include <math.h>
@@ -46,7 +46,6 @@ static inline double op_floor(double x, const act_params *p) { (void)p; return f
 static inline double op_cos(double x, const act_params *p) { (void)p; return cos(x); }
 static inline double op_sin(double x, const act_params *p) { (void)p; return sin(x); }
 static inline double op_tan(double x, const act_params *p) { (void)p; return tan(x); }
-static inline double op_erf(double x, const act_params *p) { (void)p; return erf(x); }
 static inline double op_reciprocal(double x, const act_params *p) { (void)p; return 1.0 / x; }
 /* nearbyint rounds in the current mode, which is to nearest with ties to
 ** even unless a caller changed it; rint would raise inexact, no matter. */
@@ -81,7 +80,7 @@ static inline double op_softplus(double x, const act_params *p)
 static inline double op_softsign(double x, const act_params *p) { (void)p; return x / (1.0 + fabs(x)); }
 
 #define FLOAT_OPS(X)                                                           \
-    X(ceil) X(floor) X(cos) X(sin) X(tan) X(erf) X(reciprocal) X(round_even) X(sign) \
+    X(ceil) X(floor) X(cos) X(sin) X(tan) X(reciprocal) X(round_even) X(sign) \
     X(elu) X(hard_sigmoid) X(hard_swish) X(leaky_relu) X(linear) X(softplus) X(softsign)
 
 #define DEFINE_FLOAT_MAPS(OP)                                                  \
@@ -172,24 +171,27 @@ static void map_logical_not_u8(const void *vi, void *vo, size_t n, const act_par
         o[i] = x[i] == 0;
 }
 
-/* gelu on vec.h's SIMD path; float16 a block at a time through float32. */
-static void map_gelu_vec_f32(const void *vi, void *vo, size_t n, const act_params *p)
-{
-    (void)p;
-    wnn__vec_gelu(vo, vi, n);
-}
-
-static void map_gelu_vec_f16(const void *vi, void *vo, size_t n, const act_params *p)
-{
-    (void)p;
-    float block[512];
-    for (size_t i = 0; i < n; i += 512) {
-        size_t m = n - i < 512 ? n - i : 512;
-        wnn__half_to_float_n(block, (const uint16_t *)vi + i, m);
-        wnn__vec_gelu(block, block, m);
-        wnn__float_to_half_n((uint16_t *)vo + i, block, m);
+/* gelu and erf on vec.h's SIMD path; float16 a block at a time through
+** float32. */
+#define DEFINE_VEC_MAPS(OP)                                                    \
+    static void map_##OP##_vec_f32(const void *vi, void *vo, size_t n, const act_params *p) \
+    {                                                                          \
+        (void)p;                                                               \
+        wnn__vec_##OP(vo, vi, n);                                              \
+    }                                                                          \
+    static void map_##OP##_vec_f16(const void *vi, void *vo, size_t n, const act_params *p) \
+    {                                                                          \
+        (void)p;                                                               \
+        float block[512];                                                      \
+        for (size_t i = 0; i < n; i += 512) {                                  \
+            size_t m = n - i < 512 ? n - i : 512;                              \
+            wnn__half_to_float_n(block, (const uint16_t *)vi + i, m);          \
+            wnn__vec_##OP(block, block, m);                                    \
+            wnn__float_to_half_n((uint16_t *)vo + i, block, m);                \
+        }                                                                      \
     }
-}
+DEFINE_VEC_MAPS(gelu)
+DEFINE_VEC_MAPS(erf)
 
 /* ------------------------------------------------------------------------ */
 /* Tables and the driver                                                     */
@@ -207,7 +209,7 @@ static const map_fn maps[WNN__OP_COUNT][TYPE_SLOTS] = {
     [WNN__OP_COS] = {FLOAT_ENTRY(cos)},
     [WNN__OP_SIN] = {FLOAT_ENTRY(sin)},
     [WNN__OP_TAN] = {FLOAT_ENTRY(tan)},
-    [WNN__OP_ERF] = {FLOAT_ENTRY(erf)},
+    [WNN__OP_ERF] = {[WNN_DATA_TYPE_FLOAT32] = map_erf_vec_f32, [WNN_DATA_TYPE_FLOAT16] = map_erf_vec_f16},
     [WNN__OP_RECIPROCAL] = {FLOAT_ENTRY(reciprocal)},
     [WNN__OP_ROUND_EVEN] = {FLOAT_ENTRY(round_even)},
     [WNN__OP_SIGN] = {FLOAT_ENTRY(sign), [WNN_DATA_TYPE_INT32] = map_sign_i32,

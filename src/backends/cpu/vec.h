@@ -24,6 +24,9 @@ void wnn__vec_gelu(float *y, const float *x, size_t n);
 ** (sigmoid from exp(-|x|), so the negative side falls gradually to 0). y may
 ** be x. */
 void wnn__vec_exp(float *y, const float *x, size_t n);
+/* y[i] = erf(x[i]): a degree-13 Taylor polynomial below |x| = 0.5, else
+** 1 - erfc(|x|) with erfc as in gelu; a few ulp. y may be x. */
+void wnn__vec_erf(float *y, const float *x, size_t n);
 void wnn__vec_sigmoid(float *y, const float *x, size_t n);
 
 /* y[i] *= s. */
