@@ -5,10 +5,11 @@
 ** transposes by tiles (every element size, random permutations), softmax
 ** along the last axis and layerNormalization over trailing axes (float32
 ** and float16 rows, SIMD exp, extreme and subnormal results), gelu, exp and
-** sigmoid against WebNN's 18, 32 and 34 ulp, erf, the float reductions and
-** argMin/argMax over random shapes and axes (both SIMD paths, their column
-** and lane tails, NaN) against double, and a float16 graph computed in
-** float32 (an output that later nodes read, a constant, two outputs).
+** sigmoid against WebNN's 18, 32 and 34 ulp, erf, float32 maxPool2d with
+** NaN, the float reductions and argMin/argMax over random shapes and axes
+** (both SIMD paths, their column and lane tails, NaN) against double, and a
+** float16 graph computed in float32 (an output that later nodes read, a
+** constant, two outputs).
 */
 #include <math.h>
 #include <stdint.h>
@@ -290,6 +291,70 @@ static void exps(void)
     free(y);
 }
 
+/* maxPool2d on float32, both layouts, padding, strides and dilations, with
+** NaN in some inputs, against a loop here: the maximum, or the window's
+** first NaN. */
+static void max_pools(void)
+{
+    for (int k = 0; k < 24; k++) {
+        uint32_t c = 1 + rnd(5), h = 3 + rnd(14), w = 3 + rnd(14), wh = 1 + rnd(3), ww = 1 + rnd(3);
+        bool nhwc = k % 2;
+        wnn_operand_desc d = {WNN_DATA_TYPE_FLOAT32, 4, {2, nhwc ? h : c, nhwc ? w : h, nhwc ? c : w}};
+        wnn_pool2d_options o = WNN_POOL2D_OPTIONS_INIT;
+        o.window_dimensions[0] = wh, o.window_dimensions[1] = ww;
+        o.strides[0] = 1 + rnd(2), o.strides[1] = 1 + rnd(2);
+        o.dilations[0] = 1 + rnd(2), o.dilations[1] = 1 + rnd(2);
+        for (int i = 0; i < 4; i++)
+            o.padding[i] = rnd(2);
+        o.layout = nhwc ? WNN_INPUT_LAYOUT_NHWC : WNN_INPUT_LAYOUT_NCHW;
+        size_t n = 2 * (size_t)c * h * w;
+        float *x = malloc(n * 4);
+        free(values(x, n, false, 4.0f));
+        for (int i = 0; k % 3 == 0 && i < 3; i++)
+            x[rnd((uint32_t)n)] = NAN;
+        uint32_t eh = (wh - 1) * o.dilations[0] + 1, ew = (ww - 1) * o.dilations[1] + 1;
+        if (h + o.padding[0] + o.padding[1] < eh || w + o.padding[2] + o.padding[3] < ew) {
+            free(x);
+            continue;
+        }
+        uint32_t oh = (h + o.padding[0] + o.padding[1] - eh) / o.strides[0] + 1;
+        uint32_t ow = (w + o.padding[2] + o.padding[3] - ew) / o.strides[1] + 1;
+        float *y = malloc(2 * (size_t)c * oh * ow * 4);
+        wnn_graph_builder *b;
+        CHECK_OK(wnn_graph_builder_create(ctx, &b));
+        if (run1(b, wnn_max_pool2d(b, wnn_graph_builder_input(b, "x", &d), &o), &d, x, y, 2 * (size_t)c * oh * ow * 4)) {
+            size_t bad = 0;
+            for (uint32_t bn = 0; bn < 2; bn++)
+                for (uint32_t ch = 0; ch < c; ch++)
+                    for (uint32_t oy = 0; oy < oh; oy++)
+                        for (uint32_t ox = 0; ox < ow; ox++) {
+                            float want = 0.0f;
+                            bool any = false;
+                            for (uint32_t ky = 0; ky < wh; ky++)
+                                for (uint32_t kx = 0; kx < ww; kx++) {
+                                    long iy = (long)(oy * o.strides[0] + ky * o.dilations[0]) - o.padding[0];
+                                    long ix = (long)(ox * o.strides[1] + kx * o.dilations[1]) - o.padding[2];
+                                    if (iy < 0 || ix < 0 || iy >= (long)h || ix >= (long)w)
+                                        continue;
+                                    size_t at = nhwc ? ((bn * h + (size_t)iy) * w + (size_t)ix) * c + ch
+                                                     : ((bn * c + ch) * h + (size_t)iy) * w + (size_t)ix;
+                                    if (!any || (want == want && (x[at] > want || x[at] != x[at])))
+                                        want = x[at];
+                                    any = true;
+                                }
+                            size_t o_at = nhwc ? ((bn * oh + oy) * ow + ox) * c + ch : ((bn * c + ch) * oh + oy) * ow + ox;
+                            float got = y[o_at];
+                            bad += !(got == want || (got != got && want != want));
+                        }
+            if (bad)
+                fprintf(stderr, "maxPool2d case %d: %zu elements wrong\n", k, bad);
+            CHECK(bad == 0);
+        }
+        free(x);
+        free(y);
+    }
+}
+
 /* ---- reductions ---------------------------------------------------------------------------- */
 
 enum { R_SUM, R_MEAN, R_L1, R_L2, R_SUMSQ, R_MAX, R_MIN, R_LSE, R_COUNT };
@@ -536,6 +601,7 @@ int main(void)
     layer_norms();
     gelus();
     exps();
+    max_pools();
     reductions();
     half_chains();
     wnn_context_release(ctx);
