@@ -203,6 +203,8 @@ static void wg_device_close(wnn__device *d)
         wg_pipelines_free(g);
         if (g->readback)
             wg.wgpuBufferRelease(g->readback);
+        if (g->fence)
+            wg.wgpuBufferRelease(g->fence);
         wg.wgpuQueueRelease(g->queue);
         wg.wgpuDeviceRelease(g->device);
         wg.wgpuInstanceRelease(g->instance);
@@ -411,9 +413,19 @@ static wnn_status read_back(wg_gpu *g, void *dst, WGPUBuffer src, size_t n)
         if (!g->readback)
             return WNN_STATUS_OUT_OF_MEMORY;
     }
+    if (!src && !g->fence) {
+        WGPUBufferDescriptor desc = {0};
+        desc.label = sv("wnn fence");
+        desc.usage = WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst;
+        desc.size = 4;
+        if (!(g->fence = wg.wgpuDeviceCreateBuffer(g->device, &desc)))
+            return WNN_STATUS_OUT_OF_MEMORY;
+    }
+    /* A map waits only for the work that uses the mapped buffer, so a bare
+    ** wait copies 4 bytes into it behind everything queued: the queue
+    ** completes in order, and the map completes after all of it. */
     WGPUCommandEncoder enc = wg.wgpuDeviceCreateCommandEncoder(g->device, NULL);
-    if (src)
-        wg.wgpuCommandEncoderCopyBufferToBuffer(enc, src, 0, g->readback, 0, span);
+    wg.wgpuCommandEncoderCopyBufferToBuffer(enc, src ? src : g->fence, 0, g->readback, 0, src ? span : 4);
     wg_submit(g, enc);
     uint32_t status = 0;
     WGPUBufferMapCallbackInfo ci = {NULL, WGPUCallbackMode_WaitAnyOnly, on_map, &status, NULL};

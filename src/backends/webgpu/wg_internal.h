@@ -52,6 +52,7 @@ typedef struct wg_gpu {
     bool shader_f16;
     bool external;                 /* the embedder's device (wnn_webgpu.h) */
     WGPUBuffer readback;           /* MapRead staging, grown on demand */
+    WGPUBuffer fence;              /* 4 bytes copied into readback to wait for the queue */
     uint64_t readback_size;
     struct wg_pipeline *pipelines; /* compiled once per WGSL text */
     uint64_t errors;               /* uncaptured errors seen so far */

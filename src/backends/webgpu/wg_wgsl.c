@@ -160,6 +160,20 @@ static const char *HELPERS =
     "          t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))));\n"
     "  return select(y - 1.0, 1.0 - y, x >= 0.0);\n"
     "}\n"
+    /* tan by reduction to [-pi/4, pi/4] with pi/4 in three parts, an odd
+    ** polynomial there and -1/t past it: drivers' tan loses the cos near
+    ** pi/2 (NVIDIA: 0.0024 off at tan = -23.7, WebNN allows 1/1024) */
+    "fn tan_(x: f32) -> f32 {\n"
+    "  let a = abs(x);\n"
+    "  var j = floor(a * 1.2732395447351628);\n"
+    "  j = j + select(0.0, 1.0, (u32(j) & 1u) == 1u);\n"
+    "  let r = ((a - j * 0.78515625) - j * 2.4187564849853515625e-4) - j * 3.77489497744594108e-8;\n"
+    "  let z = r * r;\n"
+    "  var t = ((((((9.38540185543e-3 * z + 3.11992232697e-3) * z + 2.44301354525e-2) * z + 5.34112807005e-2) * z +\n"
+    "          1.33387994085e-1) * z + 3.33331568548e-1) * z) * r + r;\n"
+    "  if ((u32(j) & 2u) != 0u) { t = -1.0 / t; }\n"
+    "  return select(t, -t, x < 0.0);\n"
+    "}\n"
     "fn tanh_(x: f32) -> f32 {\n"
     "  let a = abs(x);\n"
     "  if (a < 0.55) { let z = x * x; return x * (1.0 + z * (-0.33333334 + z * (0.13333334 + z * (-0.053968254 + z * 0.021869488)))); }\n"
@@ -432,7 +446,7 @@ static const char *map_expr(wg_frame *f, wnn_data_type in, char *buf, size_t len
     case WNN__OP_FLOOR: return "floor(x)";
     case WNN__OP_COS: return "cos(x)";
     case WNN__OP_SIN: return "sin(x)";
-    case WNN__OP_TAN: return "tan(x)";
+    case WNN__OP_TAN: return "tan_(x)";
     case WNN__OP_EXP: return "exp(x)";
     case WNN__OP_LOG: return "log(x)";
     case WNN__OP_SQRT: return "sqrt(x)";
