@@ -140,9 +140,11 @@ static void max_planes_f32_fast(void *arg, size_t begin, size_t end)
         float best = -INFINITY;
         bool nan = false;
         for (size_t ky = ky0; ky < ky1; ky++) {
-            const float *row = in + (size_t)(x + (ptrdiff_t)(ky * step_y));
+            /* x is negative in the padding: the row's offset stays signed
+            ** and only taps inside the input (kx >= kx0) are indexed */
+            const ptrdiff_t row = x + (ptrdiff_t)(ky * step_y);
             for (size_t kx = kx0; kx < kx1; kx++) {
-                float v = row[kx * step_x];
+                float v = in[row + (ptrdiff_t)(kx * step_x)];
                 nan |= v != v;
                 best = v > best ? v : best;
             }
