@@ -54,8 +54,8 @@ wnn_status onx_builder_failed(onx_importer *im)
 {
     wnn_status st = wnn_graph_builder_status(im->b);
     const char *msg = wnn_graph_builder_error_message(im->b);
-    if (st == WNN_OK && im->status != WNN_OK)
-        return im->status; /* an argument was refused before the call: that is the reason */
+    if (im->status != WNN_OK)
+        return im->status; /* the node failed before the call (an argument refused): that is the reason */
     if (st == WNN_OK)
         return onx_fail(im, WNN_STATUS_UNKNOWN, "a builder call failed without an error");
     if (st == WNN_STATUS_UNSUPPORTED_DATA_TYPE)

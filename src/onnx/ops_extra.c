@@ -23,8 +23,15 @@ static wnn_reduce_options reduce_all(void)
 }
 
 /* [d] int64 0..d-1 shaped [1, .., d (at axis), .., 1] of rank r. */
+/* The longest iota built (128 MiB of int64): vocabularies and class counts
+** are far below, and a fuzzed 2^31-element axis must not allocate 16 GiB. */
+#define ONX_IOTA_MAX (1u << 24)
+
 static wnn_operand *iota(onx_importer *im, uint32_t d, uint32_t axis, uint32_t r)
 {
+    if (d > ONX_IOTA_MAX)
+        return onx_fail(im, WNN_STATUS_NOT_SUPPORTED, "an index constant of %u elements (int64) is over the %u "
+                        "this decomposition builds", d, ONX_IOTA_MAX), NULL;
     int64_t *v = malloc(d * sizeof *v);
     if (v == NULL)
         return onx_fail(im, WNN_STATUS_OUT_OF_MEMORY, "out of memory"), NULL;
