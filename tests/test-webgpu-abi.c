@@ -16,6 +16,7 @@
 
 #include "backends/webgpu/wgpu.h"
 #include "test.h"
+#include "test-webgpu.h"
 
 static wg_api w;
 static WGPUInstance inst;
@@ -78,6 +79,7 @@ static uint32_t compile_on(WGPUAdapter a, const WGPUFeatureName *features, size_
 int main(void)
 {
     char src[4096], dir[4096], cmd[9000];
+    test_use_private_lavapipe();
     snprintf(src, sizeof src, "%s", __FILE__);
     snprintf(dir, sizeof dir, "%s/../src/backends/webgpu/dawn/node_modules/bun-webgpu-linux-x64", dirname(src));
     const char *env = getenv("WNN_WEBGPU_LIBRARY");

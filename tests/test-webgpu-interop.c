@@ -16,6 +16,7 @@
 
 #include "backends/webgpu/wgpu.h"
 #include "test.h"
+#include "test-webgpu.h"
 #include "wnn/wnn_webgpu.h"
 
 static wg_api w;
@@ -23,17 +24,6 @@ static WGPUInstance inst;
 static WGPUDevice dev;
 static WGPUQueue queue;
 static int device_errors; /* the application's uncaptured errors */
-
-static void use_private_lavapipe(void)
-{
-    char path[4096], src[4096];
-    snprintf(src, sizeof src, "%s", __FILE__);
-    snprintf(path, sizeof path, "%s/../src/backends/webgpu/dawn/lvp25.json", dirname(src));
-    if (!getenv("VK_DRIVER_FILES") && access(path, R_OK) == 0)
-        setenv("VK_DRIVER_FILES", path, 0);
-    if (!getenv("XDG_RUNTIME_DIR"))
-        setenv("XDG_RUNTIME_DIR", "/tmp", 0);
-}
 
 static bool listed(void)
 {
@@ -393,7 +383,7 @@ static void test_context_gone(void)
 
 int main(void)
 {
-    use_private_lavapipe();
+    test_use_private_lavapipe();
     if (!listed()) {
         printf("skipped: no webgpu device (needs the pinned Dawn build and a real adapter: "
                "src/backends/webgpu/setup.sh, docs/webgpu.md)\n");

@@ -19,19 +19,7 @@
 
 #include "platform/config.h"
 #include "test.h"
-
-/* The private lavapipe of src/backends/webgpu/setup.sh, if installed and
-** no driver was chosen. */
-static void use_private_lavapipe(void)
-{
-    char path[4096], src[4096];
-    snprintf(src, sizeof src, "%s", __FILE__);
-    snprintf(path, sizeof path, "%s/../src/backends/webgpu/dawn/lvp25.json", dirname(src));
-    if (!getenv("VK_DRIVER_FILES") && access(path, R_OK) == 0)
-        setenv("VK_DRIVER_FILES", path, 0);
-    if (!getenv("XDG_RUNTIME_DIR"))
-        setenv("XDG_RUNTIME_DIR", "/tmp", 0); /* Mesa's WSI complains without one */
-}
+#include "test-webgpu.h"
 
 static bool listed(void)
 {
@@ -473,7 +461,7 @@ static void test_unsupported(void)
 
 int main(void)
 {
-    use_private_lavapipe();
+    test_use_private_lavapipe();
     if (!listed()) {
         printf("skipped: no webgpu device (needs the pinned Dawn build and a real adapter: "
                "src/backends/webgpu/setup.sh, docs/webgpu.md)\n");
