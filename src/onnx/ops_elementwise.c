@@ -54,8 +54,11 @@ static wnn_operand *legacy_broadcast(onx_importer *im, const Onnx__NodeProto *n,
     wnn_operand_get_desc(a, &ad);
     wnn_operand_get_desc(b, &bd);
     int axis = onx_axis(im, onx_attr_int(n, "axis", 0), ad.rank);
-    if (axis < 0 || (uint32_t)axis + bd.rank > ad.rank)
+    if (axis < 0)
         return NULL;
+    if ((uint32_t)axis + bd.rank > ad.rank)
+        return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "input 1 of rank %u does not fit at axis %d of rank %u",
+                        bd.rank, axis, ad.rank), NULL;
     uint32_t s[WNN_MAX_RANK], r = ad.rank - (uint32_t)axis;
     for (uint32_t i = 0; i < r; i++)
         s[i] = i < bd.rank ? bd.shape[i] : 1;
