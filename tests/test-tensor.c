@@ -174,6 +174,14 @@ static void test_version_and_types(void)
     CHECK_EQ_INT(wnn_operand_desc_byte_length(&scalar), 8);
     wnn_operand_desc zero = {WNN_DATA_TYPE_FLOAT32, 2, {3, 0}};
     CHECK_EQ_INT(wnn_operand_desc_element_count(&zero), 0);
+    /* a 0 after dimensions whose product overflows is still 0 elements (fuzz_builder) */
+    wnn_operand_desc late_zero = {WNN_DATA_TYPE_INT4, 4, {2147483647u, 2147483647u, 2147483647u, 0}};
+    CHECK_EQ_INT(wnn_operand_desc_element_count(&late_zero), 0);
+    CHECK_EQ_INT(wnn_operand_desc_byte_length(&late_zero), 0);
+    /* a saturated count stays saturated in a 4-bit byte length */
+    wnn_operand_desc huge = {WNN_DATA_TYPE_INT4, 3, {2147483647u, 2147483647u, 2147483647u}};
+    CHECK(wnn_operand_desc_element_count(&huge) == UINT64_MAX);
+    CHECK(wnn_operand_desc_byte_length(&huge) == UINT64_MAX);
 }
 
 static void test_statuses(void)

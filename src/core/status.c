@@ -109,9 +109,11 @@ size_t wnn_data_type_size(wnn_data_type t)
 uint64_t wnn_operand_desc_element_count(const wnn_operand_desc *desc)
 {
     uint64_t n = 1;
-    for (uint32_t i = 0; i < desc->rank && i < WNN_MAX_RANK; i++) {
+    uint32_t rank = desc->rank < WNN_MAX_RANK ? desc->rank : WNN_MAX_RANK;
+    for (uint32_t i = 0; i < rank; i++)
         if (desc->shape[i] == 0)
-            return 0;
+            return 0; /* even after dimensions whose product overflows */
+    for (uint32_t i = 0; i < rank; i++) {
         /* saturate rather than wrap: counts past 2^63 are all "too many" */
         if (n > UINT64_MAX / desc->shape[i])
             return UINT64_MAX;
@@ -124,7 +126,7 @@ uint64_t wnn_operand_desc_byte_length(const wnn_operand_desc *desc)
 {
     uint64_t n = wnn_operand_desc_element_count(desc);
     if (desc->data_type == WNN_DATA_TYPE_INT4 || desc->data_type == WNN_DATA_TYPE_UINT4)
-        return n / 2 + n % 2;
+        return n == UINT64_MAX ? UINT64_MAX : n / 2 + n % 2; /* a saturated count stays saturated */
     size_t size = wnn_data_type_size(desc->data_type);
     if (n > UINT64_MAX / 8)
         return UINT64_MAX;
