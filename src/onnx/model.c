@@ -44,13 +44,18 @@ void wnn_onnx_model_release(wnn_onnx_model *m)
     free(m);
 }
 
-static wnn_status make_bindings(wnn_onnx_model *m, bool input, binding **list, uint32_t n)
+/* Creates the n bindings of the graph's inputs (or outputs) into *list and
+** counts each one made in *made, so that a failure part way leaves a list
+** that wnn_onnx_model_release frees exactly. */
+static wnn_status make_bindings(wnn_onnx_model *m, bool input, binding **list, uint32_t *made, uint32_t n)
 {
+    *made = 0;
     *list = calloc(n ? n : 1, sizeof **list);
     if (*list == NULL)
         return WNN_STATUS_OUT_OF_MEMORY;
     for (uint32_t i = 0; i < n; i++) {
         binding *b = &(*list)[i];
+        *made = i + 1;
         const char *name;
         wnn_status st = input ? wnn_graph_get_input(m->graph, i, &name, &b->desc)
                               : wnn_graph_get_output(m->graph, i, &name, &b->desc);
@@ -81,11 +86,9 @@ wnn_status onx_model_create(wnn_context *ctx, onx_importer *im, const wnn_named_
         free(m);
         return st;
     }
-    m->n_in = wnn_graph_input_count(m->graph);
-    m->n_out = wnn_graph_output_count(m->graph);
-    st = make_bindings(m, true, &m->in, m->n_in);
+    st = make_bindings(m, true, &m->in, &m->n_in, wnn_graph_input_count(m->graph));
     if (st == WNN_OK)
-        st = make_bindings(m, false, &m->out, m->n_out);
+        st = make_bindings(m, false, &m->out, &m->n_out, wnn_graph_output_count(m->graph));
     if (st == WNN_OK && (m->onnx_inputs = calloc(im->input_count ? im->input_count : 1, sizeof(char *))) == NULL)
         st = WNN_STATUS_OUT_OF_MEMORY;
     for (uint32_t i = 0; st == WNN_OK && i < im->input_count; i++) {

@@ -85,7 +85,16 @@ static const uint32_t swap01[3] = {1, 0, 2}, seq_to_batch[4] = {2, 0, 1, 3};
 static wnn_operand *rin(onx_importer *im, const Onnx__NodeProto *n, size_t i)
 {
     wnn_operand *x = onx_in(im, n, i) ? onx_in_op(im, n, i) : NULL;
-    return x != NULL && onx_attr_int(n, "layout", 0) != 0 && (i == 0 || i >= 5) ? wnn_transpose(im->b, x, swap01) : x;
+    if (x == NULL || onx_attr_int(n, "layout", 0) == 0 || (i != 0 && i < 5))
+        return x;
+    /* swap01 is a permutation of rank 3: X and the states must be of rank 3
+    ** before it is applied (the operator's own check comes after). */
+    uint32_t rank = onx_desc_of(x).rank;
+    if (rank != 3) {
+        onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "%s input %zu with layout=1 has rank %u, not 3", n->op_type, i, rank);
+        return NULL;
+    }
+    return wnn_transpose(im->b, x, swap01);
 }
 
 static wnn_status rout(onx_importer *im, const Onnx__NodeProto *n, size_t i, wnn_operand *y)
