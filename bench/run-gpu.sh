@@ -10,19 +10,26 @@
 #                                in the same run, and the merged table; the
 #                                model-shaped workloads (gpu_workloads.py) and
 #                                the models (bench_models_gpu.py) beside PyTorch
+#   sh bench/run-gpu.sh cpu      the cpu device on the host's cores beside
+#                                PyTorch and ONNX Runtime's Python package
+#                                (bench_cpu.py, bench_models.py --peer python),
+#                                with wnn's threads on the OpenMP team and on
+#                                its own pool (WNN_CPU_OPENMP=0) in the same run
 #   sh bench/run-gpu.sh webgpu   the webgpu device through NVIDIA's Vulkan
 #                                driver: its tests, the WPT vectors, and
 #                                bench-webgpu beside the cuda device (Dawn from
 #                                $CARRY/dawn/libwebgpu_wrapper.so, or
 #                                WNN_WEBGPU_LIBRARY; the Vulkan loader must be
 #                                installed, see the device notes)
-# Libraries the GPU image lacks (OpenBLAS, jansson) come in a carried folder:
-# CARRY (default gpu-carry) with lib/ and include/. The ONNX importer (for
+# Libraries the GPU image lacks (OpenBLAS, jansson, oneDNN) come in a carried
+# folder: CARRY (default gpu-carry) with lib/ and include/, which
+# bench/make-gpu-carry.sh assembles here (its lib.tar.xz is unpacked below). The ONNX importer (for
 # bench_models_gpu.py) is built where that folder also has protobuf-c (its
 # library, include/protobuf-c/, lib/pkgconfig/libprotobuf-c.pc) and onnx/
 # with onnx.proto and the reader protoc-c generated from it here, which
 # bin/protoc-c copies into the build (the image has no protoc-c). The WPT vectors are the
 # repository's (data/wpt). Logs go to OUT (default ./gpu-out).
+# WNN_CMAKE_FLAGS adds to the build stage's configure (-DWNN_WITH_CUDA=OFF for the cpu stage alone).
 set -u
 CARRY=${CARRY:-gpu-carry}
 OUT=${OUT:-gpu-out}
@@ -31,6 +38,9 @@ case "$OUT" in /*) ;; *) OUT="$PWD/$OUT" ;; esac
 mkdir -p "$OUT"
 export PKG_CONFIG_PATH="$PWD/$CARRY/lib/pkgconfig"
 export LD_LIBRARY_PATH="$PWD/$CARRY/lib:${LD_LIBRARY_PATH:-}"
+if [ -f "$CARRY/lib.tar.xz" ] && [ ! -e "$CARRY/lib/libdnnl.so.2" ]; then
+    tar -xJf "$CARRY/lib.tar.xz" -C "$CARRY/lib" || exit 1
+fi
 # cuDNN for the convolutions (loaded on first use): PyTorch's wheel brings one
 for site in $(python3 -c 'import site; print(" ".join(site.getsitepackages()))' 2>/dev/null); do
     [ -d "$site/nvidia/cudnn/lib" ] && LD_LIBRARY_PATH="$site/nvidia/cudnn/lib:$LD_LIBRARY_PATH"
@@ -45,7 +55,7 @@ build)
     [ -f "$CARRY/onnx/onnx.proto" ] &&
         onnx="-DWNN_ONNX_PROTO=$PWD/$CARRY/onnx/onnx.proto -DWNN_PROTOC_C=$PWD/$CARRY/bin/protoc-c"
     # shellcheck disable=SC2086
-    cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWNN_WPT_DIR="$WPT" $onnx >"$OUT/cmake.log" 2>&1 || { tail -30 "$OUT/cmake.log"; exit 1; }
+    cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWNN_WPT_DIR="$WPT" $onnx ${WNN_CMAKE_FLAGS:-} >"$OUT/cmake.log" 2>&1 || { tail -30 "$OUT/cmake.log"; exit 1; }
     cmake --build "$BUILD" -j "$(nproc)" >"$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -30; exit 1; }
     "$BUILD/wnn" devices
     ;;
@@ -96,6 +106,18 @@ bench)
     PYTHONPATH=python python3 bench/bench_models_gpu.py | tee "$OUT/models.txt"
     # DLPack per call, from Python (the module built by the test stage)
     PYTHONPATH=python python3 bench/gpu_dlpack.py | tee "$OUT/dlpack.txt"
+    ;;
+cpu)
+    # the Python module over this build (the test stage builds it too)
+    [ -n "$(ls python/wnn/_wnn*.so 2>/dev/null)" ] ||
+        (cd python && WNN_BUILD_DIR="../$BUILD" WNN_LINK=shared python3 setup.py build_ext --inplace >"$OUT/python-build.log" 2>&1) ||
+        { tail -20 "$OUT/python-build.log"; exit 1; }
+    n=$(nproc)
+    for omp in 1 0; do
+        echo "== WNN_CPU_OPENMP=$omp, $n threads"
+        WNN_CPU_OPENMP=$omp python3 bench/bench_cpu.py --threads "$n" 2>&1 | tee "$OUT/cpu-omp$omp.txt"
+        WNN_CPU_OPENMP=$omp python3 bench/bench_models.py --peer python --threads "$n" --repeat 10 2>&1 | tee "$OUT/models-omp$omp.txt"
+    done
     ;;
 webgpu)
     [ -n "${WNN_WEBGPU_LIBRARY:-}" ] || export WNN_WEBGPU_LIBRARY="$PWD/$CARRY/dawn/libwebgpu_wrapper.so"

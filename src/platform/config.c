@@ -45,6 +45,8 @@ static void read_all(void)
 {
     config.num_threads = count("WNN_NUM_THREADS", 4096, 0);
     config.cpu_dnnl = on_unless_zero("WNN_CPU_DNNL");
+    config.cpu_openmp = on_unless_zero("WNN_CPU_OPENMP");
+    config.cpu_profile = text("WNN_CPU_PROFILE") != NULL;
     const char *conv = text("WNN_CPU_CONV");
     config.cpu_conv = !conv                        ? WNN__CONV_AUTO
                       : strcmp(conv, "gemm") == 0   ? WNN__CONV_GEMM

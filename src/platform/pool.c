@@ -1,19 +1,38 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
-** pool.c -- the process-wide worker pool behind wnn__parallel_for.
+** pool.c -- the process-wide threads behind wnn__parallel_for.
 **
-** One pool for the whole process, started on first use: (threads - 1)
-** detached workers, because the calling thread works too. The pool runs one
-** job at a time. A call that finds it busy (another thread's kernel, or a
-** nested call from inside a job) runs its whole range inline instead of
-** waiting, so no pattern of nested or concurrent calls can deadlock.
+** Two ways to run a job, chosen once per process:
 **
-** A job lives on the caller's stack. Workers claim chunks of it with an
-** atomic counter; the caller, once no chunk is left, withdraws the job under
-** the lock and waits until every worker that joined has left it, so no worker
-** can touch the job after the caller returns.
+** The OpenMP team (the default where libgomp.so.1 loads). oneDNN, which the
+** cpu device's convolutions use, runs on libgomp; libgomp keeps one team of
+** threads per thread that starts a parallel region. Had wnn its own workers
+** beside that team, the two would fight over the cores (the team spins
+** after each region, waiting for the next), and every thread that called
+** oneDNN would get a team of its own (the timeline's worker and a caller
+** that helps it: two teams of N threads on N cores, which makes libgomp
+** stop spinning and sleep after every region). So in this mode one thread,
+** the pool's master, starts every parallel region of wnn: wnn__pool_call
+** runs a whole graph on it, oneDNN's regions and wnn__parallel_for's jobs
+** alike (a job is GOMP_parallel over the same chunks as below), and a
+** parallel_for from another thread is handed to the master. There is one
+** team in the process, and its threads go from one operator to the next
+** without sleeping. libgomp is opened at run time (dlopen, RTLD_LOCAL):
+** the same libgomp.so.1 oneDNN brings, never linked.
 **
-** The workers live as long as the process and are never joined; everything
+** The pthread pool (builds with a sanitizer, WNN_CPU_OPENMP=0, or no
+** libgomp): (threads - 1) detached workers, because the calling thread
+** works too. A job lives on the caller's stack. Workers claim chunks of it
+** with an atomic counter; the caller, once no chunk is left, withdraws the
+** job under the lock and waits until every worker that joined has left it,
+** so no worker can touch the job after the caller returns.
+**
+** Either way the pool runs one job (or one call) at a time. A call that
+** finds it busy (another thread's kernel, or a nested call from inside a
+** job) runs its whole range inline instead of waiting, so no pattern of
+** nested or concurrent calls can deadlock.
+**
+** The threads live as long as the process and are never joined; everything
 ** they use is static, so leak checkers see nothing unreachable.
 **
 ** wnn_set_num_threads() changes how many threads later jobs use: the pool
@@ -30,6 +49,7 @@
 #include "wnn/wnn.h"
 
 #include <cblas.h>
+#include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -78,6 +98,40 @@ static struct {
 /* True on pool workers, so that their nested calls run inline at once. */
 static _Thread_local bool t_is_worker;
 
+/* Sanitizer builds keep the pthread pool: ThreadSanitizer cannot see the
+** ordering inside the uninstrumented libgomp, and LeakSanitizer's exit-time
+** scan stumbles on its idle threads (as dnnl.c says of oneDNN). */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define WNN__POOL_NO_OPENMP 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define WNN__POOL_NO_OPENMP 1
+#endif
+
+/* The OpenMP team's master: the one thread that starts wnn's parallel
+** regions (see the top of the file). */
+static struct {
+    pthread_once_t once;
+    bool on;
+    void (*parallel)(void (*)(void *), void *, unsigned, unsigned); /* GOMP_parallel */
+    void (*set_num_threads)(int);                                   /* omp_set_num_threads */
+    pthread_mutex_t lock;
+    pthread_cond_t posted;  /* the master: a call was posted */
+    pthread_cond_t done;    /* the caller: the call returned */
+    void (*fn)(void *);     /* the call, while one is posted */
+    void *arg;
+    unsigned long n_posted, n_done;
+} g_team = {
+    .once = PTHREAD_ONCE_INIT,
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .posted = PTHREAD_COND_INITIALIZER,
+    .done = PTHREAD_COND_INITIALIZER,
+};
+
+static _Thread_local bool t_is_master;
+
 static void run_chunks(pool_job *job)
 {
     for (;;) {
@@ -113,6 +167,74 @@ static void *worker_main(void *unused)
             pthread_cond_signal(&g_pool.left);
     }
     return NULL;
+}
+
+static void *master_main(void *unused)
+{
+    (void)unused;
+    t_is_master = true;
+    pthread_mutex_lock(&g_team.lock);
+    for (;;) {
+        while (g_team.n_done == g_team.n_posted)
+            pthread_cond_wait(&g_team.posted, &g_team.lock);
+        void (*fn)(void *) = g_team.fn;
+        void *arg = g_team.arg;
+        pthread_mutex_unlock(&g_team.lock);
+
+        fn(arg);
+
+        pthread_mutex_lock(&g_team.lock);
+        g_team.n_done++;
+        pthread_cond_broadcast(&g_team.done);
+    }
+    return NULL;
+}
+
+/* Opens libgomp and starts the master; leaves g_team.on false (the pthread
+** pool) when any step fails. */
+static void team_start(void)
+{
+#ifndef WNN__POOL_NO_OPENMP
+    if (!wnn__config_get()->cpu_openmp)
+        return;
+    void *h = dlopen("libgomp.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        return;
+    /* the handle stays open for the process, as the team's threads do */
+    g_team.parallel = (void (*)(void (*)(void *), void *, unsigned, unsigned))dlsym(h, "GOMP_parallel");
+    g_team.set_num_threads = (void (*)(int))dlsym(h, "omp_set_num_threads");
+    if (!g_team.parallel || !g_team.set_num_threads)
+        return;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old); /* as the workers do; the team inherits it */
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_t t;
+    g_team.on = pthread_create(&t, &attr, master_main, NULL) == 0;
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+#endif
+}
+
+static bool team_on(void)
+{
+    pthread_once(&g_team.once, team_start);
+    return g_team.on;
+}
+
+/* Runs fn(arg) on the master and waits for it. The caller owns in_use. */
+static void master_run(void (*fn)(void *), void *arg)
+{
+    pthread_mutex_lock(&g_team.lock);
+    g_team.fn = fn;
+    g_team.arg = arg;
+    unsigned long mine = ++g_team.n_posted;
+    pthread_cond_signal(&g_team.posted);
+    while (g_team.n_done < mine)
+        pthread_cond_wait(&g_team.done, &g_team.lock);
+    pthread_mutex_unlock(&g_team.lock);
 }
 
 static size_t threads_wanted(void)
@@ -159,7 +281,10 @@ static void pool_start(void)
 {
     atomic_store(&g_pool.size, 1);
     size_t want = threads_wanted();
-    pool_grow(want);
+    if (team_on()) /* libgomp starts the team's threads */
+        atomic_store(&g_pool.size, want);
+    else
+        pool_grow(want);
     atomic_store(&g_pool.wanted, want);
 }
 
@@ -177,10 +302,31 @@ void wnn__pool_set_threads(size_t n)
     if (!g_pool.blas_default)
         g_pool.blas_default = openblas_get_num_threads();
     size_t want = n ? n : threads_wanted();
-    pool_grow(want);
+    if (g_team.on) {
+        if (want > atomic_load(&g_pool.size))
+            atomic_store(&g_pool.size, want);
+    } else {
+        pool_grow(want);
+    }
     atomic_store(&g_pool.wanted, want);
     openblas_set_num_threads(n ? (int)n : g_pool.blas_default);
     pthread_mutex_unlock(&g_pool.grow);
+}
+
+/* One thread of the OpenMP team: the same chunks the pthread workers take. */
+static void team_body(void *p)
+{
+    bool was = t_is_worker;
+    t_is_worker = true; /* nested calls run inline, on the master too */
+    run_chunks(p);
+    t_is_worker = was;
+}
+
+/* On the master: the job as one parallel region of its team. */
+static void team_region(void *p)
+{
+    pool_job *job = p;
+    g_team.parallel(team_body, job, (unsigned)(job->helpers + 1), 0);
 }
 
 void wnn__parallel_for(size_t n, size_t grain, wnn__range_fn fn, void *arg)
@@ -192,7 +338,8 @@ void wnn__parallel_for(size_t n, size_t grain, wnn__range_fn fn, void *arg)
 
     size_t threads = t_is_worker ? 1 : wnn__pool_size();
     size_t max_chunks = n / grain; /* so that every chunk is >= grain */
-    if (threads < 2 || max_chunks < 2 || atomic_flag_test_and_set(&g_pool.in_use)) {
+    /* the master is inside a call that owns the pool already */
+    if (threads < 2 || max_chunks < 2 || (!t_is_master && atomic_flag_test_and_set(&g_pool.in_use))) {
         fn(arg, 0, n);
         return;
     }
@@ -204,21 +351,69 @@ void wnn__parallel_for(size_t n, size_t grain, wnn__range_fn fn, void *arg)
     job.n_chunks = (n + job.chunk - 1) / job.chunk;
     atomic_init(&job.next, 0);
 
-    pthread_mutex_lock(&g_pool.lock);
-    g_pool.job = &job;
-    g_pool.generation++;
-    pthread_cond_broadcast(&g_pool.wake);
-    pthread_mutex_unlock(&g_pool.lock);
+    if (g_team.on) {
+        if (t_is_master)
+            team_region(&job);
+        else
+            master_run(team_region, &job);
+    } else {
+        pthread_mutex_lock(&g_pool.lock);
+        g_pool.job = &job;
+        g_pool.generation++;
+        pthread_cond_broadcast(&g_pool.wake);
+        pthread_mutex_unlock(&g_pool.lock);
 
-    run_chunks(&job);
+        run_chunks(&job);
 
-    /* Every chunk is claimed; the ones still running belong to workers that
-    ** joined, and none can join once the job is withdrawn. */
-    pthread_mutex_lock(&g_pool.lock);
-    g_pool.job = NULL;
-    while (g_pool.joined > 0)
-        pthread_cond_wait(&g_pool.left, &g_pool.lock);
-    pthread_mutex_unlock(&g_pool.lock);
+        /* Every chunk is claimed; the ones still running belong to workers that
+        ** joined, and none can join once the job is withdrawn. */
+        pthread_mutex_lock(&g_pool.lock);
+        g_pool.job = NULL;
+        while (g_pool.joined > 0)
+            pthread_cond_wait(&g_pool.left, &g_pool.lock);
+        pthread_mutex_unlock(&g_pool.lock);
+    }
 
+    if (!t_is_master)
+        atomic_flag_clear(&g_pool.in_use);
+}
+
+typedef struct team_call {
+    void (*fn)(void *);
+    void *arg;
+} team_call;
+
+/* On the master: OpenMP's count for this call's regions (oneDNN's, OpenBLAS's
+** on OpenMP) is wnn's. */
+static void team_call_run(void *p)
+{
+    team_call *c = p;
+    g_team.set_num_threads((int)wnn__pool_size());
+    c->fn(c->arg);
+}
+
+void wnn__pool_call(void (*fn)(void *), void *arg)
+{
+    if (wnn__pool_size() < 2 || t_is_master || t_is_worker || !g_team.on ||
+        atomic_flag_test_and_set(&g_pool.in_use)) {
+        fn(arg);
+        return;
+    }
+    team_call c = {fn, arg};
+    master_run(team_call_run, &c);
     atomic_flag_clear(&g_pool.in_use);
+}
+
+size_t wnn__pool_threads_here(void)
+{
+    if (t_is_worker)
+        return 1;
+    size_t n = wnn__pool_size(); /* starts the pool: g_team.on is settled after it */
+    return g_team.on && !t_is_master ? 1 : n;
+}
+
+bool wnn__pool_on_team(void)
+{
+    (void)wnn__pool_size(); /* starts the pool, which settles g_team.on */
+    return g_team.on;
 }

@@ -23,14 +23,20 @@
 ** every operator's float32 kernel computes the same function are promoted:
 ** no casts, comparisons, arg-reductions, rounding or oneDNN nodes.
 */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "backends/cpu/cpu_graph.h"
 #include "backends/cpu/dnnl.h"
 #include "backends/cpu/half_simd.h"
 #include "backends/cpu/kernels.h"
 #include "memory/arena.h"
+#include "platform/config.h"
+#include "platform/pool.h"
 
 #define ALIGN 64
 
@@ -48,7 +54,13 @@ struct wnn__cpu_graph {
     bool promoted;         /* float16 values are computed as float32 (promote()) */
     float **const32;       /* promoted: per value, the float32 copy of a float16 constant */
     void *const *widen_from; /* promoted: constants bound but not widened yet, or NULL */
+    bool on_team;          /* runs through wnn__pool_call: large enough to use threads */
 };
+
+/* Below this many elements computed a run, no kernel splits its work over
+** threads (their grains are 2^14 elements and more), so the graph runs on
+** the caller's thread without handing it to the pool's master. */
+#define TEAM_MIN_ELEMENTS ((uint64_t)1 << 15)
 
 static bool is_half(const wnn__ir *ir, uint32_t v)
 {
@@ -337,6 +349,13 @@ wnn_status wnn__cpu_graph_plan(const wnn__ir *ir, wnn__cpu_graph **out)
         wnn__cpu_graph_free(g);
         return s;
     }
+    uint64_t computed = 0;
+    for (uint32_t n = 0; n < ir->n_nodes; n++) {
+        g->on_team |= g->dnnl[n] != NULL;
+        for (uint32_t j = 0; j < ir->nodes[n].n_out; j++)
+            computed += wnn__shape_count(&ir->values[ir->nodes[n].out[j]].desc);
+    }
+    g->on_team |= computed >= TEAM_MIN_ELEMENTS;
     *out = g;
     return WNN_OK;
 }
@@ -377,7 +396,55 @@ void wnn__cpu_graph_free(wnn__cpu_graph *g)
     free(g);
 }
 
-wnn_status wnn__cpu_graph_run(wnn__cpu_graph *g, void *const *inputs, void *const *outputs)
+/* WNN_CPU_PROFILE: each operator's calls and time over the process (a
+** oneDNN convolution counts as conv2d with what it fused), printed to stderr
+** at exit, the costliest first. */
+static struct {
+    pthread_once_t once;
+    atomic_ulong calls[WNN__OP_COUNT];
+    atomic_ulong ns[WNN__OP_COUNT];
+} g_prof = {.once = PTHREAD_ONCE_INIT};
+
+static void prof_print(void)
+{
+    unsigned long total = 0;
+    for (int op = 0; op < WNN__OP_COUNT; op++)
+        total += atomic_load(&g_prof.ns[op]);
+    fprintf(stderr, "wnn cpu profile (WNN_CPU_PROFILE): %.3f ms in operators, %u threads\n", total / 1e6,
+            (unsigned)wnn__pool_size());
+    fprintf(stderr, "%-24s %10s %12s %10s %6s\n", "operator", "calls", "total ms", "mean us", "share");
+    bool shown[WNN__OP_COUNT] = {false};
+    for (;;) {
+        int best = -1;
+        for (int op = 0; op < WNN__OP_COUNT; op++)
+            if (!shown[op] && atomic_load(&g_prof.calls[op]) &&
+                (best < 0 || atomic_load(&g_prof.ns[op]) > atomic_load(&g_prof.ns[best])))
+                best = op;
+        if (best < 0)
+            break;
+        shown[best] = true;
+        unsigned long calls = atomic_load(&g_prof.calls[best]), ns = atomic_load(&g_prof.ns[best]);
+        fprintf(stderr, "%-24s %10lu %12.3f %10.2f %5.1f%%\n", wnn__op_name((wnn__op)best), calls, ns / 1e6,
+                ns / 1e3 / (double)calls, total ? 100.0 * ns / total : 0.0);
+    }
+}
+
+static void prof_start(void) { atexit(prof_print); }
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static void prof_add(wnn__op op, uint64_t since)
+{
+    atomic_fetch_add_explicit(&g_prof.calls[op], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&g_prof.ns[op], now_ns() - since, memory_order_relaxed);
+}
+
+static wnn_status run_here(wnn__cpu_graph *g, void *const *inputs, void *const *outputs)
 {
     const wnn__ir *ir = g->ir;
     if (g->widen_from) {
@@ -397,14 +464,20 @@ wnn_status wnn__cpu_graph_run(wnn__cpu_graph *g, void *const *inputs, void *cons
         else /* promoted */
             wnn__half_to_float_n(g->views[v].data, inputs[i], wnn__shape_count(&ir->values[v].desc));
     }
+    bool profile = wnn__config_get()->cpu_profile;
+    if (profile)
+        pthread_once(&g_prof.once, prof_start);
     for (uint32_t n = 0; n < ir->n_nodes; n++) {
         const wnn__node *node = &ir->nodes[n];
         if (g->fused[n])
             continue;
+        uint64_t t0 = profile ? now_ns() : 0;
         if (g->dnnl[n]) {
             wnn_status s = wnn__dnnl_run(g->dnnl[n], g->views);
             if (s != WNN_OK)
                 return s;
+            if (profile)
+                prof_add(node->op, t0);
             continue;
         }
         wnn__view *in = g->scratch, *out = g->scratch + node->n_in;
@@ -419,6 +492,8 @@ wnn_status wnn__cpu_graph_run(wnn__cpu_graph *g, void *const *inputs, void *cons
         wnn_status s = wnn__cpu_kernel_for(node->op)(node, in, out);
         if (s != WNN_OK)
             return s;
+        if (profile)
+            prof_add(node->op, t0);
     }
     for (uint32_t i = 0; i < ir->n_outputs; i++) {
         uint32_t v = ir->output_values[i];
@@ -432,4 +507,27 @@ wnn_status wnn__cpu_graph_run(wnn__cpu_graph *g, void *const *inputs, void *cons
             memcpy(outputs[i], outputs[g->output_of[v]], (size_t)wnn_operand_desc_byte_length(&ir->values[v].desc));
     }
     return WNN_OK;
+}
+
+typedef struct graph_call {
+    wnn__cpu_graph *g;
+    void *const *inputs, *const *outputs;
+    wnn_status status;
+} graph_call;
+
+static void graph_call_run(void *p)
+{
+    graph_call *c = p;
+    c->status = run_here(c->g, c->inputs, c->outputs);
+}
+
+wnn_status wnn__cpu_graph_run(wnn__cpu_graph *g, void *const *inputs, void *const *outputs)
+{
+    if (!g->on_team)
+        return run_here(g, inputs, outputs);
+    /* every parallel region of the run (wnn's and oneDNN's) from one thread,
+    ** so that they share one team of threads (platform/pool.c) */
+    graph_call c = {g, inputs, outputs, WNN_OK};
+    wnn__pool_call(graph_call_run, &c);
+    return c.status;
 }

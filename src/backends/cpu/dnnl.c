@@ -21,10 +21,12 @@
 ** float16 convolutions only on processors with AVX512-FP16.
 **
 ** Threads: Debian's oneDNN runs on OpenMP (libgomp). A convolution is one
-** call from the thread running the graph, while wnn's own pool is idle, and
-** it asks OpenMP for wnn's thread count (WNN_NUM_THREADS), so the two pools
-** never run at once and never exceed that count. OpenMP's threads spin a
-** little after each call before sleeping (OMP_WAIT_POLICY=passive stops it).
+** call from the thread running the graph, which is the pool's master
+** (platform/pool.c): wnn's own parallel loops run on the same OpenMP team,
+** so there is one team of wnn's thread count (WNN_NUM_THREADS) in the
+** process, and its threads go from one operator to the next without sleeping.
+** OpenMP's threads spin a little after each region before sleeping
+** (OMP_WAIT_POLICY=passive stops it).
 */
 #include "backends/cpu/dnnl.h"
 
@@ -70,7 +72,8 @@
     X(dnnl_primitive_desc_destroy) X(dnnl_primitive_create) X(dnnl_primitive_destroy) X(dnnl_primitive_execute)    \
     X(dnnl_reorder_primitive_desc_create) X(dnnl_post_ops_create) X(dnnl_post_ops_destroy)                         \
     X(dnnl_post_ops_append_eltwise) X(dnnl_post_ops_append_sum) X(dnnl_primitive_attr_create)                      \
-    X(dnnl_primitive_attr_destroy) X(dnnl_primitive_attr_set_post_ops) X(dnnl_primitive_attr_set_scratchpad_mode)
+    X(dnnl_primitive_attr_destroy) X(dnnl_primitive_attr_set_post_ops) X(dnnl_primitive_attr_set_scratchpad_mode) \
+    X(dnnl_sgemm)
 
 static struct {
     pthread_once_t once;
@@ -110,14 +113,18 @@ static bool available(void)
     return L.ok;
 }
 
-/* OpenMP's thread count on this thread becomes wnn's; returns the old one,
-** for restore_threads(), so the application's own OpenMP is left as it was. */
-static int use_wnn_threads(void)
+/* OpenMP's thread count on this thread becomes n; returns the old one, for
+** restore_threads(), so the application's own OpenMP is left as it was.
+** Primitives are made for the pool's whole count (oneDNN splits their work
+** for the count they are made with), and run with wnn__pool_threads_here():
+** all of them on the pool's master, which runs graphs, 1 on another thread,
+** so that no second team starts beside the master's (platform/pool.c). */
+static int use_threads(size_t n)
 {
     if (!L.omp_set_num_threads)
         return 0;
     int old = L.omp_get_max_threads();
-    L.omp_set_num_threads((int)wnn__pool_size());
+    L.omp_set_num_threads((int)n);
     return old;
 }
 
@@ -130,6 +137,7 @@ static void restore_threads(int old)
 struct wnn__dnnl_node {
     uint32_t x, res, y;      /* value ids: input, residual (or WNN__NONE), result */
     bool half;               /* float16 operands, staged through float32 */
+    size_t threads;          /* OpenMP threads the primitives were made for */
     size_t x_count, y_count; /* elements */
     dnnl_stream_t stream;
     dnnl_primitive_t conv;
@@ -485,8 +493,9 @@ wnn_status wnn__dnnl_compile(const wnn__ir *ir, uint32_t n, const uint32_t *uses
     d->x_count = (size_t)wnn_operand_desc_byte_length(&ir->values[d->x].desc) / wnn_data_type_size(t);
     d->y_count = (size_t)wnn_operand_desc_byte_length(&ir->values[d->y].desc) / wnn_data_type_size(t);
     /* primitives size their scratchpads for the thread count they are made
-    ** with; they run with the same one */
-    int threads = use_wnn_threads();
+    ** with: they never run with more (wnn_set_num_threads may raise it) */
+    d->threads = wnn__pool_size();
+    int threads = use_threads(d->threads);
     dnnl_status_t s = L.dnnl_stream_create(&d->stream, L.engine, dnnl_stream_default_flags);
     if (s == dnnl_success)
         s = build(ir, conv, &c, d);
@@ -518,7 +527,8 @@ uint32_t wnn__dnnl_node_output(const wnn__dnnl_node *d) { return d->y; }
 
 wnn_status wnn__dnnl_run(wnn__dnnl_node *d, const wnn__view *views)
 {
-    int threads = use_wnn_threads();
+    size_t here = wnn__pool_threads_here();
+    int threads = use_threads(here < d->threads ? here : d->threads);
     void *x = views[d->x].data, *y = d->half ? (void *)d->y32 : views[d->y].data;
     if (d->half) {
         wnn__half_to_float_n(d->x32, x, d->x_count);
@@ -589,7 +599,25 @@ void wnn__dnnl_free(wnn__dnnl_node *d)
     free(d);
 }
 
+bool wnn__dnnl_sgemm(bool ta, bool tb, size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
+                     const float *b, size_t ldb, float beta, float *c, size_t ldc)
+{
+    if (!wnn__pool_on_team() || !available())
+        return false;
+    int threads = use_threads(wnn__pool_threads_here());
+    dnnl_status_t s = L.dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', (dnnl_dim_t)m, (dnnl_dim_t)n, (dnnl_dim_t)k, alpha, a,
+                                   (dnnl_dim_t)lda, b, (dnnl_dim_t)ldb, beta, c, (dnnl_dim_t)ldc);
+    restore_threads(threads);
+    return s == dnnl_success;
+}
+
 #else /* no oneDNN headers at build time: every node runs on the portable kernels */
+
+bool wnn__dnnl_sgemm(bool ta, bool tb, size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
+                     const float *b, size_t ldb, float beta, float *c, size_t ldc)
+{
+    return false;
+}
 
 wnn_status wnn__dnnl_compile(const wnn__ir *ir, uint32_t n, const uint32_t *uses, const bool *is_output,
                              bool *fused, wnn__dnnl_node **out)

@@ -35,4 +35,12 @@ wnn_status wnn__dnnl_run(wnn__dnnl_node *d, const wnn__view *views);
 
 void wnn__dnnl_free(wnn__dnnl_node *d);
 
+/* C = alpha * op(A) op(B) + beta * C, row-major, through oneDNN's sgemm, on
+** the thread's share of the OpenMP team (wnn__pool_threads_here). Returns
+** false, doing nothing, when oneDNN is absent or the pool runs on wnn's own
+** threads (platform/pool.c); the caller then uses OpenBLAS, whose threads
+** are its own. */
+bool wnn__dnnl_sgemm(bool ta, bool tb, size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
+                     const float *b, size_t ldb, float beta, float *c, size_t ldc);
+
 #endif

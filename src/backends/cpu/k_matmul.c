@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "backends/cpu/dnnl.h"
 #include "backends/cpu/half_simd.h"
 #include "backends/cpu/kernels.h"
 #include "platform/pool.h"
@@ -66,6 +67,8 @@ static void sgemm(const sgemm_args *g)
         sgemm_reference(g);
         return;
     }
+    if (wnn__dnnl_sgemm(g->ta, g->tb, g->m, g->n, g->k, g->alpha, g->a, g->lda, g->b, g->ldb, g->beta, g->c, g->ldc))
+        return;
     cblas_sgemm(CblasRowMajor, g->ta ? CblasTrans : CblasNoTrans, g->tb ? CblasTrans : CblasNoTrans,
                 (blasint)g->m, (blasint)g->n, (blasint)g->k, g->alpha, g->a, (blasint)g->lda, g->b,
                 (blasint)g->ldb, g->beta, g->c, (blasint)g->ldc);
