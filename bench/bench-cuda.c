@@ -12,7 +12,10 @@
 **                                      and with bias + relu (cuDNN's fused epilogue;
 **                                      WNN_CUDA_CUDNN=0 for im2col + cuBLAS)
 **   create + destroy a tensor          ns after warm-up, beside cudaMalloc+cudaFree
-**   write / read 256 MiB               GB/s beside cudaMemcpy from pageable memory
+**   write / read, 64 KiB .. 256 MiB    GB/s from pageable memory, wnn_context_alloc_host and
+**                                      wnn_context_register_host memory, beside cudaMemcpyAsync
+**                                      from pageable and pinned memory (WNN_CUDA_STAGING_KIB and
+**                                      WNN_CUDA_COPY_THREADS tune the staging)
 **
 ** Peers that need PyTorch are measured by a separate script; their column
 ** is "-" here. Prints "no cuda device" and exits 0 where there is none.
@@ -388,6 +391,8 @@ static void malloc_free_device(void *arg, long iters)
     }
 }
 
+static void bench_transfers(wnn_context *ctx);
+
 static void bench_tensors(wnn_context *ctx)
 {
     rig r = {ctx};
@@ -398,44 +403,132 @@ static void bench_tensors(wnn_context *ctx)
     row("create+destroy tensor 4 KiB (ns)", ours, "ns", peer, "cudaMalloc+cudaFree", false);
     MUST(wnn_context_finish(ctx));
 
-    const uint32_t n = (256u << 20) / 4;
-    size_t bytes = (size_t)n * 4;
-    wnn_tensor *t = tensor(ctx, WNN_DATA_TYPE_FLOAT32, 1, &n);
-    unsigned char *host = malloc(bytes);
-    memset(host, 1, bytes);
-    MUST(wnn_context_write_tensor(ctx, t, host, bytes));
-    MUST(wnn_context_read_tensor_sync(ctx, t, host, bytes));
-    double w_best = 1e300, r_best = 1e300;
-    for (int rep = 0; rep < 5; rep++) {
+    bench_transfers(ctx);
+}
+
+/* ---- transfers: wnn's write and read beside the CUDA runtime's copies --------------------- */
+
+/* Best of reps seconds of a write + finish and of a blocking read of n bytes
+** between t and host. */
+static void time_wnn(wnn_context *ctx, wnn_tensor *t, unsigned char *host, size_t n, int reps, double *w, double *r)
+{
+    *w = *r = 1e300;
+    for (int rep = 0; rep < reps; rep++) {
         double t0 = bench_now_ns();
-        MUST(wnn_context_write_tensor(ctx, t, host, bytes));
+        MUST(wnn_context_write_tensor(ctx, t, host, n));
         MUST(wnn_context_finish(ctx));
         double dt = seconds_since(t0);
-        w_best = dt < w_best ? dt : w_best;
+        *w = dt < *w ? dt : *w;
         t0 = bench_now_ns();
-        MUST(wnn_context_read_tensor_sync(ctx, t, host, bytes));
+        MUST(wnn_context_read_tensor_sync(ctx, t, host, n));
         dt = seconds_since(t0);
-        r_best = dt < r_best ? dt : r_best;
+        *r = dt < *r ? dt : *r;
     }
-    void *dev = NULL;
-    MUST_CUDA(cudaMalloc(&dev, bytes));
-    MUST_CUDA(cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice));
-    double pw_best = 1e300, pr_best = 1e300;
-    for (int rep = 0; rep < 5; rep++) {
+}
+
+/* The same through the runtime alone: cudaMemcpyAsync + synchronize, what
+** PyTorch's copy_ does (from pinned memory the DMA engine's own rate). */
+static void time_cuda(void *dev, unsigned char *host, size_t n, int reps, double *w, double *r)
+{
+    *w = *r = 1e300;
+    for (int rep = 0; rep < reps; rep++) {
         double t0 = bench_now_ns();
-        MUST_CUDA(cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice));
+        MUST_CUDA(cudaMemcpyAsync(dev, host, n, cudaMemcpyHostToDevice, 0));
+        MUST_CUDA(cudaStreamSynchronize(0));
         double dt = seconds_since(t0);
-        pw_best = dt < pw_best ? dt : pw_best;
+        *w = dt < *w ? dt : *w;
         t0 = bench_now_ns();
-        MUST_CUDA(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost));
+        MUST_CUDA(cudaMemcpyAsync(host, dev, n, cudaMemcpyDeviceToHost, 0));
+        MUST_CUDA(cudaStreamSynchronize(0));
         dt = seconds_since(t0);
-        pr_best = dt < pr_best ? dt : pr_best;
+        *r = dt < *r ? dt : *r;
     }
-    cudaFree(dev);
-    row("write 256 MiB (GB/s)", bytes / w_best * 1e-9, "GB/s", bytes / pw_best * 1e-9, "cudaMemcpy H2D, pageable", true);
-    row("read 256 MiB (GB/s)", bytes / r_best * 1e-9, "GB/s", bytes / pr_best * 1e-9, "cudaMemcpy D2H, pageable", true);
-    free(host);
+}
+
+static wnn_tensor *bytes_tensor(wnn_context *ctx, size_t n)
+{
+    uint32_t len = (uint32_t)n;
+    return tensor(ctx, WNN_DATA_TYPE_UINT8, 1, &len);
+}
+
+/* Writes a pattern from src, reads it back into dst; says whether it came back. */
+static bool round_trip_ok(wnn_context *ctx, wnn_tensor *t, unsigned char *src, unsigned char *dst, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        src[i] = (unsigned char)(i * 7 + (i >> 20));
+    memset(dst, 0, n);
+    if (wnn_context_write_tensor(ctx, t, src, n) != WNN_OK || wnn_context_read_tensor_sync(ctx, t, dst, n) != WNN_OK)
+        return false;
+    return memcmp(src, dst, n) == 0;
+}
+
+static void bench_transfers(wnn_context *ctx)
+{
+    const size_t big = (size_t)256 << 20;
+    unsigned char *pageable = malloc(big), *pinned = NULL, *peer_pinned = NULL, *registered = NULL;
+    void *dev = NULL;
+    memset(pageable, 1, big);
+    MUST(wnn_context_alloc_host(ctx, big, (void **)&pinned));
+    memset(pinned, 1, big);
+    MUST_CUDA(cudaMallocHost((void **)&peer_pinned, big));
+    memset(peer_pinned, 1, big);
+    registered = aligned_alloc(4096, big);
+    memset(registered, 1, big);
+    double t0 = bench_now_ns();
+    MUST(wnn_context_register_host(ctx, registered, big));
+    printf("register_host 256 MiB took %.1f ms (once per buffer)\n", seconds_since(t0) * 1e3);
+    MUST_CUDA(cudaMalloc(&dev, big));
+
+    /* where staging through several threads starts to pay: every size,
+    ** pageable, beside the runtime's own pageable and pinned copies */
+    static const size_t sizes[] = {(size_t)64 << 10, (size_t)256 << 10, (size_t)1 << 20, (size_t)2 << 20,
+                                   (size_t)4 << 20, (size_t)16 << 20, (size_t)64 << 20, (size_t)256 << 20};
+    printf("transfer sweep (GB/s): bytes, wnn write pageable, cudaMemcpy pageable, wnn write pinned, cudaMemcpy pinned "
+           "| the same for reads\n");
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        size_t n = sizes[i];
+        int reps = n < ((size_t)4 << 20) ? 50 : 5;
+        wnn_tensor *t = bytes_tensor(ctx, n);
+        double w[4], r[4];
+        time_wnn(ctx, t, pageable, n, 1, &w[0], &r[0]); /* warm-up: the staging ring, the pool */
+        time_wnn(ctx, t, pageable, n, reps, &w[0], &r[0]);
+        time_cuda(dev, pageable, n, reps, &w[1], &r[1]);
+        time_wnn(ctx, t, pinned, n, reps, &w[2], &r[2]);
+        time_cuda(dev, peer_pinned, n, reps, &w[3], &r[3]);
+        printf("  sweep %9zu  write %6.1f %6.1f %6.1f %6.1f | read %6.1f %6.1f %6.1f %6.1f\n", n, n / w[0] * 1e-9,
+               n / w[1] * 1e-9, n / w[2] * 1e-9, n / w[3] * 1e-9, n / r[0] * 1e-9, n / r[1] * 1e-9, n / r[2] * 1e-9,
+               n / r[3] * 1e-9);
+        wnn_tensor_release(t);
+    }
+
+    /* the 256 MiB rows, beside the pinned cudaMemcpyAsync (PyTorch's pinned
+    ** copy_ comes from gpu_peers.py) */
+    wnn_tensor *t = bytes_tensor(ctx, big);
+    double pw, pr, w, r;
+    time_cuda(dev, peer_pinned, big, 5, &pw, &pr);
+    time_wnn(ctx, t, pageable, big, 5, &w, &r);
+    row("write 256 MiB pageable (GB/s)", big / w * 1e-9, "GB/s", big / pw * 1e-9, "cudaMemcpyAsync H2D, pinned", true);
+    row("read 256 MiB pageable (GB/s)", big / r * 1e-9, "GB/s", big / pr * 1e-9, "cudaMemcpyAsync D2H, pinned", true);
+    time_wnn(ctx, t, pinned, big, 5, &w, &r);
+    row("write 256 MiB alloc_host (GB/s)", big / w * 1e-9, "GB/s", big / pw * 1e-9, "cudaMemcpyAsync H2D, pinned", true);
+    row("read 256 MiB alloc_host (GB/s)", big / r * 1e-9, "GB/s", big / pr * 1e-9, "cudaMemcpyAsync D2H, pinned", true);
+    time_wnn(ctx, t, registered, big, 5, &w, &r);
+    row("write 256 MiB register_host (GB/s)", big / w * 1e-9, "GB/s", big / pw * 1e-9, "cudaMemcpyAsync H2D, pinned",
+        true);
+    row("read 256 MiB register_host (GB/s)", big / r * 1e-9, "GB/s", big / pr * 1e-9, "cudaMemcpyAsync D2H, pinned",
+        true);
+    /* the figures mean nothing if the bytes did not make it */
+    bool ok = round_trip_ok(ctx, t, pageable, pinned, big) && round_trip_ok(ctx, t, pinned, registered, big) &&
+              round_trip_ok(ctx, t, registered, pageable, big);
+    printf("transfer check 256 MiB pageable/alloc_host/register_host round trips: %s\n", ok ? "ok" : "FAILED");
     wnn_tensor_release(t);
+
+    MUST(wnn_context_unregister_host(ctx, registered));
+    MUST(wnn_context_free_host(ctx, pinned));
+    cudaFree(dev);
+    cudaFreeHost(peer_pinned);
+    free(registered);
+    free(pageable);
 }
 
 #endif /* WNN_HAVE_CUDA */
@@ -447,7 +540,7 @@ int main(int argc, char **argv)
         return 0;
     }
 #ifdef WNN_HAVE_CUDA
-    const char *only = argc > 1 ? argv[1] : NULL; /* add, chain, matmul, conv, tensors */
+    const char *only = argc > 1 ? argv[1] : NULL; /* add, chain, matmul, conv, tensors, transfers */
     wnn_context *ctx = open_cuda();
     wnn_device_info info;
     MUST(wnn_context_get_device_info(ctx, &info));
@@ -471,6 +564,8 @@ int main(int argc, char **argv)
     }
     if (!only || !strcmp(only, "tensors"))
         bench_tensors(ctx);
+    else if (!strcmp(only, "transfers"))
+        bench_transfers(ctx);
     wnn_context_release(ctx);
 #else
     (void)argc;

@@ -64,6 +64,15 @@ def main():
             ("torch.from_dlpack(wnn_tensor)", lambda: torch.from_dlpack(t)),
             ("wnn.from_dlpack(torch_tensor)", lambda: wnn.from_dlpack(x)),
         ]
+    # DLPack 1.3's C exchange API through ctypes, and ctypes' floor per call
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from dlpack_exchange import Exchange
+
+    ex = Exchange(wnn.Tensor)
+    cases += [
+        ("wnn exchange API export+delete (ctypes)", lambda: ex.export_and_delete(t)),
+        ("wnn exchange API current_work_stream (ctypes floor)", lambda: ex.stream(1, 0)),
+    ]
     for _, fn in cases:  # warm up: imports, caches, the legacy-producer memo
         for _ in range(1000):
             fn()

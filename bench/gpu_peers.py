@@ -105,6 +105,12 @@ def main():
     emit("write_256mib_gbps", nbytes / (ms * 1e-3) / 1e9, "GB/s")
     ms = device_ms(lambda: host.copy_(devt, non_blocking=True), reps=10)
     emit("read_256mib_gbps", nbytes / (ms * 1e-3) / 1e9, "GB/s")
+    # and from ordinary (pageable) memory, which the driver stages itself;
+    # wall time, since a pageable copy_ blocks the host
+    pageable = torch.ones(nbytes // 4, dtype=torch.float32)
+    emit("write_256mib_pageable_gbps", nbytes / (host_us(lambda: devt.copy_(pageable), iters=5) * 1e-6) / 1e9, "GB/s")
+    emit("read_256mib_pageable_gbps", nbytes / (host_us(lambda: pageable.copy_(devt), iters=5) * 1e-6) / 1e9, "GB/s")
+    del pageable
 
     # DLPack between the peers themselves
     try:

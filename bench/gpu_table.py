@@ -19,8 +19,14 @@ PAIRS = [
     ("matmul 8192^3 f32", "matmul8192_f32_tflops", "torch.matmul f32 (no TF32)", True),
     ("matmul 8192^3 f16", "matmul8192_f16_tflops", "torch.matmul f16", True),
     ("create+destroy tensor 4 KiB", "empty_4kib_us", "torch.empty (Python)", False),
-    ("write 256 MiB", "write_256mib_gbps", "pinned copy_ H2D", True),
-    ("read 256 MiB", "read_256mib_gbps", "pinned copy_ D2H", True),
+    ("write 256 MiB pageable", "write_256mib_gbps", "pinned copy_ H2D (target 0.8)", True),
+    ("write 256 MiB pageable", "write_256mib_pageable_gbps", "pageable copy_ H2D", True),
+    ("read 256 MiB pageable", "read_256mib_gbps", "pinned copy_ D2H (target 0.8)", True),
+    ("read 256 MiB pageable", "read_256mib_pageable_gbps", "pageable copy_ D2H", True),
+    ("write 256 MiB alloc_host", "write_256mib_gbps", "pinned copy_ H2D (target 0.95)", True),
+    ("read 256 MiB alloc_host", "read_256mib_gbps", "pinned copy_ D2H (target 0.95)", True),
+    ("write 256 MiB register_host", "write_256mib_gbps", "pinned copy_ H2D (target 0.95)", True),
+    ("read 256 MiB register_host", "read_256mib_gbps", "pinned copy_ D2H (target 0.95)", True),
 ]
 
 

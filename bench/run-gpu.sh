@@ -64,6 +64,10 @@ test)
     # (the out-of-memory test's refused cudaMalloc is an API error, not a memory error)
     WNN_TEST_DEVICE=cuda ctest --test-dir "$BUILD" -E "null|install" -j 8 --output-on-failure >"$OUT/ctest-cuda.log" 2>&1
     grep -E "tests passed|\*\*\*|Failed" "$OUT/ctest-cuda.log"
+    # pinned host memory and the staged copies on cuda (also in the suite above;
+    # this line says which way it went)
+    WNN_TEST_DEVICE=cuda "$BUILD/tests/test-host-memory" >"$OUT/host-memory-cuda.log" 2>&1
+    echo "test-host-memory on cuda: exit $? ($(tail -1 "$OUT/host-memory-cuda.log"))"
     # DLPack with the GPU frameworks: the C stream handshakes, then PyTorch, CuPy and JAX
     "$BUILD/tests/test-dlpack-cuda" 2>&1 | tee "$OUT/dlpack-cuda.log" | tail -5
     (cd python && WNN_BUILD_DIR="../$BUILD" WNN_LINK=shared python3 setup.py build_ext --inplace >"$OUT/python-build.log" 2>&1) &&
@@ -100,6 +104,14 @@ bench)
     python3 bench/gpu_peers.py | tee "$OUT/peers.txt"
     python3 bench/gpu_conv_peer.py | tee "$OUT/conv-peer.txt"
     python3 bench/gpu_table.py "$OUT/bench-cuda.txt" "$OUT/peers.txt" | tee "$OUT/table.txt"
+    # the staging's two knobs (chunk of the pinned ring, copy threads): 256 MiB rows per setting
+    for kib in 2048 4096 8192 16384; do
+        for threads in 4 8 0; do
+            echo "staging ${kib} KiB x 4, copy threads ${threads} (0: the pool's):"
+            WNN_CUDA_STAGING_KIB=$kib WNN_CUDA_COPY_THREADS=$threads "$BUILD/bench/bench-cuda" transfers 2>&1 |
+                grep -E "256 MiB pageable|check|failed"
+        done
+    done | tee "$OUT/staging-sweep.txt"
     # issue 15's model-shaped workloads and the models beside PyTorch (the
     # module built by the test stage; the models need its ONNX importer)
     PYTHONPATH=python python3 bench/gpu_workloads.py | tee "$OUT/workloads.txt"

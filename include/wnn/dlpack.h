@@ -168,6 +168,33 @@ typedef struct DLManagedTensorVersioned {
     DLTensor dl_tensor;
 } DLManagedTensorVersioned;
 
+/* DLPack 1.3's C exchange API: a producer's static table of C functions, found
+** by Python consumers as the type attribute __dlpack_c_exchange_api__, a
+** PyCapsule named "dlpack_exchange_api" holding a DLPackExchangeAPI *. Python
+** objects are passed as void *. Every function returns 0, or -1 with a Python
+** exception set (the allocator: after calling SetError once). */
+typedef int (*DLPackManagedTensorAllocator)(DLTensor *prototype, DLManagedTensorVersioned **out, void *error_ctx,
+                                            void (*SetError)(void *error_ctx, const char *kind,
+                                                             const char *message));
+typedef int (*DLPackManagedTensorFromPyObjectNoSync)(void *py_object, DLManagedTensorVersioned **out);
+typedef int (*DLPackManagedTensorToPyObjectNoSync)(DLManagedTensorVersioned *tensor, void **out_py_object);
+typedef int (*DLPackDLTensorFromPyObjectNoSync)(void *py_object, DLTensor *out);
+typedef int (*DLPackCurrentWorkStream)(DLDeviceType device_type, int32_t device_id, void **out_current_stream);
+
+typedef struct DLPackExchangeAPIHeader {
+    DLPackVersion version;                   /* the producer's DLPack version */
+    struct DLPackExchangeAPIHeader *prev_api; /* an older table, or NULL */
+} DLPackExchangeAPIHeader;
+
+typedef struct DLPackExchangeAPI {
+    DLPackExchangeAPIHeader header;
+    DLPackManagedTensorAllocator managed_tensor_allocator;
+    DLPackManagedTensorFromPyObjectNoSync managed_tensor_from_py_object_no_sync;
+    DLPackManagedTensorToPyObjectNoSync managed_tensor_to_py_object_no_sync;
+    DLPackDLTensorFromPyObjectNoSync dltensor_from_py_object_no_sync; /* may be NULL */
+    DLPackCurrentWorkStream current_work_stream;
+} DLPackExchangeAPI;
+
 #ifdef __cplusplus
 }
 #endif
@@ -214,6 +241,12 @@ WNN__DLPACK_ASSERT(offsetof(struct DLManagedTensorVersioned, deleter) == 16,
 WNN__DLPACK_ASSERT(offsetof(struct DLManagedTensorVersioned, flags) == 24, "DLManagedTensorVersioned.flags at 24");
 WNN__DLPACK_ASSERT(offsetof(struct DLManagedTensorVersioned, dl_tensor) == 32,
                    "DLManagedTensorVersioned.dl_tensor at 32");
+#if DLPACK_MAJOR_VERSION > 1 || DLPACK_MINOR_VERSION >= 3
+WNN__DLPACK_ASSERT(sizeof(DLPackExchangeAPIHeader) == 16, "DLPackExchangeAPIHeader is 16 bytes");
+WNN__DLPACK_ASSERT(sizeof(DLPackExchangeAPI) == 56, "DLPackExchangeAPI is 56 bytes");
+WNN__DLPACK_ASSERT(offsetof(DLPackExchangeAPI, managed_tensor_allocator) == 16, "allocator at 16");
+WNN__DLPACK_ASSERT(offsetof(DLPackExchangeAPI, current_work_stream) == 48, "current_work_stream at 48");
+#endif
 #endif
 
 #endif /* WNN_DLPACK_H */

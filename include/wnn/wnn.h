@@ -389,6 +389,47 @@ WNN_API wnn_status wnn_context_get_memory_stats(wnn_context *ctx, wnn_memory_sta
 /* Gives every cached block back to the device. Thread-safe. */
 WNN_API void wnn_context_trim_memory(wnn_context *ctx);
 
+/* Page-locked ("pinned") host memory for fast transfers. On a discrete
+** device (cuda) the DMA engine reads and writes it directly, so a
+** wnn_context_write_tensor() from it (of at least 256 KiB, made while the
+** context has nothing queued) or a read into it skips the staging copy
+** through wnn's own pinned buffers; on the cpu and null devices it is
+** ordinary memory. Writes from it still return only once the caller may
+** reuse the bytes (on cuda: once their DMA is done). Pinned memory is
+** scarce: the operating system cannot page it out.
+**
+** wnn_context_alloc_host: *out = byte_length bytes (> 0) of host memory,
+** aligned to at least 64 bytes (a page on cuda), owned by the caller until
+** wnn_context_free_host() or the context's release, whichever comes first.
+** Errors: INVALID_ARGUMENT (NULL ctx or out, byte_length 0);
+** CONTEXT_LOST; OUT_OF_MEMORY. *out is NULL on failure. Thread-safe. */
+WNN_API wnn_status wnn_context_alloc_host(wnn_context *ctx, size_t byte_length, void **out);
+
+/* Gives back memory of wnn_context_alloc_host() on the same context.
+** INVALID_ARGUMENT for NULL, or for a pointer the context did not
+** allocate (another context's, an interior pointer, one freed already):
+** nothing happens to it. Allowed on a lost context. Thread-safe. */
+WNN_API wnn_status wnn_context_free_host(wnn_context *ctx, void *ptr);
+
+/* Pins byte_length bytes (> 0) of the caller's memory at ptr, which stays
+** the caller's, for transfers of this context's device (cudaHostRegister
+** on cuda: page-aligned ranges pin fastest; registering costs about as
+** much as copying the range a few times, so register buffers reused for
+** many transfers). The memory must stay allocated until
+** wnn_context_unregister_host() or the context's release, which undoes
+** every registration left. Errors: INVALID_ARGUMENT (NULL ctx or ptr,
+** byte_length 0, a range overlapping one registered already, memory the
+** driver refuses to pin twice); CONTEXT_LOST; OUT_OF_MEMORY;
+** OPERATION_ERROR (the driver refused, e.g. a read-only mapping).
+** Thread-safe. */
+WNN_API wnn_status wnn_context_register_host(wnn_context *ctx, void *ptr, size_t byte_length);
+
+/* Undoes wnn_context_register_host(ctx, ptr, ...), after the transfers
+** already made from or into it. INVALID_ARGUMENT for NULL or for a ptr
+** that does not start a registration of this context. Allowed on a lost
+** context. Thread-safe. */
+WNN_API wnn_status wnn_context_unregister_host(wnn_context *ctx, void *ptr);
+
 /* Fills *out with the context's MLOpSupportLimits top level: true to what
 ** the device really does (the data types its tensors can hold). */
 WNN_API wnn_status wnn_context_get_limits(wnn_context *ctx, wnn_context_limits *out);

@@ -471,6 +471,159 @@ PyObject *wnnpy_from_dlpack(PyObject *module, PyObject *const *args, Py_ssize_t 
     return r;
 }
 
+/* ------------------------------------------------------------------------ */
+/* DLPack 1.3's C exchange API (Tensor.__dlpack_c_exchange_api__)            */
+/* ------------------------------------------------------------------------ */
+
+/* "No sync" means the consumer orders itself after the producer's current
+** work stream. wnn's work runs on a stream of its own, which it does not
+** lend, so exports here order it before the one it names instead: CUDA
+** memory before the legacy default stream (an event, no host wait), other
+** memory by completing the recorded work (host consumers have no stream). */
+static int exchange_export(WnnTensorObject *t, DLManagedTensorVersioned **out)
+{
+    wnn_dlpack_export_options o = WNN_DLPACK_EXPORT_OPTIONS_INIT;
+    wnn_device_info info;
+    if (wnn_context_get_device_info(t->ctx->ctx, &info) == WNN_OK && info.dlpack_device_type == kDLCUDA) {
+        o.has_stream = true;
+        o.stream = 1;
+    }
+    void *managed;
+    wnn_status s = export(t->tensor, &o, &managed);
+    if (s != WNN_OK) {
+        dlpack_raise(s);
+        return -1;
+    }
+    *out = managed;
+    return 0;
+}
+
+static int exchange_from_py_object(void *py_object, DLManagedTensorVersioned **out)
+{
+    PyObject *obj = py_object;
+    if (!PyObject_TypeCheck(obj, &WnnTensor_Type)) {
+        PyErr_Format(PyExc_TypeError, "__dlpack_c_exchange_api__: expected a wnn.Tensor, not %.100s",
+                     Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    return exchange_export((WnnTensorObject *)obj, out);
+}
+
+static int exchange_to_py_object(DLManagedTensorVersioned *tensor, void **out_py_object)
+{
+    if (!tensor) {
+        PyErr_SetString(PyExc_ValueError, "__dlpack_c_exchange_api__: tensor is NULL");
+        return -1;
+    }
+    WnnContextObject *ctx = tensor->version.major == 1
+                                ? context_for_device((int32_t)tensor->dl_tensor.device.device_type,
+                                                     tensor->dl_tensor.device.device_id)
+                                : wnnpy_default_context("cpu");
+    if (!ctx) {
+        if (tensor->deleter) call_foreign(tensor, false);
+        return -1;
+    }
+    PyObject *r = import(ctx, tensor, false, WNN_DLPACK_COPY_IF_NEEDED);
+    Py_DECREF(ctx);
+    if (!r) return -1;
+    *out_py_object = r;
+    return 0;
+}
+
+/* The WebNN type of a DLPack one (the export's mapping, backwards). */
+static wnn_data_type data_type_of(DLDataType t)
+{
+    static const struct {
+        uint8_t code, bits;
+        wnn_data_type type;
+    } map[] = {{kDLFloat, 32, WNN_DATA_TYPE_FLOAT32}, {kDLFloat, 16, WNN_DATA_TYPE_FLOAT16},
+               {kDLInt, 32, WNN_DATA_TYPE_INT32},     {kDLUInt, 32, WNN_DATA_TYPE_UINT32},
+               {kDLInt, 64, WNN_DATA_TYPE_INT64},     {kDLUInt, 64, WNN_DATA_TYPE_UINT64},
+               {kDLInt, 8, WNN_DATA_TYPE_INT8},       {kDLUInt, 8, WNN_DATA_TYPE_UINT8}};
+    for (size_t i = 0; t.lanes == 1 && i < sizeof map / sizeof *map; i++)
+        if (map[i].code == t.code && map[i].bits == t.bits) return map[i].type;
+    return WNN_DATA_TYPE_INVALID;
+}
+
+/* A new tensor shaped like the prototype, in the default context of its
+** device. May be called without the GIL. */
+static int exchange_allocate(DLTensor *prototype, DLManagedTensorVersioned **out, void *error_ctx,
+                             void (*set_error)(void *, const char *, const char *))
+{
+    PyGILState_STATE g = PyGILState_Ensure();
+    int rc = -1;
+    wnn_tensor_desc d = WNN_TENSOR_DESC_INIT;
+    d.readable = d.writable = true;
+    d.data_type = prototype ? data_type_of(prototype->dtype) : WNN_DATA_TYPE_INVALID;
+    const char *why = !prototype ? "prototype is NULL"
+                      : d.data_type == WNN_DATA_TYPE_INVALID ? "data type has no WebNN equivalent"
+                      : prototype->ndim < 0 || prototype->ndim > WNN_MAX_RANK ? "rank out of range"
+                      : prototype->ndim > 0 && !prototype->shape ? "shape is NULL"
+                                                                 : NULL;
+    for (int32_t i = 0; !why && i < prototype->ndim; i++) {
+        if (prototype->shape[i] < 1 || prototype->shape[i] > INT32_MAX) why = "dimension out of range";
+        else d.shape[i] = (uint32_t)prototype->shape[i];
+    }
+    if (why) {
+        set_error(error_ctx, "BufferError", why);
+        goto done;
+    }
+    d.rank = (uint32_t)prototype->ndim;
+    WnnContextObject *ctx = context_for_device((int32_t)prototype->device.device_type, prototype->device.device_id);
+    if (!ctx) {
+        PyErr_Clear();
+        set_error(error_ctx, "BufferError", "no wnn device holds memory of that DLPack device");
+        goto done;
+    }
+    wnn_tensor *t;
+    wnn_status s = wnn_context_create_tensor(ctx->ctx, &d, &t);
+    void *managed = NULL;
+    if (s == WNN_OK) {
+        wnn_dlpack_export_options o = WNN_DLPACK_EXPORT_OPTIONS_INIT;
+        s = export(t, &o, &managed);
+        wnn_tensor_release(t); /* the export keeps the memory */
+    }
+    Py_DECREF(ctx);
+    if (s != WNN_OK) {
+        set_error(error_ctx, s == WNN_STATUS_OUT_OF_MEMORY ? "MemoryError" : "RuntimeError", wnn_last_error_message());
+        goto done;
+    }
+    *out = managed;
+    rc = 0;
+done:
+    PyGILState_Release(g);
+    return rc;
+}
+
+/* The stream the consumer should use: the legacy default stream (NULL) for
+** CUDA, after which exchange_export orders wnn's work; NULL elsewhere. */
+static int exchange_current_stream(DLDeviceType device_type, int32_t device_id, void **out_current_stream)
+{
+    (void)device_type;
+    (void)device_id;
+    *out_current_stream = NULL;
+    return 0;
+}
+
+static DLPackExchangeAPI exchange_api = {
+    {{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION}, NULL},
+    exchange_allocate,
+    exchange_from_py_object,
+    exchange_to_py_object,
+    NULL, /* no non-owning fill: a Tensor keeps no int64 shape to point at */
+    exchange_current_stream,
+};
+
+int wnnpy_dlpack_add_exchange_api(PyTypeObject *type)
+{
+    PyObject *capsule = PyCapsule_New(&exchange_api, "dlpack_exchange_api", NULL);
+    if (!capsule) return -1;
+    int rc = PyDict_SetItemString(type->tp_dict, "__dlpack_c_exchange_api__", capsule);
+    Py_DECREF(capsule);
+    PyType_Modified(type);
+    return rc;
+}
+
 int wnnpy_dlpack_init(void)
 {
     legacy_producers = PySet_New(NULL);

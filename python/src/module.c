@@ -495,6 +495,7 @@ PyMODINIT_FUNC PyInit__wnn(void)
     default_contexts = PyDict_New();
     if (!default_contexts || wnnpy_dlpack_init() < 0 || add_exceptions(m) < 0 ||
         add_type(m, &WnnContext_Type, "Context") < 0 || add_type(m, &WnnTensor_Type, "Tensor") < 0 ||
+        wnnpy_dlpack_add_exchange_api(&WnnTensor_Type) < 0 ||
         wnnpy_builder_type_init() < 0 ||
         add_type(m, &WnnBuilder_Type, "GraphBuilder") < 0 ||
         add_type(m, &WnnOperand_Type, "Operand") < 0 || add_type(m, &WnnGraph_Type, "Graph") < 0 ||

@@ -149,7 +149,9 @@ int wnnpy_builder_type_init(void);
 ** operator, under its snake_case and its WebNN name (ops.c). */
 PyMethodDef *wnnpy_op_methods(const PyMethodDef *base);
 
-/* DLPack (dlpack.c). */
+/* DLPack (dlpack.c). wnnpy_dlpack_add_exchange_api puts DLPack 1.3's
+** __dlpack_c_exchange_api__ capsule on type (after PyType_Ready). */
+int wnnpy_dlpack_add_exchange_api(PyTypeObject *type);
 PyObject *wnnpy_tensor_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *wnnpy_tensor_dlpack_device(PyObject *self, PyObject *unused);
 PyObject *wnnpy_from_dlpack(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);

@@ -18,7 +18,7 @@
 #include "core/ir.h"
 #include "wnn/wnn.h"
 
-#define WNN__BACKEND_VERSION 2
+#define WNN__BACKEND_VERSION 3
 
 typedef struct wnn__device wnn__device; /* a backend's opened device */
 struct wnn__allocator;                  /* memory/allocator.h */
@@ -120,6 +120,17 @@ typedef struct wnn__backend {
     ** directly (not through the caching allocator), so that a buffer the
     ** embedder may still hold never serves another tensor. */
     void *(*mem_share)(wnn__device *dev, void *ptr);
+
+    /* Page-locked host memory (wnn_context_alloc_host, _register_host);
+    ** all optional: NULL host_alloc means plain aligned host memory, NULL
+    ** host_register means registration does nothing. Copies from or to such
+    ** memory may go straight to the device's DMA. Any thread, at any time.
+    ** host_alloc: bytes (> 0) of memory aligned to at least 64 bytes.
+    ** host_free, host_unregister: after the work that used the memory. */
+    wnn_status (*host_alloc)(wnn__device *dev, size_t bytes, void **ptr);
+    void (*host_free)(wnn__device *dev, void *ptr);
+    wnn_status (*host_register)(wnn__device *dev, void *ptr, size_t bytes);
+    void (*host_unregister)(wnn__device *dev, void *ptr);
 } wnn__backend;
 
 /* The registry (registry.c): the backends linked in and those built as

@@ -20,6 +20,7 @@ void wnn__context_unref(wnn_context *ctx)
     if (ctx->backend->synchronize)
         ctx->backend->synchronize(ctx->device);
     wnn__allocator_fini(&ctx->alloc);
+    wnn__host_blocks_release(ctx);
     ctx->backend->device_close(ctx->device);
     pthread_mutex_destroy(&ctx->lock);
     pthread_cond_destroy(&ctx->work_cv);

@@ -66,6 +66,10 @@ struct wnn__tracked {
     wnn__tracked *prev, *next; /* under ctx->lock */
 };
 
+/* Frees and unregisters every host block left on ctx (host_memory.c); at
+** the context's end. */
+void wnn__host_blocks_release(wnn_context *ctx);
+
 /* Puts x on ctx's list / takes it off. */
 void wnn__track(wnn_context *ctx, wnn__tracked *x, const wnn__tracked_ops *ops);
 void wnn__untrack(wnn_context *ctx, wnn__tracked *x);
@@ -97,6 +101,7 @@ struct wnn_context {
     wnn_status first_error;
     char first_error_message[256];
     wnn__tracked *objects; /* every live tensor and graph, for destroy-on-loss */
+    struct wnn__host_block *host_blocks; /* alloc_host and register_host (host_memory.c) */
 };
 
 struct wnn_tensor {

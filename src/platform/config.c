@@ -58,6 +58,12 @@ static void read_all(void)
     config.cuda_fusion = on_unless_zero("WNN_CUDA_FUSION");
     config.cuda_direct_conv = text("WNN_CUDA_DIRECT_CONV") != NULL;
     config.cuda_cudnn = on_unless_zero("WNN_CUDA_CUDNN");
+    config.cuda_staging_kib = count("WNN_CUDA_STAGING_KIB", 262144, 8192);
+    if (config.cuda_staging_kib < 64) {
+        fprintf(stderr, "wnn: WNN_CUDA_STAGING_KIB=%u is below 64; 64 used\n", config.cuda_staging_kib);
+        config.cuda_staging_kib = 64;
+    }
+    config.cuda_copy_threads = count("WNN_CUDA_COPY_THREADS", 4096, 0);
     config.null_copy_delay_us = count("WNN_NULL_COPY_DELAY_US", 10000000, 0);
     config.cuda_module = text("WNN_CUDA_MODULE");
     config.webgpu_module = text("WNN_WEBGPU_MODULE");

@@ -152,6 +152,10 @@ static void cu_device_close(wnn__device *d)
     for (int i = 0; i < CU_STAGES; i++)
         if (d->staged[i])
             cudaEventDestroy(d->staged[i]);
+    if (d->direct_done)
+        cudaEventDestroy(d->direct_done);
+    if (d->handoff)
+        cudaEventDestroy(d->handoff);
     cudaFreeHost(d->staging);
     if (d->stream)
         cudaStreamDestroy(d->stream);
@@ -172,6 +176,7 @@ static wnn_status cu_device_open(uint32_t index, wnn__device **out)
     d->use_graphs = wnn__config_get()->cuda_graphs;
     d->use_fusion = wnn__config_get()->cuda_fusion;
     d->use_cudnn = wnn__config_get()->cuda_cudnn && !wnn__config_get()->cuda_direct_conv;
+    d->stage_bytes = (size_t)wnn__config_get()->cuda_staging_kib << 10;
     pthread_mutexattr_t attr;
     pthread_mutexattr_init(&attr);
     pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
@@ -183,6 +188,10 @@ static wnn_status cu_device_open(uint32_t index, wnn__device **out)
         e = cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking);
     for (int i = 0; i < CU_STAGES && e == cudaSuccess; i++)
         e = cudaEventCreateWithFlags(&d->staged[i], cudaEventDisableTiming);
+    if (e == cudaSuccess)
+        e = cudaEventCreateWithFlags(&d->direct_done, cudaEventDisableTiming);
+    if (e == cudaSuccess)
+        e = cudaEventCreateWithFlags(&d->handoff, cudaEventDisableTiming);
     if (e == cudaSuccess)
         e = cudaMalloc(&d->blas_workspace, CU_BLAS_WORKSPACE);
     wnn_status s = wnn__cu_status(e);
@@ -219,19 +228,16 @@ static cudaStream_t dl_stream(uintptr_t v)
     return v == 1 ? cudaStreamLegacy : v == 2 ? cudaStreamPerThread : (cudaStream_t)v;
 }
 
-/* An event recorded on from after all its queued work, waited on by to. The
-** event may be destroyed at once: CUDA keeps it until the wait is done. */
+/* The device's handoff event recorded on from after all its queued work,
+** waited on by to. Recording it again later leaves that wait alone (CUDA
+** waits for the recording the wait saw), so one event serves every call;
+** creating one per call cost a microsecond. */
 static wnn_status cross_wait(wnn__device *d, cudaStream_t from, cudaStream_t to)
 {
     wnn__cu_lock(d);
-    cudaEvent_t ev;
-    cudaError_t e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
-    if (e == cudaSuccess) {
-        e = cudaEventRecord(ev, from);
-        if (e == cudaSuccess)
-            e = cudaStreamWaitEvent(to, ev, 0);
-        cudaEventDestroy(ev);
-    }
+    cudaError_t e = cudaEventRecord(d->handoff, from);
+    if (e == cudaSuccess)
+        e = cudaStreamWaitEvent(to, d->handoff, 0);
     if (e != cudaSuccess)
         (void)cudaGetLastError();
     wnn__cu_unlock(d);
@@ -281,4 +287,8 @@ const wnn__backend wnn__cuda_backend = {
     .order_before_stream = cu_order_before_stream,
     .wait_for_stream = cu_wait_for_stream,
     .owns_pointer = cu_owns_pointer,
+    .host_alloc = wnn__cu_host_alloc,
+    .host_free = wnn__cu_host_free,
+    .host_register = wnn__cu_host_register,
+    .host_unregister = wnn__cu_host_unregister,
 };

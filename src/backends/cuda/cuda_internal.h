@@ -34,10 +34,13 @@ struct wnn__device {
     cudaStream_t stream;
     cublasHandle_t blas;
     void *blas_workspace;
-    char *staging; /* CU_STAGES chunks of pinned memory, made on first use */
+    char *staging;      /* CU_STAGES chunks of pinned memory, made on first use */
+    size_t stage_bytes; /* bytes per chunk (WNN_CUDA_STAGING_KIB) */
     cudaEvent_t staged[CU_STAGES];
     bool staged_used[CU_STAGES];
     unsigned next_stage;
+    cudaEvent_t direct_done; /* the end of a copy straight from or to pinned memory */
+    cudaEvent_t handoff;     /* DLPack's stream handshakes (re-recorded each time) */
     wnn_status error; /* first failure of queued work since the last synchronize */
     bool use_graphs;  /* WNN_CUDA_GRAPHS=0 turns capture off */
     bool use_fusion;  /* WNN_CUDA_FUSION=0 turns element-wise fusion off */
@@ -72,6 +75,10 @@ wnn_status wnn__cu_copy_to_host(wnn__device *d, void *dst, const void *src, size
 wnn_status wnn__cu_copy_on_device(wnn__device *d, void *dst, const void *src, size_t n);
 wnn_status wnn__cu_fill_zero(wnn__device *d, void *dst, size_t n);
 wnn_status wnn__cu_synchronize(wnn__device *d);
+wnn_status wnn__cu_host_alloc(wnn__device *d, size_t bytes, void **ptr);
+void wnn__cu_host_free(wnn__device *d, void *ptr);
+wnn_status wnn__cu_host_register(wnn__device *d, void *ptr, size_t bytes);
+void wnn__cu_host_unregister(wnn__device *d, void *ptr);
 
 /* ---- graphs (cuda_graph.c): the backend table's entries ----------------------- */
 
