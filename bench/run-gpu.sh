@@ -29,7 +29,8 @@
 # with onnx.proto and the reader protoc-c generated from it here, which
 # bin/protoc-c copies into the build (the image has no protoc-c). The WPT vectors are the
 # repository's (data/wpt). Logs go to OUT (default ./gpu-out).
-# WNN_CMAKE_FLAGS adds to the build stage's configure (-DWNN_WITH_CUDA=OFF for the cpu stage alone).
+# WNN_CMAKE_FLAGS replaces the build stage's -DWNN_WITH_CUDA=ON (BUILD=build-cpu
+# WNN_CMAKE_FLAGS=-DWNN_WITH_CUDA=OFF for the cpu stage alone: a build folder keeps its cache).
 set -u
 CARRY=${CARRY:-gpu-carry}
 OUT=${OUT:-gpu-out}
@@ -38,6 +39,10 @@ case "$OUT" in /*) ;; *) OUT="$PWD/$OUT" ;; esac
 mkdir -p "$OUT"
 export PKG_CONFIG_PATH="$PWD/$CARRY/lib/pkgconfig"
 export LD_LIBRARY_PATH="$PWD/$CARRY/lib:${LD_LIBRARY_PATH:-}"
+# the libraries are linked from there too (the Python module's setup.py)
+export LIBRARY_PATH="$PWD/$CARRY/lib:${LIBRARY_PATH:-}"
+# nvcc where the image keeps it, for CMake's check_language(CUDA)
+command -v nvcc >/dev/null 2>&1 || [ ! -x /usr/local/cuda/bin/nvcc ] || export PATH="/usr/local/cuda/bin:$PATH"
 if [ -f "$CARRY/lib.tar.xz" ] && [ ! -e "$CARRY/lib/libdnnl.so.2" ]; then
     tar -xJf "$CARRY/lib.tar.xz" -C "$CARRY/lib" || exit 1
 fi
@@ -55,8 +60,9 @@ build)
     [ -f "$CARRY/onnx/onnx.proto" ] &&
         onnx="-DWNN_ONNX_PROTO=$PWD/$CARRY/onnx/onnx.proto -DWNN_PROTOC_C=$PWD/$CARRY/bin/protoc-c"
     # shellcheck disable=SC2086
-    cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWNN_WPT_DIR="$WPT" $onnx ${WNN_CMAKE_FLAGS:-} >"$OUT/cmake.log" 2>&1 || { tail -30 "$OUT/cmake.log"; exit 1; }
+    cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWNN_WPT_DIR="$WPT" $onnx ${WNN_CMAKE_FLAGS:--DWNN_WITH_CUDA=ON} >"$OUT/cmake.log" 2>&1 || { tail -30 "$OUT/cmake.log"; exit 1; }
     cmake --build "$BUILD" -j "$(nproc)" >"$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -30; exit 1; }
+    grep -iE "cuda|cudnn" "$OUT/cmake.log" | head -5
     "$BUILD/wnn" devices
     ;;
 test)

@@ -8,6 +8,7 @@
 ** byte for byte; then again with a tiny staging ring and three copy
 ** threads, so the ring wraps many times under concurrency.
 */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,11 @@ static wnn_context *open_ctx(void)
     o.device = test_device();
     wnn_context *ctx = NULL;
     CHECK_OK(wnn_context_create(&o, &ctx));
+    if (ctx == NULL) { /* nothing below can run without it */
+        fprintf(stderr, "test-host-memory: no %s context\n", o.device);
+        printf("%d passed, %d failed\n", test_passed, test_failed);
+        exit(1);
+    }
     return ctx;
 }
 
