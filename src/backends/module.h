@@ -18,7 +18,7 @@
 #include "platform/pool.h"
 #include "memory/arena.h"
 
-#define WNN__MODULE_VERSION 3
+#define WNN__MODULE_VERSION 4
 #define WNN__MODULE_ENTRY "wnn_backend_module_entry"
 
 struct wnn__allocator;
@@ -34,6 +34,7 @@ typedef struct wnn__host {
     void (*arena_unplace)(wnn__arena_block *live, uint32_t *n, uint32_t id);
     size_t (*data_type_size)(wnn_data_type t);
     uint64_t (*byte_length)(const wnn_operand_desc *desc);
+    size_t (*pool_size)(void); /* since 4 */
 } wnn__host;
 
 /* The module's entry: NULL when host->version is not one it was built for. */

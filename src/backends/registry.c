@@ -61,6 +61,7 @@ static const wnn__host host = {
     .arena_unplace = wnn__arena_unplace,
     .data_type_size = wnn_data_type_size,
     .byte_length = wnn_operand_desc_byte_length,
+    .pool_size = wnn__pool_size,
 };
 
 /* dlopen of dir/file; NULL if absent. */

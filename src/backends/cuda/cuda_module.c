@@ -39,6 +39,8 @@ const wnn__config *wnn__config_get(void) { return host->config(); }
 
 void wnn__parallel_for(size_t n, size_t grain, wnn__range_fn fn, void *arg) { host->parallel_for(n, grain, fn, arg); }
 
+size_t wnn__pool_size(void) { return host->pool_size(); }
+
 size_t wnn__arena_place(wnn__arena_block *live, uint32_t *n, size_t size, uint32_t id)
 {
     return host->arena_place(live, n, size, id);
