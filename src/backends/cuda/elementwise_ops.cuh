@@ -244,8 +244,12 @@ template <int OP> __device__ __forceinline__ float float_unary(float x)
         return sqrtf(x);
     else if constexpr (OP == WNN__OP_RELU)
         return x < 0.0f ? 0.0f : x;
-    else if constexpr (OP == WNN__OP_SIGMOID)
-        return 1.0f / (1.0f + expf(-x));
+    else if constexpr (OP == WNN__OP_SIGMOID) {
+        /* exp of -|x| never overflows, so results fall gradually into the
+        ** subnormal range (1 / (1 + exp(-x)) gave 0 below x = -88.72) */
+        float e = expf(-fabsf(x));
+        return x >= 0.0f ? 1.0f / (1.0f + e) : e / (1.0f + e);
+    }
     else if constexpr (OP == WNN__OP_ERF)
         return erff(x);
     else if constexpr (OP == WNN__OP_GELU)

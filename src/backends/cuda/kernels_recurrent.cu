@@ -18,7 +18,10 @@ __device__ __forceinline__ float activate(uint32_t f, float x)
 {
     switch (f) {
     case WNN_RECURRENT_ACTIVATION_RELU: return x < 0.0f ? 0.0f : x;
-    case WNN_RECURRENT_ACTIVATION_SIGMOID: return 1.0f / (1.0f + expf(-x));
+    case WNN_RECURRENT_ACTIVATION_SIGMOID: {
+        float e = expf(-fabsf(x)); /* as elementwise_ops.cuh's sigmoid */
+        return x >= 0.0f ? 1.0f / (1.0f + e) : e / (1.0f + e);
+    }
     default: return tanhf(x);
     }
 }
