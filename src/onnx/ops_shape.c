@@ -563,12 +563,20 @@ static wnn_status lower_depth_space(onx_importer *im, const Onnx__NodeProto *n)
     wnn_operand_desc d = onx_desc_of(x);
     if (d.rank != 4)
         return onx_fail(im, WNN_STATUS_INVALID_RANK, "input rank %u, must be 4", d.rank);
-    uint32_t bs = (uint32_t)onx_attr_int(n, "blocksize", 1), N = d.shape[0], C = d.shape[1], H = d.shape[2],
-             W = d.shape[3];
+    int64_t block = onx_attr_int(n, "blocksize", 1);
+    bool to_space = strcmp(n->op_type, "DepthToSpace") == 0;
+    /* checked before any product: a fuzzed 2^31 block squared to 0 as uint32 */
+    if (block < 1 || block > 65535)
+        return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "blocksize %lld is not in [1, 65535]", (long long)block);
+    uint32_t bs = (uint32_t)block, N = d.shape[0], C = d.shape[1], H = d.shape[2], W = d.shape[3];
+    if (to_space ? C % (bs * bs) != 0 || (uint64_t)H * bs > INT32_MAX || (uint64_t)W * bs > INT32_MAX
+                 : H % bs != 0 || W % bs != 0 || (uint64_t)C * bs * bs > INT32_MAX)
+        return onx_fail(im, WNN_STATUS_INVALID_ARGUMENT, "blocksize %u does not fit the input [%u, %u, %u, %u]", bs, N,
+                        C, H, W);
     char mode[8];
     onx_attr_string(n, "mode", "DCR", mode, sizeof mode);
     uint32_t s6[6], perm[6], s4[4];
-    if (strcmp(n->op_type, "DepthToSpace") == 0) {
+    if (to_space) {
         uint32_t c = C / (bs * bs);
         if (strcmp(mode, "CRD") == 0) {
             uint32_t a[6] = {N, c, bs, bs, H, W}, p[6] = {0, 1, 4, 2, 5, 3};

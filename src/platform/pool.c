@@ -169,6 +169,7 @@ static void *worker_main(void *unused)
     return NULL;
 }
 
+#ifndef WNN__POOL_NO_OPENMP
 static void *master_main(void *unused)
 {
     (void)unused;
@@ -189,6 +190,7 @@ static void *master_main(void *unused)
     }
     return NULL;
 }
+#endif
 
 /* Opens libgomp and starts the master; leaves g_team.on false (the pthread
 ** pool) when any step fails. */
