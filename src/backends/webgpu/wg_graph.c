@@ -38,7 +38,7 @@ typedef struct step {
     uint32_t in[WG_MAX_INPUTS];
     WGPUBuffer params;  /* or NULL */
     WGPUBuffer chunk;   /* a chunk's first and end output words, or NULL */
-    uint32_t gx, gy;    /* workgroups */
+    uint32_t gx, gy, gz; /* workgroups */
     uint64_t bytes;     /* a copy's size in words * 4 */
     /* a chunk of a split dispatch: bindings 0..n_in from offset[b], size[b]
     ** bytes (size 0: the whole buffer) */
@@ -207,9 +207,10 @@ static wnn_status add_step(wnn__device *d, wg_graph *g, const wnn__node *n, cons
     uint64_t words = k->chunk_words ? k->chunk_words : k->words;
     uint64_t groups = (words + WG_WORKGROUP - 1) / WG_WORKGROUP;
     uint32_t maxd = gpu->limits.maxComputeWorkgroupsPerDimension;
-    if (groups > (uint64_t)maxd * maxd) {
+    if (k->grid[0] ? k->grid[0] > maxd || k->grid[1] > maxd || k->grid[2] > maxd
+                   : groups > (uint64_t)maxd * maxd) {
         snprintf(why, why_len, "%s: %llu workgroups exceed the dispatch limit", wnn__op_name(n->op),
-                 (unsigned long long)groups);
+                 k->grid[0] ? (unsigned long long)k->grid[0] * k->grid[1] * k->grid[2] : (unsigned long long)groups);
         return WNN_STATUS_NOT_SUPPORTED;
     }
     step *st = new_step(g);
@@ -250,6 +251,9 @@ static wnn_status add_step(wnn__device *d, wg_graph *g, const wnn__node *n, cons
     memcpy(st->in, k->in_values, sizeof st->in);
     st->gx = (uint32_t)(groups < maxd ? groups : maxd);
     st->gy = (uint32_t)((groups + st->gx - 1) / (st->gx ? st->gx : 1));
+    st->gz = 1;
+    if (k->grid[0])
+        st->gx = k->grid[0], st->gy = k->grid[1], st->gz = k->grid[2];
     if (k->chunk_words) {
         /* output words from chunk_word; windowed inputs from the same element */
         uint32_t per = wg_per_word(g->ir->values[k->out_value].desc.data_type);
@@ -465,7 +469,7 @@ wnn_status wg_graph_execute(wnn__device *d, void *compiled, void *const *inputs,
             pass = wg.wgpuCommandEncoderBeginComputePass(enc, NULL);
         wg.wgpuComputePassEncoderSetPipeline(pass, st->p->pipe);
         wg.wgpuComputePassEncoderSetBindGroup(pass, 0, bg, 0, NULL);
-        wg.wgpuComputePassEncoderDispatchWorkgroups(pass, st->gx, st->gy, 1);
+        wg.wgpuComputePassEncoderDispatchWorkgroups(pass, st->gx, st->gy, st->gz);
         if (n_groups == sizeof groups / sizeof groups[0]) {
             /* the pass holds its bind groups: release ours early */
             for (uint32_t k = 0; k < n_groups; k++)
