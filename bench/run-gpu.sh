@@ -15,7 +15,8 @@
 #                                bench-webgpu beside the cuda device (Dawn from
 #                                $CARRY/dawn/libwebgpu_wrapper.so, or
 #                                WNN_WEBGPU_LIBRARY; the Vulkan loader must be
-#                                installed, see the device notes)
+#                                installed, see the device notes);
+#                                BENCH_WEBGPU_ARGS=--quick for a software driver
 # Libraries the GPU image lacks (OpenBLAS, jansson) come in a carried folder:
 # CARRY (default gpu-carry) with lib/ and include/. The ONNX importer (for
 # bench_models_gpu.py) is built where that folder also has protobuf-c (its
@@ -102,13 +103,19 @@ webgpu)
     [ -n "${VK_DRIVER_FILES:-}" ] || [ ! -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ] ||
         export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
     WNN_WEBGPU_DEBUG=1 "$BUILD/wnn" devices 2>&1 | tee "$OUT/webgpu-devices.log"
-    for t in test-webgpu test-webgpu-interop test-webgpu-abi; do
+    for t in test-webgpu test-webgpu-tiles test-webgpu-interop test-webgpu-abi; do
         "$BUILD/tests/$t" >"$OUT/$t.log" 2>&1
         echo "$t: exit $? $(tail -1 "$OUT/$t.log")"
     done
     "$BUILD/wnn" conformance --device webgpu "$WPT" >"$OUT/conformance-webgpu.log" 2>&1
     grep -E "^FAIL|passed, " "$OUT/conformance-webgpu.log" | head -40
-    "$BUILD/bench/bench-webgpu" webgpu cuda 2>&1 | tee "$OUT/bench-webgpu.txt"
+    # shellcheck disable=SC2086
+    "$BUILD/bench/bench-webgpu" ${BENCH_WEBGPU_ARGS:-} webgpu cuda 2>&1 | tee "$OUT/bench-webgpu.txt"
+    # the other path of large writes (WNN_WEBGPU_UPLOAD, docs/webgpu.md): its write row
+    echo "WNN_WEBGPU_UPLOAD=staged:"
+    # shellcheck disable=SC2086
+    WNN_WEBGPU_UPLOAD=staged "$BUILD/bench/bench-webgpu" ${BENCH_WEBGPU_ARGS:-} webgpu cuda 2>&1 |
+        grep -E "^\| (workload|write)" | tee "$OUT/bench-webgpu-staged.txt"
     ;;
 *)
     echo "unknown stage $stage" >&2
