@@ -7,7 +7,8 @@
 ** A workgroup of 16x16 invocations computes a BM x BN block of the output
 ** (64x64, or 128x128 for large products) and walks K in steps of BK (BM * BK
 ** = 1024, so each invocation stages 4 elements of A and 4 of B per step in
-** workgroup memory, one vec4 load where the layout allows). Each invocation
+** workgroup memory, one vec4 load where the layout allows; the next step's
+** are loaded into registers while a step computes). Each invocation
 ** keeps a register block of 4x4 (or 8x8) outputs: rows ty*4 + 64*i + r and
 ** columns tx*4 + 64*j + c, so the vec4 reads of a step's tiles are
 ** consecutive across the invocations of a row (no bank conflicts) and the
@@ -37,43 +38,57 @@ bool wg_tile_plan(wg_tile *p, uint32_t max_groups)
            p->grid[2] <= max_groups;
 }
 
-/* Stages operand A (is_a) or B of this K step: element (row, kk) of the
-** tile goes to tile[kk * rows / 4 + row / 4][row % 4], where row is m for A
-** and n for B, and the 4 staged elements are consecutive in memory along
-** k (along_k) or along the row. */
-static void emit_stage(wg_text *t, bool is_a, bool along_k, bool vec4, uint32_t rows, uint32_t bk)
+/* The 4 elements of operand A (is_a) or B that invocation li stages per K
+** step: (row, kk) of the tile, row being m for A and n for B, consecutive
+** in memory along k (along_k) or along the row. One vec4 when vec4, else
+** element c at e = li + 256 * c (consecutive invocations, consecutive
+** addresses). emit_fetch reads them from memory at step k0 into the
+** register pa (pb), zeros outside the matrix; emit_store writes the
+** register to tile[kk * rows / 4 + row / 4][row % 4]. */
+static void emit_fetch(wg_text *t, bool is_a, bool along_k, bool vec4, uint32_t rows, uint32_t bk)
 {
-    const char *tile = is_a ? "As" : "Bs", *row0 = is_a ? "m0" : "n0", *lim = is_a ? "TM" : "TN";
+    const char *reg = is_a ? "pa" : "pb", *row0 = is_a ? "m0" : "n0", *lim = is_a ? "TM" : "TN";
     const char *call = is_a ? "la" : "lb";
     /* la(m, k) but lb(k, n) */
 #define ARGS(r, k) (is_a ? r : k), (is_a ? k : r)
     if (vec4) {
         if (along_k)
-            P("  { let rr = li / %uu; let kq = (li %% %uu) * 4u; let gr = %s + rr; let gk = k0 + kq;\n"
-              "    var v = vec4<f32>(0.0);\n"
-              "    if (gr < %s && gk < TK) { v = %s4(%s, %s); }\n"
-              "    for (var c = 0u; c < 4u; c++) { %s[(kq + c) * %uu + rr / 4u][rr %% 4u] = v[c]; } }\n",
-              bk / 4, bk / 4, row0, lim, call, ARGS("gr", "gk"), tile, rows / 4);
+            P("    { let gr = %s + li / %uu; let gk = k0 + (li %% %uu) * 4u;\n", row0, bk / 4, bk / 4);
         else
-            P("  { let kk = li / %uu; let rq = (li %% %uu) * 4u; let gr = %s + rq; let gk = k0 + kk;\n"
-              "    var v = vec4<f32>(0.0);\n"
-              "    if (gr < %s && gk < TK) { v = %s4(%s, %s); }\n"
-              "    %s[kk * %uu + rq / 4u] = v; }\n",
-              rows / 4, rows / 4, row0, lim, call, ARGS("gr", "gk"), tile, rows / 4);
+            P("    { let gr = %s + (li %% %uu) * 4u; let gk = k0 + li / %uu;\n", row0, rows / 4, rows / 4);
+        P("      %s = vec4<f32>(0.0);\n"
+          "      if (gr < %s && gk < TK) { %s = %s4(%s, %s); } }\n",
+          reg, lim, reg, call, ARGS("gr", "gk"));
         return;
     }
-    P("  for (var c = 0u; c < 4u; c++) {\n"
-      "    let e = li + 256u * c;\n");
+    P("    for (var c = 0u; c < 4u; c++) {\n"
+      "      let e = li + 256u * c;\n");
     if (along_k)
-        P("    let rr = e / %uu; let kk = e %% %uu;\n", bk, bk);
+        P("      let gr = %s + e / %uu; let gk = k0 + e %% %uu;\n", row0, bk, bk);
     else
-        P("    let rr = e %% %uu; let kk = e / %uu;\n", rows, rows);
-    P("    let gr = %s + rr; let gk = k0 + kk;\n"
-      "    var v = 0.0;\n"
-      "    if (gr < %s && gk < TK) { v = %s(%s, %s); }\n"
-      "    %s[kk * %uu + rr / 4u][rr %% 4u] = v;\n  }\n",
-      row0, lim, call, ARGS("gr", "gk"), tile, rows / 4);
+        P("      let gr = %s + e %% %uu; let gk = k0 + e / %uu;\n", row0, rows, rows);
+    P("      %s[c] = 0.0;\n"
+      "      if (gr < %s && gk < TK) { %s[c] = %s(%s, %s); }\n    }\n",
+      reg, lim, reg, call, ARGS("gr", "gk"));
 #undef ARGS
+}
+
+static void emit_store(wg_text *t, bool is_a, bool along_k, bool vec4, uint32_t rows, uint32_t bk)
+{
+    const char *tile = is_a ? "As" : "Bs", *reg = is_a ? "pa" : "pb";
+    if (vec4 && along_k)
+        P("    { let rr = li / %uu; let kq = (li %% %uu) * 4u;\n"
+          "      for (var c = 0u; c < 4u; c++) { %s[(kq + c) * %uu + rr / 4u][rr %% 4u] = %s[c]; } }\n",
+          bk / 4, bk / 4, tile, rows / 4, reg);
+    else if (vec4)
+        P("    %s[(li / %uu) * %uu + li %% %uu] = %s;\n", tile, rows / 4, rows / 4, rows / 4, reg);
+    else
+        P("    for (var c = 0u; c < 4u; c++) {\n"
+          "      let e = li + 256u * c;\n"
+          "      let rr = e %s %uu; let kk = e %s %uu;\n"
+          "      %s[kk * %uu + rr / 4u][rr %% 4u] = %s[c];\n    }\n",
+          along_k ? "/" : "%", along_k ? bk : rows, along_k ? "%" : "/", along_k ? bk : rows, tile, rows / 4,
+          reg);
 }
 
 void wg_emit_tile(wg_text *t, const wg_tile *p)
@@ -91,10 +106,19 @@ void wg_emit_tile(wg_text *t, const wg_tile *p)
     for (uint32_t i = 0; i < 4 * R; i++)
         for (uint32_t j = 0; j < R; j++)
             P("  var c%u_%u = vec4<f32>(0.0);\n", i, j);
-    P("  for (var k0 = 0u; k0 < TK; k0 += %uu) {\n", bk);
-    emit_stage(t, true, !p->a_along_m, p->a_vec4, bm, bk);
-    emit_stage(t, false, p->b_along_k, p->b_vec4, bm, bk);
+    /* the next step's elements are read into registers while this step
+    ** computes (one tile of workgroup memory, two barriers a step) */
+    P("  var pa: vec4<f32>;\n  var pb: vec4<f32>;\n  { let k0 = 0u;\n");
+    emit_fetch(t, true, !p->a_along_m, p->a_vec4, bm, bk);
+    emit_fetch(t, false, p->b_along_k, p->b_vec4, bm, bk);
+    P("  }\n  for (var k0 = 0u; k0 < TK; k0 += %uu) {\n", bk);
+    emit_store(t, true, !p->a_along_m, p->a_vec4, bm, bk);
+    emit_store(t, false, p->b_along_k, p->b_vec4, bm, bk);
     P("    workgroupBarrier();\n"
+      "    if (k0 + %uu < TK) {\n      let k0 = k0 + %uu;\n", bk, bk);
+    emit_fetch(t, true, !p->a_along_m, p->a_vec4, bm, bk);
+    emit_fetch(t, false, p->b_along_k, p->b_vec4, bm, bk);
+    P("    }\n"
       "    for (var kk = 0u; kk < %uu; kk++) {\n",
       bk);
     for (uint32_t i = 0; i < R; i++)
