@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
-** test-webgpu-tiles.c -- the webgpu device's tiled float32 products
-** (matmul, gemm, conv2d as an implicit GEMM) against a computation in
-** double here: shapes that are not multiples of the 64- and 128-wide
-** blocks or of the 16- and 8-deep K steps, K = 1, a large odd K, batch
+** test-webgpu-tiles.c -- the webgpu device's tiled products (float32
+** matmul, gemm and conv2d as an implicit GEMM; float16 matmul and gemm)
+** against a computation in double here: shapes that are not multiples of
+** the 64- and 128-wide blocks or of the 16- and 8-deep K steps, K = 1, a large odd K, batch
 ** broadcasting, the vec4 and scalar load paths (dimensions that are or are
 ** not multiples of 4), gemm's transposes, alpha, beta and a broadcast C, and
 ** conv2d's layouts, groups, strides, dilations, asymmetric padding and bias
@@ -12,6 +12,7 @@
 */
 #include <math.h>
 
+#include "core/half.h"
 #include "test.h"
 #include "test-webgpu.h"
 
@@ -31,9 +32,17 @@ static float *random_floats(size_t n, uint32_t seed)
 
 static size_t count(const wnn_operand_desc *d) { return (size_t)wnn_operand_desc_element_count(d); }
 
+/* float16 inputs hold values a half can hold, so the reference sees them */
+static void round_to(wnn_data_type t, float *v, size_t n)
+{
+    for (size_t i = 0; t == WNN_DATA_TYPE_FLOAT16 && i < n; i++)
+        v[i] = wnn__half_to_float(wnn__float_to_half(v[i]));
+}
+
 typedef wnn_operand *(*build_fn)(wnn_graph_builder *b, wnn_operand **in, const void *arg);
 
-/* Builds y = f(inputs) on webgpu, runs it on data, returns y (malloc'd) in *out. */
+/* Builds y = f(inputs) on webgpu, runs it on data (floats, written as the
+** inputs' type, float32 or float16), returns y as floats (malloc'd) in *out. */
 static void run(build_fn f, const void *arg, uint32_t n_in, const wnn_operand_desc *in, float *const *data,
                 wnn_operand_desc *out_desc, float **out)
 {
@@ -55,23 +64,43 @@ static void run(build_fn f, const void *arg, uint32_t n_in, const wnn_operand_de
     }
     for (uint32_t i = 0; i < n_in && g; i++) {
         wnn_tensor_desc d = WNN_TENSOR_DESC_INIT;
+        d.data_type = in[i].data_type;
         d.rank = in[i].rank;
         memcpy(d.shape, in[i].shape, sizeof d.shape);
         d.writable = true;
         CHECK_OK(wnn_context_create_tensor(ctx, &d, &t[i]));
-        CHECK_OK(wnn_context_write_tensor(ctx, t[i], data[i], count(&in[i]) * sizeof(float)));
+        size_t n = count(&in[i]);
+        if (in[i].data_type == WNN_DATA_TYPE_FLOAT16) {
+            uint16_t *h = malloc((n ? n : 1) * sizeof *h);
+            for (size_t j = 0; j < n; j++)
+                h[j] = wnn__float_to_half(data[i][j]);
+            CHECK_OK(wnn_context_write_tensor(ctx, t[i], h, n * sizeof *h));
+            free(h);
+        } else {
+            CHECK_OK(wnn_context_write_tensor(ctx, t[i], data[i], n * sizeof(float)));
+        }
         bind[i] = (wnn_named_tensor){names[i], t[i]};
     }
     if (g) {
         wnn_tensor_desc d = WNN_TENSOR_DESC_INIT;
+        d.data_type = out_desc->data_type;
         d.rank = out_desc->rank;
         memcpy(d.shape, out_desc->shape, sizeof d.shape);
         d.readable = true;
         CHECK_OK(wnn_context_create_tensor(ctx, &d, &y));
         wnn_named_tensor by = {"y", y};
         CHECK_OK(wnn_context_dispatch(ctx, g, bind, n_in, &by, 1));
-        *out = malloc(count(out_desc) * sizeof(float));
-        CHECK_OK(wnn_context_read_tensor_sync(ctx, y, *out, count(out_desc) * sizeof(float)));
+        size_t n = count(out_desc);
+        *out = malloc(n * sizeof(float));
+        if (out_desc->data_type == WNN_DATA_TYPE_FLOAT16) {
+            uint16_t *h = malloc(n * sizeof *h);
+            CHECK_OK(wnn_context_read_tensor_sync(ctx, y, h, n * sizeof *h));
+            for (size_t j = 0; j < n; j++)
+                (*out)[j] = wnn__half_to_float(h[j]);
+            free(h);
+        } else {
+            CHECK_OK(wnn_context_read_tensor_sync(ctx, y, *out, n * sizeof(float)));
+        }
     }
     for (uint32_t i = 0; i < n_in; i++)
         wnn_tensor_release(t[i]);
@@ -80,12 +109,15 @@ static void run(build_fn f, const void *arg, uint32_t n_in, const wnn_operand_de
     wnn_graph_builder_release(b);
 }
 
-/* got against want (n elements), within 1e-5 of the sum of |terms| (mag). */
-static void compare(const char *what, const float *got, const double *want, const double *mag, size_t n)
+/* got against want (n elements), within 1e-5 of the sum of |terms| (mag),
+** plus the rounding of a float16 result (computed in f32, rounded once). */
+static void compare(const char *what, wnn_data_type t, const float *got, const double *want, const double *mag,
+                    size_t n)
 {
     size_t bad = 0, first = 0;
+    double rel = t == WNN_DATA_TYPE_FLOAT16 ? 1.0 / 1024 : 0;
     for (size_t i = 0; got && i < n; i++)
-        if (!(fabs(got[i] - want[i]) <= 1e-5 * (mag[i] + 1))) {
+        if (!(fabs(got[i] - want[i]) <= 1e-5 * (mag[i] + 1) + rel * fabs(want[i]))) {
             if (bad++ == 0)
                 first = i;
         }
@@ -103,13 +135,15 @@ static wnn_operand *matmul_op(wnn_graph_builder *b, wnn_operand **in, const void
     return wnn_matmul(b, in[0], in[1]);
 }
 
-/* matmul of a (rank ra) and b (rank rb), batch dims broadcast. */
-static void check_matmul(uint32_t ra, const uint32_t *sa, uint32_t rb, const uint32_t *sb)
+/* matmul of a (rank ra) and b (rank rb) of type dt, batch dims broadcast. */
+static void check_matmul_of(wnn_data_type dt, uint32_t ra, const uint32_t *sa, uint32_t rb, const uint32_t *sb)
 {
-    wnn_operand_desc in[2] = {{WNN_DATA_TYPE_FLOAT32, ra, {0}}, {WNN_DATA_TYPE_FLOAT32, rb, {0}}}, od;
+    wnn_operand_desc in[2] = {{dt, ra, {0}}, {dt, rb, {0}}}, od;
     memcpy(in[0].shape, sa, ra * sizeof *sa);
     memcpy(in[1].shape, sb, rb * sizeof *sb);
     float *data[2] = {random_floats(count(&in[0]), ra * 7 + sa[ra - 1]), random_floats(count(&in[1]), rb + sb[0])};
+    round_to(dt, data[0], count(&in[0]));
+    round_to(dt, data[1], count(&in[1]));
     float *y;
     run(matmul_op, NULL, 2, in, data, &od, &y);
     uint32_t M = sa[ra - 2], K = sa[ra - 1], N = sb[rb - 1], r = od.rank;
@@ -144,9 +178,14 @@ static void check_matmul(uint32_t ra, const uint32_t *sa, uint32_t rb, const uin
             }
     }
     char what[96];
-    snprintf(what, sizeof what, "matmul [.., %u, %u] x [.., %u, %u]", M, K, K, N);
-    compare(what, y, want, mag, n);
+    snprintf(what, sizeof what, "matmul %s [.., %u, %u] x [.., %u, %u]", wnn_data_type_name(dt), M, K, K, N);
+    compare(what, dt, y, want, mag, n);
     free(want), free(mag), free(y), free(data[0]), free(data[1]);
+}
+
+static void check_matmul(uint32_t ra, const uint32_t *sa, uint32_t rb, const uint32_t *sb)
+{
+    check_matmul_of(WNN_DATA_TYPE_FLOAT32, ra, sa, rb, sb);
 }
 
 static void test_matmul(void)
@@ -161,11 +200,18 @@ static void test_matmul(void)
     check_matmul(3, (uint32_t[]){4, 17, 5}, 2, (uint32_t[]){5, 19});      /* B shared by the batch */
     check_matmul(3, (uint32_t[]){32, 130, 20}, 2, (uint32_t[]){20, 132}); /* 128x128 blocks, vec4 */
     check_matmul(3, (uint32_t[]){32, 131, 13}, 3, (uint32_t[]){32, 13, 129}); /* 128x128 blocks, scalar */
+    /* float16: tiled where N is even (words of two halves stored whole), else the loop kernel */
+    wnn_data_type h = WNN_DATA_TYPE_FLOAT16;
+    check_matmul_of(h, 2, (uint32_t[]){67, 33}, 2, (uint32_t[]){33, 66});
+    check_matmul_of(h, 4, (uint32_t[]){2, 1, 9, 12}, 3, (uint32_t[]){3, 12, 8});
+    check_matmul_of(h, 3, (uint32_t[]){32, 130, 21}, 2, (uint32_t[]){21, 130});
+    check_matmul_of(h, 2, (uint32_t[]){5, 7}, 2, (uint32_t[]){7, 3});
 }
 
 /* ---- gemm ------------------------------------------------------------------------------ */
 
 typedef struct gemm_case {
+    wnn_data_type dt;
     uint32_t M, N, K;
     bool at, bt, has_c;
     uint32_t c_rank, c_shape[2];
@@ -187,12 +233,14 @@ static wnn_operand *gemm_op(wnn_graph_builder *b, wnn_operand **in, const void *
 static void check_gemm(const gemm_case *c)
 {
     uint32_t M = c->M, N = c->N, K = c->K;
-    wnn_operand_desc in[3] = {{WNN_DATA_TYPE_FLOAT32, 2, {c->at ? K : M, c->at ? M : K}},
-                              {WNN_DATA_TYPE_FLOAT32, 2, {c->bt ? N : K, c->bt ? K : N}},
-                              {WNN_DATA_TYPE_FLOAT32, c->c_rank, {c->c_shape[0], c->c_shape[1]}}},
+    wnn_operand_desc in[3] = {{c->dt, 2, {c->at ? K : M, c->at ? M : K}},
+                              {c->dt, 2, {c->bt ? N : K, c->bt ? K : N}},
+                              {c->dt, c->c_rank, {c->c_shape[0], c->c_shape[1]}}},
                      od;
     float *data[3] = {random_floats(count(&in[0]), M), random_floats(count(&in[1]), N),
                       random_floats(count(&in[2]), K)};
+    for (int i = 0; i < 3; i++)
+        round_to(c->dt, data[i], count(&in[i]));
     float *y;
     run(gemm_op, c, c->has_c ? 3 : 2, in, data, &od, &y);
     double *want = calloc((size_t)M * N, sizeof *want), *mag = calloc((size_t)M * N, sizeof *mag);
@@ -219,21 +267,26 @@ static void check_gemm(const gemm_case *c)
             mag[i * N + j] = m;
         }
     char what[96];
-    snprintf(what, sizeof what, "gemm %ux%ux%u at=%d bt=%d c=%d", M, N, K, c->at, c->bt, c->has_c);
-    compare(what, y, want, mag, (size_t)M * N);
+    snprintf(what, sizeof what, "gemm %s %ux%ux%u at=%d bt=%d c=%d", wnn_data_type_name(c->dt), M, N, K, c->at,
+             c->bt, c->has_c);
+    compare(what, c->dt, y, want, mag, (size_t)M * N);
     free(want), free(mag), free(y), free(data[0]), free(data[1]), free(data[2]);
 }
 
 static void test_gemm(void)
 {
     /* scalar loads both ways (70 and 6 not multiples of 4), C of [N] */
-    check_gemm(&(gemm_case){70, 66, 6, true, true, true, 1, {66, 0}, 0.5, -2.0});
+    wnn_data_type f = WNN_DATA_TYPE_FLOAT32, h = WNN_DATA_TYPE_FLOAT16;
+    check_gemm(&(gemm_case){f, 70, 66, 6, true, true, true, 1, {66, 0}, 0.5, -2.0});
     /* vec4 along m (A transposed, M = 68) and along n, C of [M, 1] */
-    check_gemm(&(gemm_case){68, 64, 8, true, false, true, 2, {68, 1}, 1.0, 1.0});
+    check_gemm(&(gemm_case){f, 68, 64, 8, true, false, true, 2, {68, 1}, 1.0, 1.0});
     /* B transposed with K a multiple of 4 (vec4 along k), no C */
-    check_gemm(&(gemm_case){33, 17, 20, false, true, false, 1, {1, 0}, 2.0, 1.0});
+    check_gemm(&(gemm_case){f, 33, 17, 20, false, true, false, 1, {1, 0}, 2.0, 1.0});
     /* a whole C, 128x128 blocks need a batch: 64x64 here, N not a multiple of 4 */
-    check_gemm(&(gemm_case){65, 63, 129, false, false, true, 2, {65, 63}, 1.0, 0.25});
+    check_gemm(&(gemm_case){f, 65, 63, 129, false, false, true, 2, {65, 63}, 1.0, 0.25});
+    /* float16, both transposes and a C of [M, 1] (tiled), and N odd (the loop kernel) */
+    check_gemm(&(gemm_case){h, 70, 66, 6, true, true, true, 2, {70, 1}, 0.5, -2.0});
+    check_gemm(&(gemm_case){h, 9, 5, 12, false, false, true, 1, {5, 0}, 1.0, 1.0});
 }
 
 /* ---- conv2d ---------------------------------------------------------------------------- */
@@ -328,7 +381,7 @@ static void check_conv(const conv_case *c)
     char what[128];
     snprintf(what, sizeof what, "conv2d [%u,%u,%u,%u] -> %u, %ux%u, groups %u, %s", c->nb, c->c, c->h, c->w, c->o,
              c->kh, c->kw, c->groups, nhwc ? "nhwc" : "nchw");
-    compare(what, y, want, mag, n);
+    compare(what, WNN_DATA_TYPE_FLOAT32, y, want, mag, n);
     free(want), free(mag), free(y), free(data[0]), free(data[1]), free(data[2]);
 }
 

@@ -120,11 +120,13 @@ void wg_broadcast_strides(const wnn_operand_desc *in, uint32_t r, const uint32_t
 **                                a_along_m / b_along_k say, the dimension
 **                                along which they run a multiple of 4;
 **   fn so(m: u32, n: u32, v: f32) stores one output (the epilogue), or
-**   fn so4(m, n, v: vec4<f32>)   4 outputs along n where out_vec4 (N % 4 == 0).
+**   fn so4(m, n, v: vec4<f32>)   4 outputs along n where out_vec4 (N % 4 == 0),
+**   fn so2(m, n, v: vec2<f32>)   or 2 (one packed float16 word) where out_pairs
+**                                (N even, the output's first element even).
 ** a_along_m / b_along_k also say which way memory runs for scalar loads. */
 typedef struct wg_tile {
     uint32_t M, N, K, batch;
-    bool a_along_m, a_vec4, b_along_k, b_vec4, out_vec4;
+    bool a_along_m, a_vec4, b_along_k, b_vec4, out_vec4, out_pairs;
     uint32_t r;       /* set by wg_tile_plan: 1 (64x64 blocks) or 2 (128x128) */
     uint32_t grid[3]; /* set by wg_tile_plan */
 } wg_tile;

@@ -2,7 +2,8 @@
 /*
 ** wg_wgsl_tile.c -- the tiled matrix product that matmul, gemm and conv2d
 ** (as an implicit GEMM) share: out(z, m, n) = sum over k of A(z, m, k) *
-** B(z, k, n), for float32.
+** B(z, k, n), computed in f32 (float16 operands are unpacked by the
+** caller's loads and packed by its stores).
 **
 ** A workgroup of 16x16 invocations computes a BM x BN block of the output
 ** (64x64, or 128x128 for large products) and walks K in steps of BK (BM * BK
@@ -139,6 +140,10 @@ void wg_emit_tile(wg_text *t, const wg_tile *p)
                 P("      { let gn = n0 + lid.x * 4u + %uu;\n", 64 * j);
                 if (p->out_vec4)
                     P("        if (gn < TN) { so4(gm, gn, c%u_%u); } }\n", 4 * i + r, j);
+                else if (p->out_pairs)
+                    P("        if (gn < TN) { so2(gm, gn, c%u_%u.xy); }\n"
+                      "        if (gn + 2u < TN) { so2(gm, gn + 2u, c%u_%u.zw); } }\n",
+                      4 * i + r, j, 4 * i + r, j);
                 else
                     P("        for (var c = 0u; c < 4u; c++) { if (gn + c < TN) { so(gm, gn + c, c%u_%u[c]); } } }\n",
                       4 * i + r, j);
