@@ -112,10 +112,10 @@ webgpu)
     # shellcheck disable=SC2086
     "$BUILD/bench/bench-webgpu" ${BENCH_WEBGPU_ARGS:-} webgpu cuda 2>&1 | tee "$OUT/bench-webgpu.txt"
     # the other path of large writes (WNN_WEBGPU_UPLOAD, docs/webgpu.md): its write row
-    echo "WNN_WEBGPU_UPLOAD=staged:"
+    echo "WNN_WEBGPU_UPLOAD=pieces:"
     # shellcheck disable=SC2086
-    WNN_WEBGPU_UPLOAD=staged "$BUILD/bench/bench-webgpu" ${BENCH_WEBGPU_ARGS:-} webgpu cuda 2>&1 |
-        grep -E "^\| (workload|write)" | tee "$OUT/bench-webgpu-staged.txt"
+    WNN_WEBGPU_UPLOAD=pieces "$BUILD/bench/bench-webgpu" ${BENCH_WEBGPU_ARGS:-} webgpu cuda 2>&1 |
+        grep -E "^\| (workload|write)" | tee "$OUT/bench-webgpu-pieces.txt"
     ;;
 *)
     echo "unknown stage $stage" >&2

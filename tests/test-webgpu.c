@@ -75,19 +75,19 @@ static void test_copies(void)
     free(r);
     wnn_tensor_release(t);
 
-    /* 20 MiB + 3 bytes, in 4 MiB pieces and then through the staging ring
-    ** (8 MiB chunks), with a part word at the end; written twice each, so
-    ** the ring's second turn waits for its buffers' maps */
+    /* 20 MiB + 3 bytes, through the staging ring (8 MiB chunks) and then in
+    ** 2 MiB pieces, with a part word at the end; written twice each, so the
+    ** ring's second turn waits for its buffers' maps */
     uint32_t odd[1] = {(20u << 20) + 3};
     t = tensor(WNN_DATA_TYPE_UINT8, 1, odd);
     unsigned char *bv = malloc(odd[0]), *br = malloc(odd[0]);
-    for (int staged = 0; staged < 2; staged++) {
-        if (staged)
-            setenv("WNN_WEBGPU_UPLOAD", "staged", 1);
+    for (int pieces = 0; pieces < 2; pieces++) {
+        if (pieces)
+            setenv("WNN_WEBGPU_UPLOAD", "pieces", 1);
         wnn__config_reload();
         for (int pass = 0; pass < 2; pass++) {
             for (uint32_t i = 0; i < odd[0]; i++)
-                bv[i] = (unsigned char)(i * 7 + (i >> 20) + pass + 2 * staged);
+                bv[i] = (unsigned char)(i * 7 + (i >> 20) + pass + 2 * pieces);
             CHECK_OK(wnn_context_write_tensor(ctx, t, bv, odd[0]));
         }
         CHECK_OK(wnn_context_finish(ctx));

@@ -63,9 +63,9 @@ static void read_all(void)
     config.webgpu_debug = text("WNN_WEBGPU_DEBUG") != NULL;
     config.webgpu_split_kib = count("WNN_WEBGPU_SPLIT_KIB", 1u << 22, 0);
     const char *up = text("WNN_WEBGPU_UPLOAD");
-    config.webgpu_upload_staged = up && strcmp(up, "staged") == 0;
-    if (up && !config.webgpu_upload_staged && strcmp(up, "pieces") != 0)
-        fprintf(stderr, "wnn: WNN_WEBGPU_UPLOAD=%s is not pieces or staged; ignored\n", up);
+    config.webgpu_upload_pieces = up && strcmp(up, "pieces") == 0;
+    if (up && !config.webgpu_upload_pieces && strcmp(up, "staged") != 0)
+        fprintf(stderr, "wnn: WNN_WEBGPU_UPLOAD=%s is not staged or pieces; ignored\n", up);
 }
 
 const wnn__config *wnn__config_get(void)

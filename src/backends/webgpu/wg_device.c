@@ -5,10 +5,10 @@
 **
 ** A discrete device in wnn's storage model (like the null device): tensors
 ** are WGPUBuffers (STORAGE | COPY_SRC | COPY_DST) from the caching allocator,
-** core keeps the host mirror. Uploads go through wgpuQueueWriteBuffer (which
-** copies the caller's bytes at once) in pieces of 4 MiB, or with
-** WNN_WEBGPU_UPLOAD=staged large ones in 8 MiB chunks through a ring of
-** mapped staging buffers; reads copy into a MapRead staging
+** core keeps the host mirror. Small uploads go through wgpuQueueWriteBuffer
+** (which copies the caller's bytes at once), large ones in 8 MiB chunks
+** through a ring of mapped staging buffers (or, WNN_WEBGPU_UPLOAD=pieces,
+** wgpuQueueWriteBuffer calls of 2 MiB); reads copy into a MapRead staging
 ** buffer on the queue and map it, waiting through the instance. The queue
 ** keeps call order, so nothing else waits: synchronize maps a word behind
 ** everything submitted, and returns at once when nothing was submitted since
@@ -385,9 +385,10 @@ static void on_map(uint32_t status, WGPUStringView msg, void *u1, void *u2) { *(
 /* A large write in chunks through the staging ring: each chunk waits for
 ** its buffer's map (issued after that buffer's previous copy), is copied
 ** into it, and copied on the queue into dst; the buffer is then mapped
-** again for its next turn. The ring's memory is made once and reused,
-** where one wgpuQueueWriteBuffer of the whole tensor has the implementation
-** make (and the driver pin) a staging buffer of its size on every call.
+** again for its next turn. The ring's memory is made once and reused:
+** for wgpuQueueWriteBuffer, Dawn makes a staging buffer of the write's size
+** (over 4 MiB), or new 4 MiB ring buffers, each its own vkAllocateMemory
+** (mappable memory is never sub-allocated), and frees them when done.
 ** Caller holds g->lock. */
 static wnn_status write_staged(wg_gpu *g, WGPUBuffer dst, const unsigned char *src, size_t n)
 {
@@ -437,7 +438,7 @@ static wnn_status wg_copy_to_device(wnn__device *d, void *dst, const void *src, 
         return WNN_OK;
     wnn_status s = WNN_OK;
     pthread_mutex_lock(&g->lock);
-    if (n >= WG_UPLOAD_MIN && wnn__config_get()->webgpu_upload_staged) {
+    if (n >= WG_UPLOAD_MIN && !wnn__config_get()->webgpu_upload_pieces) {
         s = write_staged(g, dst, src, n);
     } else {
         size_t whole = n & ~(size_t)3;

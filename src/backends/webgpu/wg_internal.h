@@ -40,13 +40,14 @@ typedef struct wg_library_state {
 /* Loads the library and finds the adapter, once; never fails loudly. */
 const wg_library_state *wg_library(void);
 
-/* Writes of at least WG_UPLOAD_MIN bytes go in pieces, never as one
-** wgpuQueueWriteBuffer: WG_UPLOAD_PIECE-byte wgpuQueueWriteBuffer calls (the
-** size of Dawn's staging ring buffers, which it pools), or, with
-** WNN_WEBGPU_UPLOAD=staged, through WG_UPLOAD_RING mapped staging buffers
-** of WG_UPLOAD_CHUNK bytes of wnn's own. */
+/* Writes of at least WG_UPLOAD_MIN bytes never go as one
+** wgpuQueueWriteBuffer: they go through WG_UPLOAD_RING mapped staging
+** buffers of WG_UPLOAD_CHUNK bytes of wnn's own, or, with
+** WNN_WEBGPU_UPLOAD=pieces, as wgpuQueueWriteBuffer calls of
+** WG_UPLOAD_PIECE bytes (half of Dawn's 4 MiB staging ring buffers, so a
+** piece and its alignment fit one). */
 #define WG_UPLOAD_MIN ((size_t)4 << 20)
-#define WG_UPLOAD_PIECE ((size_t)4 << 20)
+#define WG_UPLOAD_PIECE ((size_t)2 << 20)
 #define WG_UPLOAD_RING 4
 #define WG_UPLOAD_CHUNK ((uint64_t)8 << 20)
 
