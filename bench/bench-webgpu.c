@@ -14,7 +14,12 @@
 ** why on its row and the rest go on. Ratio = webgpu / cuda in the sense of
 ** "higher is better" (for the chain, cuda's time over webgpu's).
 **
-**   bench-webgpu [DEVICE_A [DEVICE_B]]    default: webgpu cuda
+**   bench-webgpu [--quick] [DEVICE_A [DEVICE_B]]    default: webgpu cuda
+**
+** --quick shrinks the compute workloads for a software driver (lavapipe on
+** a few cores): add of 16 MiB operands, matmul 1024^3, conv2d of batch 2,
+** three dispatches a repetition; the chain and the transfers are unchanged.
+** Its rows name the sizes run.
 */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -24,10 +29,13 @@
 #include "wnn/wnn.h"
 
 enum { N_WORK = 6 };
-static const char *const work_names[N_WORK] = {
-    "add f32, 1 GiB per operand (TB/s)", "matmul 4096^3 f32 (TFLOP/s)", "conv2d 3x3 [32,64,56,56]->64 f32 (TFLOP/s)",
-    "10-op chain [1024] f32, dispatch+finish (us)", "write 256 MiB (GB/s)", "read 256 MiB (GB/s)",
+static const char *const work_names[2][N_WORK] = {
+    {"add f32, 1 GiB per operand (TB/s)", "matmul 4096^3 f32 (TFLOP/s)", "conv2d 3x3 [32,64,56,56]->64 f32 (TFLOP/s)",
+     "10-op chain [1024] f32, dispatch+finish (us)", "write 256 MiB (GB/s)", "read 256 MiB (GB/s)"},
+    {"add f32, 16 MiB per operand (TB/s)", "matmul 1024^3 f32 (TFLOP/s)", "conv2d 3x3 [2,64,56,56]->64 f32 (TFLOP/s)",
+     "10-op chain [1024] f32, dispatch+finish (us)", "write 256 MiB (GB/s)", "read 256 MiB (GB/s)"},
 };
+static bool quick;
 static const bool higher_better[N_WORK] = {true, true, true, false, true, true};
 
 /* A failed call: the message goes into why, the workload's figure is 0. */
@@ -85,7 +93,7 @@ static double run_graph(wnn_context *ctx, int work)
     int iters = 10;
     wnn_operand *y = NULL;
     if (work == 0 || work == 3) { /* add, or the chain */
-        uint32_t n = work == 0 ? 1u << 28 : 1024;
+        uint32_t n = work == 3 ? 1024 : quick ? 1u << 22 : 1u << 28;
         sa[0] = sb[0] = so[0] = n;
         wnn_operand_desc d = {WNN_DATA_TYPE_FLOAT32, 1, {n}};
         wnn_operand *x = wnn_graph_builder_input(b, "a", &d), *z = wnn_graph_builder_input(b, "b", &d);
@@ -93,9 +101,10 @@ static double run_graph(wnn_context *ctx, int work)
         for (int i = 1; work == 3 && i < 10; i++) /* nine more: mul, relu, add, ... */
             y = i % 3 == 0 ? wnn_relu(b, y) : i % 3 == 1 ? wnn_mul(b, y, z) : wnn_add(b, y, x);
         bytes = 3.0 * n * sizeof(float);
-        iters = work == 0 ? 10 : 200;
+        iters = work == 3 ? 200 : quick ? 3 : 10;
     } else if (work == 1) {
-        const uint32_t n = 4096;
+        const uint32_t n = quick ? 1024 : 4096;
+        iters = quick ? 3 : 10;
         rank = 2;
         sa[0] = sa[1] = sb[0] = sb[1] = so[0] = so[1] = n;
         wnn_operand_desc d = {WNN_DATA_TYPE_FLOAT32, 2, {n, n}};
@@ -103,13 +112,14 @@ static double run_graph(wnn_context *ctx, int work)
         flops = 2.0 * n * n * n;
     } else {
         rank = 4;
-        const uint32_t in[4] = {32, 64, 56, 56}, f[4] = {64, 64, 3, 3};
+        const uint32_t nb = quick ? 2 : 32, in[4] = {nb, 64, 56, 56}, f[4] = {64, 64, 3, 3};
         memcpy(sa, in, sizeof in), memcpy(sb, f, sizeof f), memcpy(so, in, sizeof in);
-        wnn_operand_desc di = {WNN_DATA_TYPE_FLOAT32, 4, {32, 64, 56, 56}}, df = {WNN_DATA_TYPE_FLOAT32, 4, {64, 64, 3, 3}};
+        wnn_operand_desc di = {WNN_DATA_TYPE_FLOAT32, 4, {nb, 64, 56, 56}}, df = {WNN_DATA_TYPE_FLOAT32, 4, {64, 64, 3, 3}};
+        iters = quick ? 3 : 10;
         wnn_conv2d_options o = WNN_CONV2D_OPTIONS_INIT;
         o.padding[0] = o.padding[1] = o.padding[2] = o.padding[3] = 1;
         y = wnn_conv2d(b, wnn_graph_builder_input(b, "a", &di), wnn_graph_builder_input(b, "b", &df), &o);
-        flops = 2.0 * 32 * 64 * 56 * 56 * 64 * 9;
+        flops = 2.0 * nb * 64 * 56 * 56 * 64 * 9;
     }
     wnn_named_operand named = {"y", y};
     wnn_graph *g = NULL;
@@ -177,7 +187,10 @@ static void measure(const char *device, double *fig, char reasons[N_WORK][256])
 
 int main(int argc, char **argv)
 {
-    const char *dev[2] = {argc > 1 ? argv[1] : "webgpu", argc > 2 ? argv[2] : "cuda"};
+    int a = 1;
+    if (argc > 1 && strcmp(argv[1], "--quick") == 0)
+        quick = true, a++;
+    const char *dev[2] = {argc > a ? argv[a] : "webgpu", argc > a + 1 ? argv[a + 1] : "cuda"};
     double fig[2][N_WORK];
     static char reasons[2][N_WORK][256];
     for (int d = 0; d < 2; d++)
@@ -186,13 +199,13 @@ int main(int argc, char **argv)
     for (int w = 0; w < N_WORK; w++) {
         char cell[2][64];
         for (int d = 0; d < 2; d++)
-            snprintf(cell[d], sizeof cell[d], fig[d][w] > 0 ? "%.3f" : "-", fig[d][w]);
+            snprintf(cell[d], sizeof cell[d], fig[d][w] > 0 ? "%.4g" : "-", fig[d][w]);
         double ratio = fig[0][w] > 0 && fig[1][w] > 0
                            ? (higher_better[w] ? fig[0][w] / fig[1][w] : fig[1][w] / fig[0][w])
                            : 0;
         char r[32];
         snprintf(r, sizeof r, ratio > 0 ? "%.2f" : "-", ratio);
-        printf("| %s | %s | %s | %s |\n", work_names[w], cell[0], cell[1], r);
+        printf("| %s | %s | %s | %s |\n", work_names[quick][w], cell[0], cell[1], r);
         for (int d = 0; d < 2; d++)
             if (reasons[d][w][0])
                 printf("  (%s: %s)\n", dev[d], reasons[d][w]);

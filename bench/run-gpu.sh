@@ -20,7 +20,8 @@
 #                                bench-webgpu beside the cuda device (Dawn from
 #                                $CARRY/dawn/libwebgpu_wrapper.so, or
 #                                WNN_WEBGPU_LIBRARY; the Vulkan loader must be
-#                                installed, see the device notes)
+#                                installed, see the device notes);
+#                                BENCH_WEBGPU_ARGS=--quick for a software driver
 # Libraries the GPU image lacks (OpenBLAS, jansson, oneDNN) come in a carried
 # folder: CARRY (default gpu-carry) with lib/ and include/, which
 # bench/make-gpu-carry.sh assembles here (its lib.tar.xz is unpacked below). The ONNX importer (for
@@ -148,13 +149,19 @@ webgpu)
     [ -n "${VK_DRIVER_FILES:-}" ] || [ ! -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ] ||
         export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
     WNN_WEBGPU_DEBUG=1 "$BUILD/wnn" devices 2>&1 | tee "$OUT/webgpu-devices.log"
-    for t in test-webgpu test-webgpu-interop test-webgpu-abi; do
+    for t in test-webgpu test-webgpu-tiles test-webgpu-interop test-webgpu-abi; do
         "$BUILD/tests/$t" >"$OUT/$t.log" 2>&1
         echo "$t: exit $? $(tail -1 "$OUT/$t.log")"
     done
     "$BUILD/wnn" conformance --device webgpu "$WPT" >"$OUT/conformance-webgpu.log" 2>&1
     grep -E "^FAIL|passed, " "$OUT/conformance-webgpu.log" | head -40
-    "$BUILD/bench/bench-webgpu" webgpu cuda 2>&1 | tee "$OUT/bench-webgpu.txt"
+    # shellcheck disable=SC2086
+    "$BUILD/bench/bench-webgpu" ${BENCH_WEBGPU_ARGS:-} webgpu cuda 2>&1 | tee "$OUT/bench-webgpu.txt"
+    # the other path of large writes (WNN_WEBGPU_UPLOAD, docs/webgpu.md): its write row
+    echo "WNN_WEBGPU_UPLOAD=pieces:"
+    # shellcheck disable=SC2086
+    WNN_WEBGPU_UPLOAD=pieces "$BUILD/bench/bench-webgpu" ${BENCH_WEBGPU_ARGS:-} webgpu cuda 2>&1 |
+        grep -E "^\| (workload|write)" | tee "$OUT/bench-webgpu-pieces.txt"
     ;;
 *)
     echo "unknown stage $stage" >&2

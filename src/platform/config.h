@@ -37,6 +37,7 @@ typedef struct wnn__config {
     const char *webgpu_library;  /* WNN_WEBGPU_LIBRARY: a webgpu.h implementation, or NULL */
     bool webgpu_debug;           /* WNN_WEBGPU_DEBUG set: the webgpu device explains refusals on stderr */
     uint32_t webgpu_split_kib;   /* WNN_WEBGPU_SPLIT_KIB: split dispatches over this binding size (tests) */
+    bool webgpu_upload_pieces;   /* WNN_WEBGPU_UPLOAD=pieces: large writes as wgpuQueueWriteBuffer pieces */
 } wnn__config;
 
 /* The switches, read at the first call. Thread-safe. */

@@ -5,11 +5,14 @@
 **
 ** A discrete device in wnn's storage model (like the null device): tensors
 ** are WGPUBuffers (STORAGE | COPY_SRC | COPY_DST) from the caching allocator,
-** core keeps the host mirror. Uploads go through wgpuQueueWriteBuffer (which
-** copies the caller's bytes at once); reads copy into a MapRead staging
+** core keeps the host mirror. Small uploads go through wgpuQueueWriteBuffer
+** (which copies the caller's bytes at once), large ones in 8 MiB chunks
+** through a ring of mapped staging buffers (or, WNN_WEBGPU_UPLOAD=pieces,
+** wgpuQueueWriteBuffer calls of 2 MiB); reads copy into a MapRead staging
 ** buffer on the queue and map it, waiting through the instance. The queue
 ** keeps call order, so nothing else waits: synchronize maps a word behind
-** everything submitted. Errors of queued work arrive through the device's
+** everything submitted, and returns at once when nothing was submitted since
+** the last readback. Errors of queued work arrive through the device's
 ** uncaptured-error callback and are reported by the next read or
 ** synchronize.
 **
@@ -138,6 +141,7 @@ void wg_submit(wg_gpu *g, WGPUCommandEncoder enc)
         wg.wgpuDevicePushErrorScope(g->device, WGPUErrorFilter_Validation);
     WGPUCommandBuffer cb = wg.wgpuCommandEncoderFinish(enc, NULL);
     wg.wgpuQueueSubmit(g->queue, 1, &cb);
+    g->submitted++;
     wg.wgpuCommandBufferRelease(cb);
     wg.wgpuCommandEncoderRelease(enc);
     if (g->external) {
@@ -205,6 +209,9 @@ static void wg_device_close(wnn__device *d)
             wg.wgpuBufferRelease(g->readback);
         if (g->fence)
             wg.wgpuBufferRelease(g->fence);
+        for (uint32_t i = 0; i < WG_UPLOAD_RING; i++)
+            if (g->upload[i])
+                wg.wgpuBufferRelease(g->upload[i]);
         wg.wgpuQueueRelease(g->queue);
         wg.wgpuDeviceRelease(g->device);
         wg.wgpuInstanceRelease(g->instance);
@@ -373,25 +380,81 @@ static void wg_mem_free(wnn__device *d, void *ptr)
     pthread_mutex_unlock(&d->gpu->lock);
 }
 
+static void on_map(uint32_t status, WGPUStringView msg, void *u1, void *u2) { *(uint32_t *)u1 = status; }
+
+/* A large write in chunks through the staging ring: each chunk waits for
+** its buffer's map (issued after that buffer's previous copy), is copied
+** into it, and copied on the queue into dst; the buffer is then mapped
+** again for its next turn. The ring's memory is made once and reused:
+** for wgpuQueueWriteBuffer, Dawn makes a staging buffer of the write's size
+** (over 4 MiB), or new 4 MiB ring buffers, each its own vkAllocateMemory
+** (mappable memory is never sub-allocated), and frees them when done.
+** Caller holds g->lock. */
+static wnn_status write_staged(wg_gpu *g, WGPUBuffer dst, const unsigned char *src, size_t n)
+{
+    for (size_t at = 0; at < n;) {
+        uint32_t i = g->upload_next;
+        size_t len = n - at < WG_UPLOAD_CHUNK ? n - at : (size_t)WG_UPLOAD_CHUNK;
+        if (g->upload[i] && !g->upload_mapped[i]) {
+            if (!wg_wait(g, g->upload_map[i]) || g->upload_status[i] != WGPUMapAsyncStatus_Success) {
+                wg.wgpuBufferRelease(g->upload[i]);
+                g->upload[i] = NULL;
+                return WNN_STATUS_OPERATION_ERROR;
+            }
+            g->upload_mapped[i] = true;
+        }
+        if (!g->upload[i]) {
+            WGPUBufferDescriptor desc = {0};
+            desc.label = sv("wnn upload");
+            desc.usage = WGPUBufferUsage_MapWrite | WGPUBufferUsage_CopySrc;
+            desc.size = WG_UPLOAD_CHUNK;
+            desc.mappedAtCreation = 1;
+            if (!(g->upload[i] = wg.wgpuDeviceCreateBuffer(g->device, &desc)))
+                return WNN_STATUS_OUT_OF_MEMORY;
+            g->upload_mapped[i] = true;
+        }
+        unsigned char *p = wg.wgpuBufferGetMappedRange(g->upload[i], 0, WG_UPLOAD_CHUNK);
+        if (!p)
+            return WNN_STATUS_OPERATION_ERROR;
+        memcpy(p, src + at, len);
+        memset(p + len, 0, words(len) - len); /* a part word at the end: zeros, as the plain path */
+        wg.wgpuBufferUnmap(g->upload[i]);
+        WGPUCommandEncoder enc = wg.wgpuDeviceCreateCommandEncoder(g->device, NULL);
+        wg.wgpuCommandEncoderCopyBufferToBuffer(enc, g->upload[i], 0, dst, at, words(len));
+        wg_submit(g, enc);
+        WGPUBufferMapCallbackInfo ci = {NULL, WGPUCallbackMode_WaitAnyOnly, on_map, &g->upload_status[i], NULL};
+        g->upload_map[i] = wg.wgpuBufferMapAsync(g->upload[i], WGPUMapMode_Write, 0, WG_UPLOAD_CHUNK, ci);
+        g->upload_mapped[i] = false;
+        g->upload_next = (i + 1) % WG_UPLOAD_RING;
+        at += len;
+    }
+    return WNN_OK;
+}
+
 static wnn_status wg_copy_to_device(wnn__device *d, void *dst, const void *src, size_t n)
 {
     wg_gpu *g = d->gpu;
     if (n == 0)
         return WNN_OK;
-    size_t whole = n & ~(size_t)3;
+    wnn_status s = WNN_OK;
     pthread_mutex_lock(&g->lock);
-    if (whole)
-        wg.wgpuQueueWriteBuffer(g->queue, dst, 0, src, whole);
-    if (whole != n) {
-        unsigned char last[4] = {0};
-        memcpy(last, (const char *)src + whole, n - whole);
-        wg.wgpuQueueWriteBuffer(g->queue, dst, whole, last, 4);
+    if (n >= WG_UPLOAD_MIN && !wnn__config_get()->webgpu_upload_pieces) {
+        s = write_staged(g, dst, src, n);
+    } else {
+        size_t whole = n & ~(size_t)3;
+        for (size_t at = 0; at < whole; at += WG_UPLOAD_PIECE)
+            wg.wgpuQueueWriteBuffer(g->queue, dst, at, (const char *)src + at,
+                                    whole - at < WG_UPLOAD_PIECE ? whole - at : WG_UPLOAD_PIECE);
+        if (whole != n) {
+            unsigned char last[4] = {0};
+            memcpy(last, (const char *)src + whole, n - whole);
+            wg.wgpuQueueWriteBuffer(g->queue, dst, whole, last, 4);
+        }
+        g->submitted++;
     }
     pthread_mutex_unlock(&g->lock);
-    return WNN_OK;
+    return s;
 }
-
-static void on_map(uint32_t status, WGPUStringView msg, void *u1, void *u2) { *(uint32_t *)u1 = status; }
 
 /* Copies n bytes of src (a buffer) through the staging buffer into dst
 ** (NULL: only waits). Caller holds g->lock. */
@@ -436,6 +499,7 @@ static wnn_status read_back(wg_gpu *g, void *dst, WGPUBuffer src, size_t n)
     if (p && dst)
         memcpy(dst, p, n);
     wg.wgpuBufferUnmap(g->readback);
+    g->completed = g->submitted; /* the queue runs in order */
     return p ? WNN_OK : WNN_STATUS_OPERATION_ERROR;
 }
 
@@ -479,7 +543,8 @@ static wnn_status wg_synchronize(wnn__device *d)
 {
     wg_gpu *g = d->gpu;
     pthread_mutex_lock(&g->lock);
-    wnn_status s = read_back(g, NULL, NULL, 0);
+    /* nothing queued since the last readback: nothing to wait for */
+    wnn_status s = g->completed == g->submitted ? WNN_OK : read_back(g, NULL, NULL, 0);
     pthread_mutex_unlock(&g->lock);
     wnn_status e = wg_take_error(d);
     return s != WNN_OK ? s : e;

@@ -7,8 +7,10 @@
 ** Pipelines are made at build time from the WGSL of wg_wgsl.c and cached on
 ** the GPU by their text, so nodes of the same shape share one. Constants are
 ** uploaded at build time; every intermediate value gets its own buffer from
-** the caching allocator (kept for the graph's life). Bind groups are made
-** per run, since the tensors bound change. A node without a kernel, or a
+** the caching allocator (kept for the graph's life). Each step keeps the
+** bind group of its last run and makes a new one only when a dispatch binds
+** other tensors (so a graph holds a reference to the buffers of the tensors
+** it last ran on until it runs on others or is released). A node without a kernel, or a
 ** value over a binding or dispatch limit, fails the build with
 ** NOT_SUPPORTED and a message naming it.
 */
@@ -38,11 +40,15 @@ typedef struct step {
     uint32_t in[WG_MAX_INPUTS];
     WGPUBuffer params;  /* or NULL */
     WGPUBuffer chunk;   /* a chunk's first and end output words, or NULL */
-    uint32_t gx, gy;    /* workgroups */
+    uint32_t gx, gy, gz; /* workgroups */
     uint64_t bytes;     /* a copy's size in words * 4 */
     /* a chunk of a split dispatch: bindings 0..n_in from offset[b], size[b]
     ** bytes (size 0: the whole buffer) */
     uint64_t offset[WG_MAX_INPUTS + 1], size[WG_MAX_INPUTS + 1];
+    /* the bind group of the last run and the buffers it binds (output,
+    ** inputs): reused while a dispatch binds the same tensors */
+    WGPUBindGroup group;
+    WGPUBuffer bound[WG_MAX_INPUTS + 1];
 } step;
 
 typedef struct wg_graph {
@@ -166,6 +172,8 @@ static void drop_graph(wnn__device *d, wg_graph *g)
             wg.wgpuBufferRelease(g->steps[i].params);
         if (g->steps[i].chunk)
             wg.wgpuBufferRelease(g->steps[i].chunk);
+        if (g->steps[i].group)
+            wg.wgpuBindGroupRelease(g->steps[i].group);
     }
     for (uint32_t v = 0; g->bufs && v < g->ir->n_values; v++)
         if (g->bufs[v])
@@ -207,9 +215,10 @@ static wnn_status add_step(wnn__device *d, wg_graph *g, const wnn__node *n, cons
     uint64_t words = k->chunk_words ? k->chunk_words : k->words;
     uint64_t groups = (words + WG_WORKGROUP - 1) / WG_WORKGROUP;
     uint32_t maxd = gpu->limits.maxComputeWorkgroupsPerDimension;
-    if (groups > (uint64_t)maxd * maxd) {
+    if (k->grid[0] ? k->grid[0] > maxd || k->grid[1] > maxd || k->grid[2] > maxd
+                   : groups > (uint64_t)maxd * maxd) {
         snprintf(why, why_len, "%s: %llu workgroups exceed the dispatch limit", wnn__op_name(n->op),
-                 (unsigned long long)groups);
+                 k->grid[0] ? (unsigned long long)k->grid[0] * k->grid[1] * k->grid[2] : (unsigned long long)groups);
         return WNN_STATUS_NOT_SUPPORTED;
     }
     step *st = new_step(g);
@@ -250,6 +259,9 @@ static wnn_status add_step(wnn__device *d, wg_graph *g, const wnn__node *n, cons
     memcpy(st->in, k->in_values, sizeof st->in);
     st->gx = (uint32_t)(groups < maxd ? groups : maxd);
     st->gy = (uint32_t)((groups + st->gx - 1) / (st->gx ? st->gx : 1));
+    st->gz = 1;
+    if (k->grid[0])
+        st->gx = k->grid[0], st->gy = k->grid[1], st->gz = k->grid[2];
     if (k->chunk_words) {
         /* output words from chunk_word; windowed inputs from the same element */
         uint32_t per = wg_per_word(g->ir->values[k->out_value].desc.data_type);
@@ -419,68 +431,73 @@ static WGPUBuffer buffer_of(wg_graph *g, uint32_t v, void *const *inputs, void *
     return s > 0 ? inputs[s - 1] : s < 0 ? outputs[-s - 1] : g->bufs[v];
 }
 
+/* The bind group of step st for these tensors: the cached one when it binds
+** the same buffers (it holds them, so a handle seen again is the same
+** buffer), else a new one that replaces it. Caller holds gpu->lock. */
+static WGPUBindGroup bind_group(wg_gpu *gpu, wg_graph *g, step *st, void *const *inputs, void *const *outputs)
+{
+    WGPUBuffer now[WG_MAX_INPUTS + 1];
+    now[0] = buffer_of(g, st->out, inputs, outputs);
+    for (uint32_t k = 0; k < st->n_in; k++)
+        now[k + 1] = buffer_of(g, st->in[k], inputs, outputs);
+    if (st->group && memcmp(now, st->bound, (st->n_in + 1) * sizeof *now) == 0)
+        return st->group;
+    WGPUBindGroupEntry e[WG_MAX_INPUTS + 3];
+    memset(e, 0, sizeof e);
+    uint32_t ne = 0;
+    for (; ne < st->n_in + 1; ne++) {
+        e[ne].binding = ne;
+        e[ne].buffer = now[ne];
+        e[ne].offset = st->offset[ne];
+        e[ne].size = st->size[ne] ? st->size[ne] : WGPU_WHOLE_SIZE;
+    }
+    if (st->params)
+        e[ne].binding = ne, e[ne].buffer = st->params, e[ne].size = WGPU_WHOLE_SIZE, ne++;
+    if (st->chunk)
+        e[ne].binding = ne, e[ne].buffer = st->chunk, e[ne].size = WGPU_WHOLE_SIZE, ne++;
+    WGPUBindGroupDescriptor bd = {0};
+    bd.layout = st->p->layout;
+    bd.entryCount = ne;
+    bd.entries = e;
+    WGPUBindGroup bg = wg.wgpuDeviceCreateBindGroup(gpu->device, &bd);
+    if (st->group)
+        wg.wgpuBindGroupRelease(st->group);
+    st->group = bg;
+    memcpy(st->bound, now, (st->n_in + 1) * sizeof *now);
+    return bg;
+}
+
 wnn_status wg_graph_execute(wnn__device *d, void *compiled, void *const *inputs, void *const *outputs)
 {
     wg_graph *g = compiled;
     wg_gpu *gpu = d->gpu;
-    WGPUBindGroup groups[64];
-    uint32_t n_groups = 0;
-    wnn_status s = WNN_OK;
     pthread_mutex_lock(&gpu->lock);
     WGPUCommandEncoder enc = wg.wgpuDeviceCreateCommandEncoder(gpu->device, NULL);
     WGPUComputePassEncoder pass = NULL;
     for (uint32_t i = 0; i < g->n_steps; i++) {
         step *st = &g->steps[i];
-        WGPUBuffer out = buffer_of(g, st->out, inputs, outputs);
         if (!st->p) {
             if (pass) {
                 wg.wgpuComputePassEncoderEnd(pass);
                 wg.wgpuComputePassEncoderRelease(pass);
                 pass = NULL;
             }
-            wg.wgpuCommandEncoderCopyBufferToBuffer(enc, buffer_of(g, st->in[0], inputs, outputs), 0, out, 0,
-                                                    st->bytes);
+            wg.wgpuCommandEncoderCopyBufferToBuffer(enc, buffer_of(g, st->in[0], inputs, outputs), 0,
+                                                    buffer_of(g, st->out, inputs, outputs), 0, st->bytes);
             continue;
         }
-        WGPUBindGroupEntry e[WG_MAX_INPUTS + 3];
-        memset(e, 0, sizeof e);
-        uint32_t ne = 0;
-        e[ne].binding = ne, e[ne].buffer = out, ne++;
-        for (uint32_t k = 0; k < st->n_in; k++)
-            e[ne].binding = ne, e[ne].buffer = buffer_of(g, st->in[k], inputs, outputs), ne++;
-        for (uint32_t b = 0; b < ne; b++) {
-            e[b].offset = st->offset[b];
-            e[b].size = st->size[b] ? st->size[b] : WGPU_WHOLE_SIZE;
-        }
-        if (st->params)
-            e[ne].binding = ne, e[ne].buffer = st->params, e[ne].size = WGPU_WHOLE_SIZE, ne++;
-        if (st->chunk)
-            e[ne].binding = ne, e[ne].buffer = st->chunk, e[ne].size = WGPU_WHOLE_SIZE, ne++;
-        WGPUBindGroupDescriptor bd = {0};
-        bd.layout = st->p->layout;
-        bd.entryCount = ne;
-        bd.entries = e;
-        WGPUBindGroup bg = wg.wgpuDeviceCreateBindGroup(gpu->device, &bd);
+        WGPUBindGroup bg = bind_group(gpu, g, st, inputs, outputs);
         if (!pass)
             pass = wg.wgpuCommandEncoderBeginComputePass(enc, NULL);
         wg.wgpuComputePassEncoderSetPipeline(pass, st->p->pipe);
         wg.wgpuComputePassEncoderSetBindGroup(pass, 0, bg, 0, NULL);
-        wg.wgpuComputePassEncoderDispatchWorkgroups(pass, st->gx, st->gy, 1);
-        if (n_groups == sizeof groups / sizeof groups[0]) {
-            /* the pass holds its bind groups: release ours early */
-            for (uint32_t k = 0; k < n_groups; k++)
-                wg.wgpuBindGroupRelease(groups[k]);
-            n_groups = 0;
-        }
-        groups[n_groups++] = bg;
+        wg.wgpuComputePassEncoderDispatchWorkgroups(pass, st->gx, st->gy, st->gz);
     }
     if (pass) {
         wg.wgpuComputePassEncoderEnd(pass);
         wg.wgpuComputePassEncoderRelease(pass);
     }
     wg_submit(gpu, enc);
-    for (uint32_t k = 0; k < n_groups; k++)
-        wg.wgpuBindGroupRelease(groups[k]);
     pthread_mutex_unlock(&gpu->lock);
-    return s;
+    return WNN_OK;
 }

@@ -40,6 +40,17 @@ typedef struct wg_library_state {
 /* Loads the library and finds the adapter, once; never fails loudly. */
 const wg_library_state *wg_library(void);
 
+/* Writes of at least WG_UPLOAD_MIN bytes never go as one
+** wgpuQueueWriteBuffer: they go through WG_UPLOAD_RING mapped staging
+** buffers of WG_UPLOAD_CHUNK bytes of wnn's own, or, with
+** WNN_WEBGPU_UPLOAD=pieces, as wgpuQueueWriteBuffer calls of
+** WG_UPLOAD_PIECE bytes (half of Dawn's 4 MiB staging ring buffers, so a
+** piece and its alignment fit one). */
+#define WG_UPLOAD_MIN ((size_t)4 << 20)
+#define WG_UPLOAD_PIECE ((size_t)2 << 20)
+#define WG_UPLOAD_RING 4
+#define WG_UPLOAD_CHUNK ((uint64_t)8 << 20)
+
 /* A WGPUDevice and its queue, shared by every context opened on it. All
 ** wgpu calls on it are made under lock (Dawn's devices are not thread-safe
 ** by default). */
@@ -54,6 +65,15 @@ typedef struct wg_gpu {
     WGPUBuffer readback;           /* MapRead staging, grown on demand */
     WGPUBuffer fence;              /* 4 bytes copied into readback to wait for the queue */
     uint64_t readback_size;
+    /* Staging for large writes (wg_device.c): MapWrite buffers used in
+    ** turn, each mapped (ready) or waiting for its map after its copy. */
+    WGPUBuffer upload[WG_UPLOAD_RING];
+    WGPUFuture upload_map[WG_UPLOAD_RING];
+    bool upload_mapped[WG_UPLOAD_RING];
+    uint32_t upload_status[WG_UPLOAD_RING];
+    uint32_t upload_next;
+    uint64_t submitted; /* queue operations issued (submits and writes) */
+    uint64_t completed; /* of which known complete (after a readback) */
     struct wg_pipeline *pipelines; /* compiled once per WGSL text */
     uint64_t errors;               /* uncaptured errors seen so far */
     char error_message[256];

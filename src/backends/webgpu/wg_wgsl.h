@@ -59,6 +59,9 @@ typedef struct wg_kernel {
     bool splittable;
     uint32_t identity_mask;
     uint64_t chunk_word, chunk_words;
+    /* workgroups of a kernel that sets its own grid (the tiled product);
+    ** all 0: one 256-invocation workgroup per 256 words */
+    uint32_t grid[3];
 } wg_kernel;
 
 /* Kernels for node n (concat makes one per input, split and the recurrent
@@ -106,6 +109,31 @@ void wg_emit_walk(wg_text *t, const char *from, uint32_t r, const uint32_t *dims
                   const uint32_t *base, uint32_t strides[][WNN_MAX_RANK]);
 /* Row-major strides of in broadcast to out_dims (rank r): 0 on size-1 axes. */
 void wg_broadcast_strides(const wnn_operand_desc *in, uint32_t r, const uint32_t *out_dims, uint32_t *st);
+
+/* The tiled float32 product (wg_wgsl_tile.c). The caller writes, before
+** wg_emit_tile, its bindings and
+**   fn setup(z: u32)             per workgroup: batch z's bases (private vars)
+**   fn la(m: u32, k: u32) -> f32 and fn lb(k: u32, n: u32) -> f32
+**                                an element of A or B, called only in bounds;
+**   fn la4 / fn lb4 -> vec4<f32> instead, where a_vec4 / b_vec4: 4 elements
+**                                consecutive along k or along m (n), as
+**                                a_along_m / b_along_k say, the dimension
+**                                along which they run a multiple of 4;
+**   fn so(m: u32, n: u32, v: f32) stores one output (the epilogue), or
+**   fn so4(m, n, v: vec4<f32>)   4 outputs along n where out_vec4 (N % 4 == 0),
+**   fn so2(m, n, v: vec2<f32>)   or 2 (one packed float16 word) where out_pairs
+**                                (N even, the output's first element even).
+** a_along_m / b_along_k also say which way memory runs for scalar loads. */
+typedef struct wg_tile {
+    uint32_t M, N, K, batch;
+    bool a_along_m, a_vec4, b_along_k, b_vec4, out_vec4, out_pairs;
+    uint32_t r;       /* set by wg_tile_plan: 1 (64x64 blocks) or 2 (128x128) */
+    uint32_t grid[3]; /* set by wg_tile_plan */
+} wg_tile;
+/* Chooses the block size and grid; false when the grid exceeds max_groups
+** a dimension (or the product is empty): the caller uses its plain kernel. */
+bool wg_tile_plan(wg_tile *p, uint32_t max_groups);
+void wg_emit_tile(wg_text *t, const wg_tile *p);
 
 /* The operator files: each returns the node's kernel count (0: none, with
 ** why) like wg_wgsl_node, for the operators it owns. */

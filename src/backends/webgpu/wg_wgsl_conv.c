@@ -4,7 +4,9 @@
 ** convTranspose2d and the three pools, both input layouts, every filter
 ** layout; and resample2d.
 **
-** Each output element is one loop over its window (the cpu's direct path):
+** float32 conv2d with 4 or more output channels a group is an implicit
+** GEMM on the tiled product (conv_tiled). Otherwise each output element is
+** one loop over its window (the cpu's direct path):
 ** conv2d reads its group's input channels times the taps that fall inside
 ** the input; convTranspose2d gathers, for each tap, the one input position
 ** that scatters into it (if the stride divides the offset); pools read
@@ -14,6 +16,7 @@
 ** input are computed in i32.
 */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backends/webgpu/wg_wgsl.h"
@@ -100,6 +103,77 @@ static bool conv_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
           (int)a->conv.strides[1], x.sw, cg_in, fi, cg_out, fo, fh, fw, cg_in, x.sc, fi);
     }
     wg_frame_end(&f, NULL);
+    return !t->failed;
+}
+
+/* conv2d as an implicit GEMM on the tiled product (wg_wgsl_tile.c), for
+** float32 with at least 4 output channels a group: per batch and group,
+** out(m, p) = sum over r of filter(m, r) * x(r, p), m the group's output
+** channel, p = oy * OW + ox the output pixel, r a (channel, ky, kx) tap,
+** channel innermost where the input is nhwc (memory order, both operands).
+** Taps in the padding read 0. False where it does not apply. */
+static bool conv_tiled(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
+{
+    wg_text *t = &k->text;
+    const wnn__attrs *a = &n->attrs;
+    bool has_bias = n->n_in > 2 && n->in[2] != WNN__NONE;
+    for (uint32_t i = 0; i < n->n_in; i++)
+        if (n->in[i] != WNN__NONE && ir->values[n->in[i]].desc.data_type != WNN_DATA_TYPE_FLOAT32)
+            return false;
+    if (n->op != WNN__OP_CONV2D || ir->values[n->out[0]].desc.data_type != WNN_DATA_TYPE_FLOAT32)
+        return false;
+    plane4 x = plane_of(&ir->values[n->in[0]].desc, a->conv.input_layout);
+    plane4 o = plane_of(&ir->values[n->out[0]].desc, a->conv.input_layout);
+    const uint32_t *fs = ir->values[n->in[1]].desc.shape;
+    uint32_t fst[4] = {fs[1] * fs[2] * fs[3], fs[2] * fs[3], fs[3], 1}, ax[4];
+    filter_axes(n->op, a->conv.filter_layout, ax);
+    uint32_t fo = fst[ax[0]], fi = fst[ax[1]], fh = fst[ax[2]], fw = fst[ax[3]];
+    uint32_t kh = fs[ax[2]], kw = fs[ax[3]], groups = a->conv.groups ? a->conv.groups : 1;
+    uint32_t cg_in = x.c / groups, cg_out = o.c / groups;
+    if (cg_out < 4)
+        return false;
+    bool inner = x.sc == 1;
+    wg_tile p = {.M = cg_out, .N = o.h * o.w, .K = cg_in * kh * kw, .batch = x.n * groups};
+    p.a_along_m = fo == 1;
+    p.b_along_k = inner;
+    if (!wg_tile_plan(&p, 65535))
+        return false;
+    k->out_value = n->out[0];
+    k->n_in = has_bias ? 3 : 2;
+    for (uint32_t i = 0; i < k->n_in; i++)
+        k->in_values[i] = n->in[i];
+    k->words = wnn_operand_desc_element_count(&ir->values[n->out[0]].desc);
+    memcpy(k->grid, p.grid, sizeof p.grid);
+    P("@group(0) @binding(0) var<storage, read_write> b0: array<f32>;\n"
+      "@group(0) @binding(1) var<storage, read> b1: array<f32>;\n"
+      "@group(0) @binding(2) var<storage, read> b2: array<f32>;\n");
+    if (has_bias)
+        P("@group(0) @binding(3) var<storage, read> b3: array<f32>;\n");
+    P("var<private> xb: u32;\nvar<private> wb: u32;\nvar<private> yb: u32;\nvar<private> chb: u32;\n"
+      "fn setup(z: u32) {\n"
+      "  let nb = z / %uu; let g = z %% %uu;\n"
+      "  xb = nb * %uu + g * %uu; wb = g * %uu; yb = nb * %uu + g * %uu; chb = g * %uu;\n}\n",
+      groups, groups, x.sn, cg_in * x.sc, cg_out * fo, o.sn, cg_out * o.sc, cg_out);
+    /* tap r -> (c, ky, kx) */
+    if (inner)
+        P("fn tap(r: u32) -> vec3<u32> { let q = r / %uu; return vec3<u32>(r %% %uu, q / %uu, q %% %uu); }\n",
+          cg_in, cg_in, kw, kw);
+    else
+        P("fn tap(r: u32) -> vec3<u32> { return vec3<u32>(r / %uu, (r / %uu) %% %uu, r %% %uu); }\n", kh * kw,
+          kw, kh, kw);
+    P("fn la(m: u32, r: u32) -> f32 { let q = tap(r); return b2[wb + m * %uu + q.x * %uu + q.y * %uu + q.z * %uu]; }\n",
+      fo, fi, fh, fw);
+    P("fn lb(r: u32, p: u32) -> f32 {\n"
+      "  let q = tap(r);\n"
+      "  let iy = i32((p / %uu) * %uu + q.y * %uu) - %d;\n"
+      "  let ix = i32((p %% %uu) * %uu + q.z * %uu) - %d;\n"
+      "  if (iy < 0 || iy >= %d || ix < 0 || ix >= %d) { return 0.0; }\n"
+      "  return b1[xb + q.x * %uu + u32(iy) * %uu + u32(ix) * %uu];\n}\n",
+      o.w, a->conv.strides[0], a->conv.dilations[0], (int)a->conv.padding[0], o.w, a->conv.strides[1],
+      a->conv.dilations[1], (int)a->conv.padding[2], (int)x.h, (int)x.w, x.sc, x.sh, x.sw);
+    P("fn so(m: u32, p: u32, v: f32) { b0[yb + m * %uu + (p / %uu) * %uu + (p %% %uu) * %uu] = v%s; }\n", o.sc,
+      o.w, o.sh, o.w, o.sw, has_bias ? " + b3[chb + m]" : "");
+    wg_emit_tile(t, &p);
     return !t->failed;
 }
 
@@ -206,6 +280,13 @@ uint32_t wg_wgsl_conv(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, char 
     bool ok;
     switch (n->op) {
     case WNN__OP_CONV2D:
+        ok = conv_tiled(ir, n, k);
+        if (!ok) {
+            free(k->text.s);
+            memset(k, 0, sizeof *k);
+            ok = conv_kernel(ir, n, k);
+        }
+        break;
     case WNN__OP_CONV_TRANSPOSE2D: ok = conv_kernel(ir, n, k); break;
     case WNN__OP_AVERAGE_POOL2D:
     case WNN__OP_L2_POOL2D:

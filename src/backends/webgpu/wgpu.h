@@ -81,6 +81,7 @@ typedef uint32_t WGPUFeatureName;
 #define WGPUBufferUsage_CopyDst 0x8ull
 #define WGPUBufferUsage_Storage 0x80ull
 #define WGPUMapMode_Read 0x1ull
+#define WGPUMapMode_Write 0x2ull
 #define WGPUShaderStage_Compute 0x4ull
 
 /* ---- structs ------------------------------------------------------------------ */
@@ -311,6 +312,7 @@ WG_SIZE(WGPUBindGroupDescriptor, 48);
     X(void, wgpuQueueRelease, (WGPUQueue))                                                          \
     X(WGPUFuture, wgpuBufferMapAsync, (WGPUBuffer, WGPUFlags, size_t, size_t, WGPUBufferMapCallbackInfo)) \
     X(const void *, wgpuBufferGetConstMappedRange, (WGPUBuffer, size_t, size_t))                    \
+    X(void *, wgpuBufferGetMappedRange, (WGPUBuffer, size_t, size_t))                               \
     X(void, wgpuBufferUnmap, (WGPUBuffer))                                                          \
     X(uint64_t, wgpuBufferGetSize, (WGPUBuffer))                                                    \
     X(WGPUFlags, wgpuBufferGetUsage, (WGPUBuffer))                                                  \
