@@ -22,6 +22,9 @@
 
 /* Below this many multiply-adds (M*N*K) the reference loop wins. */
 #define SMALL_PRODUCT 4096
+/* Up to this many multiply-adds a product is worth one thread, not the
+** team: an OpenMP region over 16 threads costs tens of microseconds. */
+#define MEDIUM_PRODUCT ((size_t)1 << 22)
 /* Spread batches of tiny products once the batch holds this much work. */
 #define PARALLEL_MIN_WORK ((size_t)1 << 18)
 
@@ -232,6 +235,10 @@ wnn_status wnn__k_matmul(const wnn__node *node, const wnn__view *in, const wnn__
     } else if (is_small(&j.g) && batches * j.g.m * j.g.n * j.g.k > PARALLEL_MIN_WORK) {
         size_t grain = PARALLEL_MIN_WORK / (j.g.m * j.g.n * j.g.k) + 1;
         wnn__parallel_for(batches, grain, matmul_batches, &j);
+    } else if (batches > 1 && j.g.m * j.g.n * j.g.k <= MEDIUM_PRODUCT && wnn__pool_on_team()) {
+        /* many medium products (attention's heads): one per thread, each on
+        ** one thread, rather than each spread over the team in turn */
+        wnn__parallel_for(batches, 1, matmul_batches, &j);
     } else {
         matmul_batches(&j, 0, batches);
     }
