@@ -45,7 +45,10 @@ static void read_all(void)
 {
     config.num_threads = count("WNN_NUM_THREADS", 4096, 0);
     config.cpu_dnnl = on_unless_zero("WNN_CPU_DNNL");
-    config.cpu_openmp = on_unless_zero("WNN_CPU_OPENMP");
+    const char *omp = text("WNN_CPU_OPENMP");
+    config.cpu_openmp = !omp ? -1 : strcmp(omp, "0") == 0 ? 0 : strcmp(omp, "1") == 0 ? 1 : -1;
+    if (omp && config.cpu_openmp < 0)
+        fprintf(stderr, "wnn: WNN_CPU_OPENMP=%s is not 0 or 1; ignored\n", omp);
     config.cpu_profile = text("WNN_CPU_PROFILE") != NULL;
     const char *conv = text("WNN_CPU_CONV");
     config.cpu_conv = !conv                        ? WNN__CONV_AUTO

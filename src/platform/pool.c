@@ -192,12 +192,20 @@ static void *master_main(void *unused)
 }
 #endif
 
+static size_t threads_wanted(void);
+
 /* Opens libgomp and starts the master; leaves g_team.on false (the pthread
 ** pool) when any step fails. */
 static void team_start(void)
 {
 #ifndef WNN__POOL_NO_OPENMP
-    if (!wnn__config_get()->cpu_openmp)
+    /* Unset, the team is for 4 threads and more: with 2 or 3, two pools cost
+    ** little, and on a loaded machine a team's end-of-region barrier waits
+    ** for a thread the scheduler has not run (a 2-core machine at load 8:
+    ** bert_encoder 16 ms on the pthread pool, 250 ms on the team), where the
+    ** pthread pool's caller simply does the chunks itself. */
+    int mode = wnn__config_get()->cpu_openmp;
+    if (mode == 0 || (mode < 0 && threads_wanted() < 4))
         return;
     void *h = dlopen("libgomp.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!h)
