@@ -12,10 +12,13 @@
 ** each counts its own failures and main() checks the totals.
 */
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "test.h"
 #include "wnn/wnn.h"
@@ -273,6 +276,68 @@ static void test_num_threads(wnn_context *ctx)
     CHECK_OK(wnn_set_num_threads(0));
 }
 
+/* relu over 2^18 floats on a new context; returns the wrong elements (or -1). */
+static int relu_once(void)
+{
+    enum { N = 1 << 18 };
+    wnn_context_options o = WNN_CONTEXT_OPTIONS_INIT;
+    o.device = test_device();
+    wnn_context *ctx = NULL;
+    wnn_graph_builder *b = NULL;
+    wnn_graph *g = NULL;
+    wnn_tensor *x = NULL, *y = NULL;
+    float *xv = malloc(N * sizeof *xv), *yv = malloc(N * sizeof *yv);
+    int wrong = -1;
+    wnn_operand_desc d = {WNN_DATA_TYPE_FLOAT32, 1, {N}};
+    wnn_tensor_desc td = {WNN_DATA_TYPE_FLOAT32, 1, {N}, true, true, false};
+    if (!xv || !yv || wnn_context_create(&o, &ctx) != WNN_OK || wnn_graph_builder_create(ctx, &b) != WNN_OK)
+        goto out;
+    wnn_named_operand out = {"y", wnn_relu(b, wnn_graph_builder_input(b, "x", &d))};
+    if (wnn_graph_builder_build(b, &out, 1, &g) != WNN_OK || wnn_context_create_tensor(ctx, &td, &x) != WNN_OK ||
+        wnn_context_create_tensor(ctx, &td, &y) != WNN_OK)
+        goto out;
+    for (int i = 0; i < N; i++)
+        xv[i] = (float)(i % 5) - 2.0f;
+    wnn_named_tensor bi = {"x", x}, bo = {"y", y};
+    if (wnn_context_write_tensor(ctx, x, xv, N * sizeof *xv) != WNN_OK ||
+        wnn_context_dispatch(ctx, g, &bi, 1, &bo, 1) != WNN_OK ||
+        wnn_context_read_tensor_sync(ctx, y, yv, N * sizeof *yv) != WNN_OK)
+        goto out;
+    wrong = 0;
+    for (int i = 0; i < N; i++)
+        wrong += yv[i] != (xv[i] > 0 ? xv[i] : 0.0f);
+out:
+    free(xv);
+    free(yv);
+    wnn_tensor_release(x);
+    wnn_tensor_release(y);
+    wnn_graph_release(g);
+    wnn_graph_builder_release(b);
+    wnn_context_release(ctx);
+    return wrong;
+}
+
+/* A child forked after the pool started (the OpenMP team's master, or the
+** pthread workers, stay behind in the parent) computes on a context of its
+** own without waiting forever for them; a 20 s alarm turns a hang into a
+** failure. */
+static void test_fork(void)
+{
+    CHECK_EQ_INT(relu_once(), 0); /* the pool runs in the parent */
+    pid_t pid = fork();
+    if (pid == 0) {
+        alarm(20);
+        _exit(relu_once() == 0 ? 0 : 1);
+    }
+    CHECK(pid > 0);
+    int status = 0;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        fprintf(stderr, "the forked child %s\n",
+                WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM ? "hung (20 s)" : "failed");
+}
+
 int main(void)
 {
     wnn_context_options o = WNN_CONTEXT_OPTIONS_INIT;
@@ -296,5 +361,6 @@ int main(void)
     CHECK_OK(wnn_context_finish(ctx));
     test_num_threads(ctx);
     wnn_context_release(ctx);
+    test_fork();
     TEST_DONE();
 }

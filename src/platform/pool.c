@@ -190,6 +190,11 @@ static void *master_main(void *unused)
     }
     return NULL;
 }
+
+/* A forked child has no master (only the forking thread survives fork):
+** its jobs run inline on the calling thread instead of waiting forever for
+** one. The pthread path, with no workers either, does the same. */
+static void team_lost_in_child(void) { g_team.on = false; }
 #endif
 
 static size_t threads_wanted(void);
@@ -223,6 +228,8 @@ static void team_start(void)
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_t t;
     g_team.on = pthread_create(&t, &attr, master_main, NULL) == 0;
+    if (g_team.on)
+        pthread_atfork(NULL, NULL, team_lost_in_child);
     pthread_attr_destroy(&attr);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 #endif
