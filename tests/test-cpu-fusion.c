@@ -2,7 +2,9 @@
 /*
 ** test-cpu-fusion.c -- conv2d chains the cpu backend may compile into one
 ** oneDNN primitive (conv2d, then batchNormalization, a residual add and an
-** activation, each optional), on random problems in every layout and both
+** activation, each optional; the activations include the ones exporters
+** spell out: x * sigmoid(x), x * clamp(x + 3, 0, 6) / 6, arithmetic with
+** scalar constants), on random problems in every layout and both
 ** float types, against a double-precision loop in this file. The same
 ** graphs pass whether oneDNN is present or not (WNN_CPU_DNNL=0): the
 ** portable kernels compute them node by node.
@@ -27,7 +29,13 @@ static uint32_t rnd(uint32_t n)
 
 static float frand(void) { return (float)rnd(2001) / 1000.0f - 1.0f; }
 
-enum { ACT_NONE, ACT_RELU, ACT_CLAMP, ACT_SIGMOID, ACT_TANH, ACT_LEAKY, ACT_ELU, ACT_COUNT };
+enum {
+    ACT_NONE, ACT_RELU, ACT_CLAMP, ACT_SIGMOID, ACT_TANH, ACT_LEAKY, ACT_ELU, ACT_HARD_SWISH, ACT_HARD_SIGMOID,
+    ACT_SWISH,        /* mul(x, sigmoid(x)) */
+    ACT_HARD_SWISH_2, /* div(mul(x, clamp(add(x, 3), 0, 6)), 6) */
+    ACT_SCALAR,       /* max(sub(mul(x, 0.5), 0.25), -0.2) */
+    ACT_COUNT
+};
 
 static double activate(int act, double v)
 {
@@ -38,11 +46,20 @@ static double activate(int act, double v)
     case ACT_TANH: return tanh(v);
     case ACT_LEAKY: return v > 0 ? v : 0.1 * v;
     case ACT_ELU: return v > 0 ? v : 0.7 * (exp(v) - 1);
+    case ACT_HARD_SWISH:
+    case ACT_HARD_SWISH_2: return v * fmin(fmax(v + 3, 0), 6) / 6;
+    case ACT_HARD_SIGMOID: return fmin(fmax(0.3 * v + 0.4, 0), 1);
+    case ACT_SWISH: return v / (1 + exp(-v));
+    case ACT_SCALAR: return fmax(v * 0.5 - 0.25, -0.2);
     default: return v;
     }
 }
 
-static wnn_operand *apply(wnn_graph_builder *b, int act, wnn_operand *x)
+static wnn_operand *constant(wnn_graph_builder *b, bool half, uint32_t rank, const uint32_t *shape, const float *v);
+
+static wnn_operand *scalar(wnn_graph_builder *b, bool half, float v) { return constant(b, half, 0, NULL, &v); }
+
+static wnn_operand *apply(wnn_graph_builder *b, bool half, int act, wnn_operand *x)
 {
     switch (act) {
     case ACT_RELU: return wnn_relu(b, x);
@@ -65,6 +82,23 @@ static wnn_operand *apply(wnn_graph_builder *b, int act, wnn_operand *x)
         o.alpha = &alpha;
         return wnn_elu(b, x, &o);
     }
+    case ACT_HARD_SWISH: return wnn_hard_swish(b, x);
+    case ACT_HARD_SIGMOID: {
+        wnn_hard_sigmoid_options o = WNN_HARD_SIGMOID_OPTIONS_INIT;
+        const double alpha = 0.3, beta = 0.4;
+        o.alpha = &alpha, o.beta = &beta;
+        return wnn_hard_sigmoid(b, x, &o);
+    }
+    case ACT_SWISH: return wnn_mul(b, x, wnn_sigmoid(b, x));
+    case ACT_HARD_SWISH_2: {
+        const wnn_number lo = {.value = 0}, hi = {.value = 6};
+        wnn_clamp_options o = {.min_value = &lo, .max_value = &hi};
+        wnn_operand *g = wnn_clamp(b, wnn_add(b, x, scalar(b, half, 3)), &o);
+        return wnn_div(b, wnn_mul(b, g, x), scalar(b, half, 6));
+    }
+    case ACT_SCALAR:
+        return wnn_max(b, wnn_sub(b, wnn_mul(b, x, scalar(b, half, 0.5f)), scalar(b, half, 0.25f)),
+                       scalar(b, half, -0.2f));
     default: return x;
     }
 }
@@ -161,7 +195,7 @@ static void one_case(int k)
     }
     if (add)
         h = rnd(2) ? wnn_add(b, h, ro) : wnn_add(b, ro, h);
-    h = apply(b, act, h);
+    h = apply(b, half, act, h);
     CHECK(h != NULL);
     wnn_named_operand named = {"y", h};
     wnn_graph *g = NULL;

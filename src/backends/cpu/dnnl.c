@@ -13,7 +13,11 @@
 **   add                 of a tensor of the output's shape computed before the
 **                       convolution: oneDNN's sum post-op (the result starts
 **                       as that tensor and the convolution adds into it);
-**   relu, clamp, sigmoid, tanh, leakyRelu, elu: an eltwise post-op.
+**   relu, clamp, sigmoid, tanh, leakyRelu, elu, hardSwish, hardSigmoid, linear,
+**   and add, sub, mul, div, max, min with a constant of one value: eltwise
+**                       post-ops (linear steps merged into one);
+**   mul(x, sigmoid(x))  swish, and mul(x, clamp(x + 3, 0, 6)), hardSwish as
+**                       exporters spell it out (x read by those two only).
 **
 ** Source and result are reordered between the graph's layout (nchw or nhwc)
 ** and the blocked layout oneDNN prefers when they differ. float16 operands are
@@ -144,20 +148,30 @@ struct wnn__dnnl_node {
 /* Fusion: which nodes after the convolution fold into it                   */
 /* ------------------------------------------------------------------------ */
 
-typedef struct chain {
-    uint32_t bn_node, add_node, act_node; /* UINT32_MAX: none */
-    uint32_t res;                          /* the add's other operand */
-    uint32_t out;                          /* the value the chain ends with */
-    dnnl_alg_kind_t act;
+/* At most this many nodes fold into one convolution, and this many post-ops
+** (a sum and the activations) follow it. */
+#define MAX_FUSED 8
+#define MAX_POST 6
+
+typedef struct post_op {
+    bool sum;            /* oneDNN's sum post-op, else an eltwise one */
+    dnnl_alg_kind_t alg; /* eltwise */
     float alpha, beta;
+} post_op;
+
+typedef struct chain {
+    uint32_t bn_node;             /* UINT32_MAX: none */
+    uint32_t res;                 /* the add's other operand, or WNN__NONE */
+    uint32_t out;                 /* the value the chain ends with */
+    uint32_t nodes[MAX_FUSED];    /* the nodes it computes, the convolution's own aside */
+    uint32_t n_nodes;
+    post_op ops[MAX_POST];
+    uint32_t n_ops;
 } chain;
 
-/* The only node that reads v, or UINT32_MAX. */
-static uint32_t sole_reader(const wnn__ir *ir, uint32_t after, uint32_t v, const uint32_t *uses,
-                            const bool *is_output)
+/* The first node after `after` that reads v, or UINT32_MAX. */
+static uint32_t next_reader(const wnn__ir *ir, uint32_t after, uint32_t v)
 {
-    if (uses[v] != 1 || is_output[v])
-        return UINT32_MAX;
     for (uint32_t n = after + 1; n < ir->n_nodes; n++)
         for (uint32_t j = 0; j < ir->nodes[n].n_in; j++)
             if (ir->nodes[n].in[j] == v)
@@ -165,76 +179,19 @@ static uint32_t sole_reader(const wnn__ir *ir, uint32_t after, uint32_t v, const
     return UINT32_MAX;
 }
 
+/* The only node that reads v, or UINT32_MAX. */
+static uint32_t sole_reader(const wnn__ir *ir, uint32_t after, uint32_t v, const uint32_t *uses,
+                            const bool *is_output)
+{
+    if (uses[v] != 1 || is_output[v])
+        return UINT32_MAX;
+    return next_reader(ir, after, v);
+}
+
 static bool is_constant(const wnn__ir *ir, uint32_t v)
 {
     return v == WNN__NONE || ir->values[v].kind == WNN__VALUE_CONSTANT;
 }
-
-static bool activation_of(const wnn__node *node, chain *c)
-{
-    c->alpha = c->beta = 0.0f;
-    switch (node->op) {
-    case WNN__OP_RELU: c->act = dnnl_eltwise_relu; return true;
-    case WNN__OP_SIGMOID: c->act = dnnl_eltwise_logistic; return true;
-    case WNN__OP_TANH: c->act = dnnl_eltwise_tanh; return true;
-    case WNN__OP_LEAKY_RELU:
-        c->act = dnnl_eltwise_relu;
-        c->alpha = (float)node->attrs.activation.alpha;
-        return true;
-    case WNN__OP_ELU:
-        c->act = dnnl_eltwise_elu;
-        c->alpha = (float)node->attrs.activation.alpha;
-        return true;
-    case WNN__OP_CLAMP:
-        if (isnan(node->attrs.clamp.min_value) || isnan(node->attrs.clamp.max_value))
-            return false; /* a NaN bound bounds nothing; clip would disagree */
-        c->act = dnnl_eltwise_clip;
-        c->alpha = (float)node->attrs.clamp.min_value;
-        c->beta = (float)node->attrs.clamp.max_value;
-        return true;
-    default: return false;
-    }
-}
-
-static chain follow(const wnn__ir *ir, uint32_t n, const uint32_t *uses, const bool *is_output)
-{
-    const wnn__node *conv = &ir->nodes[n];
-    chain c = {UINT32_MAX, UINT32_MAX, UINT32_MAX, WNN__NONE, conv->out[0], dnnl_eltwise_relu, 0, 0};
-    uint32_t channel_axis = conv->attrs.conv.input_layout == WNN_INPUT_LAYOUT_NHWC ? 3 : 1;
-    const wnn_operand_desc *yd = &ir->values[conv->out[0]].desc;
-    uint32_t at = n;
-    for (;;) {
-        uint32_t r = sole_reader(ir, at, c.out, uses, is_output);
-        if (r == UINT32_MAX)
-            return c;
-        const wnn__node *node = &ir->nodes[r];
-        if (node->op == WNN__OP_BATCH_NORMALIZATION && node->n_in == 5 && c.bn_node == UINT32_MAX && c.add_node == UINT32_MAX &&
-            c.act_node == UINT32_MAX && node->in[0] == c.out && node->attrs.batch_norm.axis == channel_axis &&
-            is_constant(ir, node->in[1]) && is_constant(ir, node->in[2]) && is_constant(ir, node->in[3]) &&
-            is_constant(ir, node->in[4])) {
-            c.bn_node = r;
-        } else if (node->op == WNN__OP_ADD && c.add_node == UINT32_MAX && c.act_node == UINT32_MAX) {
-            uint32_t other = node->in[0] == c.out ? node->in[1] : node->in[0];
-            const wnn__value *ov = &ir->values[other];
-            bool ready = ov->kind != WNN__VALUE_NODE || ov->index < n;
-            if (other == c.out || !ready || ov->desc.data_type != yd->data_type || ov->desc.rank != yd->rank ||
-                memcmp(ov->desc.shape, yd->shape, yd->rank * sizeof *yd->shape) != 0)
-                return c;
-            c.add_node = r;
-            c.res = other;
-        } else if (c.act_node == UINT32_MAX && activation_of(node, &c)) {
-            c.act_node = r;
-        } else {
-            return c;
-        }
-        c.out = node->out[0];
-        at = r;
-    }
-}
-
-/* ------------------------------------------------------------------------ */
-/* Compile                                                                   */
-/* ------------------------------------------------------------------------ */
 
 static double constant_at(const wnn__ir *ir, uint32_t v, size_t i, double absent)
 {
@@ -244,6 +201,188 @@ static double constant_at(const wnn__ir *ir, uint32_t v, size_t i, double absent
     return c->desc.data_type == WNN_DATA_TYPE_FLOAT16 ? wnn__half_to_float(((const uint16_t *)c->data)[i])
                                                       : ((const float *)c->data)[i];
 }
+
+/* Whether v is a constant of one repeated value (*out), of v's data type
+** and a shape that broadcasts to like's without growing it. */
+static bool scalar_constant(const wnn__ir *ir, uint32_t v, const wnn_operand_desc *like, double *out)
+{
+    if (v == WNN__NONE || !is_constant(ir, v) || !ir->values[v].data)
+        return false;
+    const wnn_operand_desc *d = &ir->values[v].desc;
+    if (d->data_type != like->data_type || d->rank > like->rank)
+        return false;
+    for (uint32_t i = 0; i < d->rank; i++)
+        if (d->shape[i] != 1 && d->shape[i] != like->shape[like->rank - d->rank + i])
+            return false;
+    size_t n = wnn__shape_count(d);
+    *out = constant_at(ir, v, 0, 0.0);
+    for (size_t i = 1; i < n; i++)
+        if (constant_at(ir, v, i, 0.0) != *out)
+            return false;
+    return true;
+}
+
+static bool same_desc(const wnn_operand_desc *a, const wnn_operand_desc *b)
+{
+    return a->data_type == b->data_type && a->rank == b->rank &&
+           memcmp(a->shape, b->shape, a->rank * sizeof *a->shape) == 0;
+}
+
+static bool push_op(chain *c, bool sum, dnnl_alg_kind_t alg, double alpha, double beta)
+{
+    /* two linear steps are one: a2 (a1 x + b1) + b2 */
+    if (!sum && alg == dnnl_eltwise_linear && c->n_ops > 0 && !c->ops[c->n_ops - 1].sum &&
+        c->ops[c->n_ops - 1].alg == dnnl_eltwise_linear) {
+        post_op *p = &c->ops[c->n_ops - 1];
+        p->beta = (float)(alpha * p->beta + beta);
+        p->alpha = (float)(alpha * p->alpha);
+        if (p->alpha == 1.0f && p->beta == 0.0f)
+            c->n_ops--;
+        return true;
+    }
+    if (c->n_ops == MAX_POST)
+        return false;
+    c->ops[c->n_ops++] = (post_op){sum, alg, (float)alpha, (float)beta};
+    return true;
+}
+
+/* The eltwise post-ops that compute node, a function of its operand cur
+** alone; false if it is none. */
+static bool activation_of(const wnn__ir *ir, const wnn__node *node, uint32_t cur, chain *c)
+{
+    const wnn_operand_desc *yd = &ir->values[node->out[0]].desc;
+    double k;
+    uint32_t other = node->n_in == 2 ? (node->in[0] == cur ? node->in[1] : node->in[0]) : WNN__NONE;
+    switch (node->op) {
+    case WNN__OP_RELU: return push_op(c, false, dnnl_eltwise_relu, 0, 0);
+    case WNN__OP_SIGMOID: return push_op(c, false, dnnl_eltwise_logistic, 0, 0);
+    case WNN__OP_TANH: return push_op(c, false, dnnl_eltwise_tanh, 0, 0);
+    case WNN__OP_HARD_SWISH: return push_op(c, false, dnnl_eltwise_hardswish, 0, 0);
+    case WNN__OP_LEAKY_RELU: return push_op(c, false, dnnl_eltwise_relu, node->attrs.activation.alpha, 0);
+    case WNN__OP_ELU: return push_op(c, false, dnnl_eltwise_elu, node->attrs.activation.alpha, 0);
+    case WNN__OP_LINEAR:
+        return push_op(c, false, dnnl_eltwise_linear, node->attrs.activation.alpha, node->attrs.activation.beta);
+    case WNN__OP_HARD_SIGMOID:
+        return c->n_ops + 2 <= MAX_POST &&
+               push_op(c, false, dnnl_eltwise_linear, node->attrs.activation.alpha, node->attrs.activation.beta) &&
+               push_op(c, false, dnnl_eltwise_clip, 0, 1);
+    case WNN__OP_CLAMP:
+        if (isnan(node->attrs.clamp.min_value) || isnan(node->attrs.clamp.max_value))
+            return false; /* a NaN bound bounds nothing; clip would disagree */
+        return push_op(c, false, dnnl_eltwise_clip, node->attrs.clamp.min_value, node->attrs.clamp.max_value);
+    default: break;
+    }
+    /* binary operators with a constant of one value that keeps the shape */
+    if (other == WNN__NONE || other == cur || !scalar_constant(ir, other, yd, &k) ||
+        !same_desc(&ir->values[cur].desc, yd) || isnan(k))
+        return false;
+    bool left = node->in[0] == cur;
+    switch (node->op) {
+    case WNN__OP_ADD: return push_op(c, false, dnnl_eltwise_linear, 1, k);
+    case WNN__OP_SUB: return push_op(c, false, dnnl_eltwise_linear, left ? 1 : -1, left ? -k : k);
+    case WNN__OP_MUL: return push_op(c, false, dnnl_eltwise_linear, k, 0);
+    case WNN__OP_DIV: return left && k != 0 && push_op(c, false, dnnl_eltwise_linear, 1 / k, 0);
+    case WNN__OP_MAX: return push_op(c, false, dnnl_eltwise_clip, k, INFINITY);
+    case WNN__OP_MIN: return push_op(c, false, dnnl_eltwise_clip, -INFINITY, k);
+    default: return false;
+    }
+}
+
+/* x gating itself, x read by exactly two nodes: mul(x, sigmoid(x)) is swish,
+** mul(x, clamp(x + 3, 0, 6)) is 6 hardSwish(x). Returns the mul, or
+** UINT32_MAX; *inner is the node between. */
+static uint32_t self_gate(const wnn__ir *ir, uint32_t at, uint32_t x, const uint32_t *uses, const bool *is_output,
+                          chain *c)
+{
+    if (uses[x] != 2 || is_output[x] || c->n_nodes + 4 > MAX_FUSED || c->n_ops + 2 > MAX_POST)
+        return UINT32_MAX;
+    uint32_t first = next_reader(ir, at, x);
+    if (first == UINT32_MAX)
+        return UINT32_MAX;
+    const wnn__node *g = &ir->nodes[first];
+    uint32_t chain_nodes[2], n = 0, v = g->out[0];
+    double k;
+    const wnn_operand_desc *xd = &ir->values[x].desc;
+    bool hard = false;
+    if (g->op == WNN__OP_SIGMOID) {
+        chain_nodes[n++] = first;
+    } else if (g->op == WNN__OP_ADD && scalar_constant(ir, g->in[g->in[0] == x ? 1 : 0], xd, &k) && k == 3 &&
+               g->in[0] != g->in[1]) {
+        uint32_t r = sole_reader(ir, first, v, uses, is_output);
+        const wnn__node *cl = r != UINT32_MAX ? &ir->nodes[r] : NULL;
+        if (!cl || cl->op != WNN__OP_CLAMP || cl->attrs.clamp.min_value != 0 || cl->attrs.clamp.max_value != 6)
+            return UINT32_MAX;
+        chain_nodes[n++] = first;
+        chain_nodes[n++] = r;
+        v = cl->out[0];
+        hard = true;
+    } else {
+        return UINT32_MAX;
+    }
+    if (!same_desc(&ir->values[v].desc, xd))
+        return UINT32_MAX;
+    uint32_t m = sole_reader(ir, chain_nodes[n - 1], v, uses, is_output);
+    if (m == UINT32_MAX || ir->nodes[m].op != WNN__OP_MUL ||
+        !((ir->nodes[m].in[0] == x && ir->nodes[m].in[1] == v) || (ir->nodes[m].in[0] == v && ir->nodes[m].in[1] == x)))
+        return UINT32_MAX;
+    if (hard) {
+        push_op(c, false, dnnl_eltwise_hardswish, 0, 0);
+        push_op(c, false, dnnl_eltwise_linear, 6, 0);
+    } else {
+        push_op(c, false, dnnl_eltwise_swish, 1, 0);
+    }
+    for (uint32_t i = 0; i < n; i++)
+        c->nodes[c->n_nodes++] = chain_nodes[i];
+    return m;
+}
+
+/* The nodes after convolution n that fold into it: one batchNormalization
+** first, one residual add before any activation, then activations. */
+static chain follow(const wnn__ir *ir, uint32_t n, const uint32_t *uses, const bool *is_output)
+{
+    const wnn__node *conv = &ir->nodes[n];
+    chain c = {.bn_node = UINT32_MAX, .res = WNN__NONE, .out = conv->out[0]};
+    uint32_t channel_axis = conv->attrs.conv.input_layout == WNN_INPUT_LAYOUT_NHWC ? 3 : 1;
+    const wnn_operand_desc *yd = &ir->values[conv->out[0]].desc;
+    uint32_t at = n;
+    while (c.n_nodes < MAX_FUSED) {
+        chain before = c;
+        uint32_t r = sole_reader(ir, at, c.out, uses, is_output);
+        if (r == UINT32_MAX) {
+            r = self_gate(ir, at, c.out, uses, is_output, &c);
+            if (r == UINT32_MAX)
+                return c;
+        } else {
+            const wnn__node *node = &ir->nodes[r];
+            if (node->op == WNN__OP_BATCH_NORMALIZATION && node->n_in == 5 && c.n_nodes == 0 && node->in[0] == c.out &&
+                node->attrs.batch_norm.axis == channel_axis && is_constant(ir, node->in[1]) &&
+                is_constant(ir, node->in[2]) && is_constant(ir, node->in[3]) && is_constant(ir, node->in[4])) {
+                c.bn_node = r;
+            } else if (!activation_of(ir, node, c.out, &c)) {
+                if (node->op != WNN__OP_ADD)
+                    return before;
+                uint32_t other = node->in[0] == c.out ? node->in[1] : node->in[0];
+                const wnn__value *ov = &ir->values[other];
+                bool ready = ov->kind != WNN__VALUE_NODE || ov->index < n;
+                bool only_bn = c.n_nodes == (c.bn_node != UINT32_MAX);
+                if (c.res != WNN__NONE || !only_bn || other == c.out || !ready ||
+                    ov->desc.data_type != yd->data_type || ov->desc.rank != yd->rank ||
+                    memcmp(ov->desc.shape, yd->shape, yd->rank * sizeof *yd->shape) != 0)
+                    return before;
+                c.res = other;
+                push_op(&c, true, dnnl_eltwise_relu, 0, 0);
+            }
+        }
+        c.nodes[c.n_nodes++] = r;
+        c.out = ir->nodes[r].out[0];
+        at = r;
+    }
+    return c;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Compile                                                                   */
+/* ------------------------------------------------------------------------ */
 
 /* Where o, i, h, w sit in a conv2d filter's shape, per WebNN layout. */
 static void filter_axes(uint32_t layout, int ax[4])
@@ -385,10 +524,9 @@ static dnnl_status_t build(const wnn__ir *ir, const wnn__node *conv, const chain
     dnnl_primitive_attr_t attr;
     if ((s = L.dnnl_post_ops_create(&po)) != dnnl_success)
         return s;
-    if (c->add_node != UINT32_MAX)
-        s = L.dnnl_post_ops_append_sum(po, 1.0f);
-    if (s == dnnl_success && c->act_node != UINT32_MAX)
-        s = L.dnnl_post_ops_append_eltwise(po, 1.0f, c->act, c->alpha, c->beta);
+    for (uint32_t k = 0; s == dnnl_success && k < c->n_ops; k++)
+        s = c->ops[k].sum ? L.dnnl_post_ops_append_sum(po, 1.0f)
+                          : L.dnnl_post_ops_append_eltwise(po, 1.0f, c->ops[k].alg, c->ops[k].alpha, c->ops[k].beta);
     if (s == dnnl_success && (s = L.dnnl_primitive_attr_create(&attr)) == dnnl_success) {
         s = L.dnnl_primitive_attr_set_post_ops(attr, po);
         /* a scratchpad per node: graphs may run on several threads at once */
@@ -502,10 +640,8 @@ wnn_status wnn__dnnl_compile(const wnn__ir *ir, uint32_t n, const uint32_t *uses
         /* a shape oneDNN refuses runs on the portable kernel */
         return s == dnnl_out_of_memory ? WNN_STATUS_OUT_OF_MEMORY : WNN_OK;
     }
-    uint32_t chain_nodes[3] = {c.bn_node, c.add_node, c.act_node};
-    for (int k = 0; k < 3; k++)
-        if (chain_nodes[k] != UINT32_MAX)
-            fused[chain_nodes[k]] = true;
+    for (uint32_t k = 0; k < c.n_nodes; k++)
+        fused[c.nodes[k]] = true;
     *out = d;
     return WNN_OK;
 }
