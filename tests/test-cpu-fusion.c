@@ -7,7 +7,8 @@
 ** scalar constants), on random problems in every layout and both
 ** float types, against a double-precision loop in this file. The same
 ** graphs pass whether oneDNN is present or not (WNN_CPU_DNNL=0): the
-** portable kernels compute them node by node.
+** portable kernels compute them node by node. Last, consecutive
+** convolutions whose values between them stay in oneDNN's layout.
 */
 #include <math.h>
 #include <stdint.h>
@@ -34,6 +35,8 @@ enum {
     ACT_SWISH,        /* mul(x, sigmoid(x)) */
     ACT_HARD_SWISH_2, /* div(mul(x, clamp(add(x, 3), 0, 6)), 6) */
     ACT_SCALAR,       /* max(sub(mul(x, 0.5), 0.25), -0.2) */
+    ACT_AFFINE_HARD_SWISH, /* as PP-LCNet: add(mul(hardSwish_2(add(mul(x, 1.5), 0.25)), 0.5), 0.1);
+                            * oneDNN 2.6 gets linear, relu, linear chains wrong */
     ACT_COUNT
 };
 
@@ -51,6 +54,7 @@ static double activate(int act, double v)
     case ACT_HARD_SIGMOID: return fmin(fmax(0.3 * v + 0.4, 0), 1);
     case ACT_SWISH: return v / (1 + exp(-v));
     case ACT_SCALAR: return fmax(v * 0.5 - 0.25, -0.2);
+    case ACT_AFFINE_HARD_SWISH: return activate(ACT_HARD_SWISH, v * 1.5 + 0.25) * 0.5 + 0.1;
     default: return v;
     }
 }
@@ -95,6 +99,11 @@ static wnn_operand *apply(wnn_graph_builder *b, bool half, int act, wnn_operand 
         wnn_clamp_options o = {.min_value = &lo, .max_value = &hi};
         wnn_operand *g = wnn_clamp(b, wnn_add(b, x, scalar(b, half, 3)), &o);
         return wnn_div(b, wnn_mul(b, g, x), scalar(b, half, 6));
+    }
+    case ACT_AFFINE_HARD_SWISH: {
+        wnn_operand *a = wnn_add(b, wnn_mul(b, x, scalar(b, half, 1.5f)), scalar(b, half, 0.25f));
+        a = apply(b, half, ACT_HARD_SWISH_2, a);
+        return wnn_add(b, wnn_mul(b, a, scalar(b, half, 0.5f)), scalar(b, half, 0.1f));
     }
     case ACT_SCALAR:
         return wnn_max(b, wnn_sub(b, wnn_mul(b, x, scalar(b, half, 0.5f)), scalar(b, half, 0.25f)),
@@ -276,6 +285,88 @@ static void one_case(int k)
     free(x), free(w), free(wl), free(res), free(got), free(gh);
 }
 
+/* conv(x, w, groups, pad) [+ res] -> relu, in nchw float32. */
+static wnn_operand *conv_relu(wnn_graph_builder *b, wnn_operand *x, const float *w, uint32_t o, uint32_t i,
+                              uint32_t k, uint32_t groups, wnn_operand *res)
+{
+    uint32_t ws[4] = {o, i, k, k};
+    wnn_conv2d_options co = WNN_CONV2D_OPTIONS_INIT;
+    co.groups = groups;
+    for (int j = 0; j < 4; j++)
+        co.padding[j] = k / 2;
+    wnn_operand *h = wnn_conv2d(b, x, constant(b, false, 4, ws, w), &co);
+    return wnn_relu(b, res ? wnn_add(b, h, res) : h);
+}
+
+static void run_graph(wnn_graph *g, wnn_tensor *const *in, const char *const *names, uint32_t n_in, wnn_tensor *out)
+{
+    wnn_named_tensor ins[2], outs[1] = {{"y", out}};
+    for (uint32_t i = 0; i < n_in; i++)
+        ins[i] = (wnn_named_tensor){names[i], in[i]};
+    CHECK_OK(wnn_context_dispatch(ctx, g, ins, n_in, outs, 1));
+}
+
+/* Three convolutions in a row, the second adding the first's result: the
+** values between them stay in oneDNN's blocked layout (wnn__dnnl_link), one
+** read twice (source and sum). The same convolutions as three graphs, whose
+** inputs and outputs are plain, must give the same numbers. */
+static void linked_layouts(void)
+{
+    enum { C = 16, H = 9, W = 11 };
+    static float x[C * H * W], w1[C * C * 9], w2[C * C], w3[C * 9], got[C * H * W], want[C * H * W];
+    fill(x, C * H * W, false);
+    fill(w1, C * C * 9, false);
+    fill(w2, C * C, false);
+    fill(w3, C * 9, false);
+    wnn_operand_desc d = {WNN_DATA_TYPE_FLOAT32, 4, {1, C, H, W}};
+    wnn_tensor_desc td = WNN_TENSOR_DESC_INIT;
+    td.data_type = WNN_DATA_TYPE_FLOAT32, td.rank = 4, td.writable = td.readable = true;
+    memcpy(td.shape, d.shape, sizeof d.shape[0] * 4);
+    wnn_tensor *t[4];
+    for (int i = 0; i < 4; i++)
+        CHECK_OK(wnn_context_create_tensor(ctx, &td, &t[i]));
+    CHECK_OK(wnn_context_write_tensor(ctx, t[0], x, sizeof x));
+
+    wnn_graph_builder *b;
+    CHECK_OK(wnn_graph_builder_create(ctx, &b));
+    wnn_operand *h1 = conv_relu(b, wnn_graph_builder_input(b, "x", &d), w1, C, C, 3, 1, NULL);
+    wnn_operand *h3 = conv_relu(b, conv_relu(b, h1, w2, C, C, 1, 1, h1), w3, C, 1, 3, C, NULL);
+    wnn_named_operand named = {"y", h3};
+    wnn_graph *whole;
+    CHECK_OK(wnn_graph_builder_build(b, &named, 1, &whole));
+    wnn_graph_builder_release(b);
+    static const char *const names[2] = {"x", "r"};
+    run_graph(whole, t, names, 1, t[3]);
+    CHECK_OK(wnn_context_read_tensor_sync(ctx, t[3], got, sizeof got));
+
+    wnn_graph *part[3];
+    for (int k = 0; k < 3; k++) {
+        CHECK_OK(wnn_graph_builder_create(ctx, &b));
+        wnn_operand *in = wnn_graph_builder_input(b, "x", &d);
+        wnn_operand *h = k == 0 ? conv_relu(b, in, w1, C, C, 3, 1, NULL)
+                         : k == 1 ? conv_relu(b, in, w2, C, C, 1, 1, wnn_graph_builder_input(b, "r", &d))
+                                  : conv_relu(b, in, w3, C, 1, 3, C, NULL);
+        named.operand = h;
+        CHECK_OK(wnn_graph_builder_build(b, &named, 1, &part[k]));
+        wnn_graph_builder_release(b);
+    }
+    wnn_tensor *a1[2] = {t[0]}, *a2[2] = {t[1], t[1]}, *a3[2] = {t[2]};
+    run_graph(part[0], a1, names, 1, t[1]);
+    run_graph(part[1], a2, names, 2, t[2]);
+    run_graph(part[2], a3, names, 1, t[3]);
+    CHECK_OK(wnn_context_read_tensor_sync(ctx, t[3], want, sizeof want));
+    int bad = 0;
+    for (size_t q = 0; q < C * H * W; q++)
+        if (!(fabsf(got[q] - want[q]) <= 1e-5f * (1 + fabsf(want[q]))) && bad++ < 3)
+            fprintf(stderr, "linked layouts: y[%zu] = %.7g, want %.7g\n", q, got[q], want[q]);
+    CHECK(bad == 0);
+    for (int k = 0; k < 3; k++)
+        wnn_graph_release(part[k]);
+    wnn_graph_release(whole);
+    for (int i = 0; i < 4; i++)
+        wnn_tensor_release(t[i]);
+}
+
 int main(void)
 {
     wnn_context_options o = WNN_CONTEXT_OPTIONS_INIT;
@@ -286,6 +377,7 @@ int main(void)
     }
     for (int k = 0; k < 200; k++)
         one_case(k);
+    linked_layouts();
     wnn_context_release(ctx);
     TEST_DONE();
 }

@@ -10,7 +10,9 @@
 ** Before planning, nodes that oneDNN computes faster (dnnl.h) are compiled
 ** into primitives, and the nodes they fold in are skipped: their
 ** intermediates get no memory, and the chain's last value is placed where
-** its first node runs, since that node writes it.
+** its first node runs, since that node writes it. A value passed only
+** between primitives stays in oneDNN's blocked layout (wnn__dnnl_link) and
+** gets that layout's size.
 **
 ** float16 graphs of more than one step (or of one operator that would
 ** stage whole float16 operands: matmul, gemm, convolutions, average and L2
@@ -45,6 +47,7 @@ struct wnn__cpu_graph {
     uint32_t max_args;
     wnn__dnnl_node **dnnl; /* per node: its oneDNN primitive, or NULL */
     bool *fused;           /* per node: computed by an earlier node's primitive */
+    size_t *bytes;         /* per value: its size in oneDNN's layout (wnn__dnnl_link), or 0 */
     bool promoted;         /* float16 values are computed as float32 (promote()) */
     float **const32;       /* promoted: per value, the float32 copy of a float16 constant */
     void *const *widen_from; /* promoted: constants bound but not widened yet, or NULL */
@@ -237,7 +240,7 @@ static wnn_status plan(wnn__cpu_graph *g)
             uint32_t v = g->dnnl[n] ? wnn__dnnl_node_output(g->dnnl[n]) : node->out[j];
             if (!in_arena(g, v))
                 continue;
-            size_t size = (size_t)wnn_operand_desc_byte_length(&g->views[v].desc);
+            size_t size = g->bytes[v] ? g->bytes[v] : (size_t)wnn_operand_desc_byte_length(&g->views[v].desc);
             size = (size + ALIGN - 1) / ALIGN * ALIGN;
             g->offset[v] = wnn__arena_place(live, &n_live, size ? size : ALIGN, v);
             if (g->offset[v] + size > top)
@@ -279,6 +282,8 @@ static wnn_status compile_dnnl(wnn__cpu_graph *g)
     for (uint32_t n = 0; s == WNN_OK && n < ir->n_nodes; n++)
         if (!g->fused[n])
             s = wnn__dnnl_compile(ir, n, uses, is_output, g->fused, &g->dnnl[n]);
+    if (s == WNN_OK)
+        wnn__dnnl_link(ir, g->dnnl, g->bytes);
     free(uses);
     free(is_output);
     return s;
@@ -315,7 +320,8 @@ wnn_status wnn__cpu_graph_plan(const wnn__ir *ir, wnn__cpu_graph **out)
     g->scratch = calloc(g->max_args ? g->max_args : 1, sizeof *g->scratch);
     g->dnnl = calloc(ir->n_nodes ? ir->n_nodes : 1, sizeof *g->dnnl);
     g->fused = calloc(ir->n_nodes ? ir->n_nodes : 1, sizeof *g->fused);
-    if (!g->offset || !g->output_of || !g->views || !g->scratch || !g->dnnl || !g->fused) {
+    g->bytes = calloc(nv, sizeof *g->bytes);
+    if (!g->offset || !g->output_of || !g->views || !g->scratch || !g->dnnl || !g->fused || !g->bytes) {
         wnn__cpu_graph_free(g);
         return WNN_STATUS_OUT_OF_MEMORY;
     }
@@ -371,6 +377,7 @@ void wnn__cpu_graph_free(wnn__cpu_graph *g)
         wnn__dnnl_free(g->dnnl[n]);
     free(g->dnnl);
     free(g->fused);
+    free(g->bytes);
     for (uint32_t v = 0; g->const32 && v < g->ir->n_values; v++)
         free(g->const32[v]);
     free(g->const32);

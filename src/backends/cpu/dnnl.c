@@ -142,6 +142,10 @@ struct wnn__dnnl_node {
     dnnl_memory_t user_src, src, weights, bias, user_dst, dst, scratch;
     void *src_buf, *dst_buf, *weights_buf, *scratch_buf; /* owned */
     float *x32, *y32;                      /* float16 staging, owned */
+    dnnl_memory_desc_t src_md, dst_md;     /* the layouts the convolution reads and writes */
+    /* wnn__dnnl_link(): the value is held in the convolution's layout by the
+    ** primitives on both sides, so no reorder runs for it */
+    bool x_linked, res_linked, y_linked;
 };
 
 /* ------------------------------------------------------------------------ */
@@ -167,6 +171,7 @@ typedef struct chain {
     uint32_t n_nodes;
     post_op ops[MAX_POST];
     uint32_t n_ops;
+    double pre_alpha, pre_beta; /* a linear step folded into the filter and bias */
 } chain;
 
 /* The first node after `after` that reads v, or UINT32_MAX. */
@@ -228,18 +233,31 @@ static bool same_desc(const wnn_operand_desc *a, const wnn_operand_desc *b)
            memcmp(a->shape, b->shape, a->rank * sizeof *a->shape) == 0;
 }
 
+/* Appends a post-op; false when the chain cannot take it. A linear step
+** right after the convolution (and its batchNormalization) is folded into the
+** filter and bias, and one after another linear step merges with it:
+** oneDNN 2.6 computes chains that hold one eltwise kind twice wrongly in some
+** kernels (linear, relu, linear: 5 % of the outputs off in test-cpu-fusion),
+** so a kind appears at most once. */
 static bool push_op(chain *c, bool sum, dnnl_alg_kind_t alg, double alpha, double beta)
 {
-    /* two linear steps are one: a2 (a1 x + b1) + b2 */
-    if (!sum && alg == dnnl_eltwise_linear && c->n_ops > 0 && !c->ops[c->n_ops - 1].sum &&
-        c->ops[c->n_ops - 1].alg == dnnl_eltwise_linear) {
-        post_op *p = &c->ops[c->n_ops - 1];
-        p->beta = (float)(alpha * p->beta + beta);
-        p->alpha = (float)(alpha * p->alpha);
-        if (p->alpha == 1.0f && p->beta == 0.0f)
+    if (!sum && alg == dnnl_eltwise_linear && c->n_ops == 0) {
+        c->pre_beta = alpha * c->pre_beta + beta;
+        c->pre_alpha *= alpha;
+        return true;
+    }
+    post_op *last = c->n_ops ? &c->ops[c->n_ops - 1] : NULL;
+    if (!sum && alg == dnnl_eltwise_linear && !last->sum && last->alg == dnnl_eltwise_linear) {
+        /* a2 (a1 x + b1) + b2 */
+        last->beta = (float)(alpha * last->beta + beta);
+        last->alpha = (float)(alpha * last->alpha);
+        if (last->alpha == 1.0f && last->beta == 0.0f)
             c->n_ops--;
         return true;
     }
+    for (uint32_t k = 0; k < c->n_ops; k++)
+        if (c->ops[k].sum == sum && (sum || c->ops[k].alg == alg))
+            return false;
     if (c->n_ops == MAX_POST)
         return false;
     c->ops[c->n_ops++] = (post_op){sum, alg, (float)alpha, (float)beta};
@@ -263,8 +281,7 @@ static bool activation_of(const wnn__ir *ir, const wnn__node *node, uint32_t cur
     case WNN__OP_LINEAR:
         return push_op(c, false, dnnl_eltwise_linear, node->attrs.activation.alpha, node->attrs.activation.beta);
     case WNN__OP_HARD_SIGMOID:
-        return c->n_ops + 2 <= MAX_POST &&
-               push_op(c, false, dnnl_eltwise_linear, node->attrs.activation.alpha, node->attrs.activation.beta) &&
+        return push_op(c, false, dnnl_eltwise_linear, node->attrs.activation.alpha, node->attrs.activation.beta) &&
                push_op(c, false, dnnl_eltwise_clip, 0, 1);
     case WNN__OP_CLAMP:
         if (isnan(node->attrs.clamp.min_value) || isnan(node->attrs.clamp.max_value))
@@ -294,7 +311,7 @@ static bool activation_of(const wnn__ir *ir, const wnn__node *node, uint32_t cur
 static uint32_t self_gate(const wnn__ir *ir, uint32_t at, uint32_t x, const uint32_t *uses, const bool *is_output,
                           chain *c)
 {
-    if (uses[x] != 2 || is_output[x] || c->n_nodes + 4 > MAX_FUSED || c->n_ops + 2 > MAX_POST)
+    if (uses[x] != 2 || is_output[x] || c->n_nodes + 4 > MAX_FUSED)
         return UINT32_MAX;
     uint32_t first = next_reader(ir, at, x);
     if (first == UINT32_MAX)
@@ -325,12 +342,9 @@ static uint32_t self_gate(const wnn__ir *ir, uint32_t at, uint32_t x, const uint
     if (m == UINT32_MAX || ir->nodes[m].op != WNN__OP_MUL ||
         !((ir->nodes[m].in[0] == x && ir->nodes[m].in[1] == v) || (ir->nodes[m].in[0] == v && ir->nodes[m].in[1] == x)))
         return UINT32_MAX;
-    if (hard) {
-        push_op(c, false, dnnl_eltwise_hardswish, 0, 0);
-        push_op(c, false, dnnl_eltwise_linear, 6, 0);
-    } else {
-        push_op(c, false, dnnl_eltwise_swish, 1, 0);
-    }
+    if (hard ? !push_op(c, false, dnnl_eltwise_hardswish, 0, 0) || !push_op(c, false, dnnl_eltwise_linear, 6, 0)
+             : !push_op(c, false, dnnl_eltwise_swish, 1, 0))
+        return UINT32_MAX;
     for (uint32_t i = 0; i < n; i++)
         c->nodes[c->n_nodes++] = chain_nodes[i];
     return m;
@@ -341,15 +355,15 @@ static uint32_t self_gate(const wnn__ir *ir, uint32_t at, uint32_t x, const uint
 static chain follow(const wnn__ir *ir, uint32_t n, const uint32_t *uses, const bool *is_output)
 {
     const wnn__node *conv = &ir->nodes[n];
-    chain c = {.bn_node = UINT32_MAX, .res = WNN__NONE, .out = conv->out[0]};
+    chain c = {.bn_node = UINT32_MAX, .res = WNN__NONE, .out = conv->out[0], .pre_alpha = 1.0};
     uint32_t channel_axis = conv->attrs.conv.input_layout == WNN_INPUT_LAYOUT_NHWC ? 3 : 1;
     const wnn_operand_desc *yd = &ir->values[conv->out[0]].desc;
     uint32_t at = n;
     while (c.n_nodes < MAX_FUSED) {
-        chain before = c;
+        chain t = c; /* this step's try, kept only if the node folds in whole */
         uint32_t r = sole_reader(ir, at, c.out, uses, is_output);
         if (r == UINT32_MAX) {
-            r = self_gate(ir, at, c.out, uses, is_output, &c);
+            r = self_gate(ir, at, c.out, uses, is_output, &t);
             if (r == UINT32_MAX)
                 return c;
         } else {
@@ -357,22 +371,24 @@ static chain follow(const wnn__ir *ir, uint32_t n, const uint32_t *uses, const b
             if (node->op == WNN__OP_BATCH_NORMALIZATION && node->n_in == 5 && c.n_nodes == 0 && node->in[0] == c.out &&
                 node->attrs.batch_norm.axis == channel_axis && is_constant(ir, node->in[1]) &&
                 is_constant(ir, node->in[2]) && is_constant(ir, node->in[3]) && is_constant(ir, node->in[4])) {
-                c.bn_node = r;
-            } else if (!activation_of(ir, node, c.out, &c)) {
+                t.bn_node = r;
+            } else if (!activation_of(ir, node, c.out, &t)) {
+                t = c;
                 if (node->op != WNN__OP_ADD)
-                    return before;
+                    return c;
                 uint32_t other = node->in[0] == c.out ? node->in[1] : node->in[0];
                 const wnn__value *ov = &ir->values[other];
                 bool ready = ov->kind != WNN__VALUE_NODE || ov->index < n;
                 bool only_bn = c.n_nodes == (c.bn_node != UINT32_MAX);
                 if (c.res != WNN__NONE || !only_bn || other == c.out || !ready ||
                     ov->desc.data_type != yd->data_type || ov->desc.rank != yd->rank ||
-                    memcmp(ov->desc.shape, yd->shape, yd->rank * sizeof *yd->shape) != 0)
-                    return before;
-                c.res = other;
-                push_op(&c, true, dnnl_eltwise_relu, 0, 0);
+                    memcmp(ov->desc.shape, yd->shape, yd->rank * sizeof *yd->shape) != 0 ||
+                    !push_op(&t, true, dnnl_eltwise_relu, 0, 0))
+                    return c;
+                t.res = other;
             }
         }
+        c = t;
         c.nodes[c.n_nodes++] = r;
         c.out = ir->nodes[r].out[0];
         at = r;
@@ -458,6 +474,8 @@ static dnnl_status_t load_weights(const wnn__ir *ir, const wnn__node *conv, cons
                     sqrt(constant_at(ir, bn->in[2], o, 1.0) + bn->attrs.batch_norm.epsilon);
             b = (b - constant_at(ir, bn->in[1], o, 0.0)) * scale + constant_at(ir, bn->in[4], o, 0.0);
         }
+        scale *= c->pre_alpha;
+        b = b * c->pre_alpha + c->pre_beta;
         bias[o] = (float)b;
         for (size_t i = 0; i < ni; i++)
             for (size_t y = 0; y < kh; y++)
@@ -541,6 +559,8 @@ static dnnl_status_t build(const wnn__ir *ir, const wnn__node *conv, const chain
             const dnnl_memory_desc_t *dst = L.dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
             const dnnl_memory_desc_t *wts = L.dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
             const dnnl_memory_desc_t *pad = L.dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+            d->src_md = *src;
+            d->dst_md = *dst;
             float *bias = malloc((size_t)o * sizeof *bias);
             s = bias ? dnnl_success : dnnl_out_of_memory;
             if (s == dnnl_success)
@@ -661,12 +681,15 @@ wnn_status wnn__dnnl_run(wnn__dnnl_node *d, const wnn__view *views)
         x = d->x32;
     }
     dnnl_status_t s = dnnl_success;
-    if (d->src_reorder) {
+    if (d->src_reorder && !d->x_linked) {
         L.dnnl_memory_set_data_handle(d->user_src, x);
         s = exec2(d->stream, d->src_reorder, d->user_src, d->src);
     } else {
         L.dnnl_memory_set_data_handle(d->src, x);
     }
+    /* where the convolution writes: y, or a buffer reordered into y after */
+    void *dst = d->dst_reorder && !d->y_linked ? d->dst_buf : y;
+    L.dnnl_memory_set_data_handle(d->dst, dst);
     if (d->res != WNN__NONE && s == dnnl_success) {
         /* the sum post-op adds into what the result holds */
         const void *r = views[d->res].data;
@@ -674,21 +697,21 @@ wnn_status wnn__dnnl_run(wnn__dnnl_node *d, const wnn__view *views)
             wnn__half_to_float_n(d->y32, r, d->y_count);
             r = d->y32;
         }
-        if (d->dst_reorder) {
+        if (d->res_linked) {
+            memmove(dst, r, L.dnnl_memory_desc_get_size(&d->dst_md));
+        } else if (d->dst_reorder) {
             L.dnnl_memory_set_data_handle(d->user_dst, (void *)r);
             s = exec2(d->stream, d->res_reorder, d->user_dst, d->dst);
         } else if (r != y) {
             memmove(y, r, d->y_count * sizeof(float));
         }
     }
-    if (!d->dst_reorder)
-        L.dnnl_memory_set_data_handle(d->dst, y);
     if (s == dnnl_success) {
         dnnl_exec_arg_t a[5] = {{DNNL_ARG_SRC, d->src}, {DNNL_ARG_WEIGHTS, d->weights}, {DNNL_ARG_BIAS, d->bias},
                                 {DNNL_ARG_DST, d->dst}, {DNNL_ARG_SCRATCHPAD, d->scratch}};
         s = L.dnnl_primitive_execute(d->conv, d->stream, d->scratch ? 5 : 4, a);
     }
-    if (d->dst_reorder && s == dnnl_success) {
+    if (d->dst_reorder && !d->y_linked && s == dnnl_success) {
         L.dnnl_memory_set_data_handle(d->user_dst, y);
         s = exec2(d->stream, d->dst_reorder, d->dst, d->user_dst);
     }
@@ -700,6 +723,55 @@ wnn_status wnn__dnnl_run(wnn__dnnl_node *d, const wnn__view *views)
     if (d->half)
         wnn__float_to_half_n(views[d->y].data, d->y32, d->y_count);
     return WNN_OK;
+}
+
+void wnn__dnnl_link(const wnn__ir *ir, wnn__dnnl_node *const *nodes, size_t *bytes)
+{
+    uint32_t nv = ir->n_values;
+    uint32_t *producer = malloc((nv ? nv : 1) * sizeof *producer);
+    uint32_t *reads = calloc(nv ? nv : 1, sizeof *reads), *matched = calloc(nv ? nv : 1, sizeof *matched);
+    if (producer && reads && matched) {
+        for (uint32_t v = 0; v < nv; v++)
+            producer[v] = UINT32_MAX;
+        for (uint32_t n = 0; n < ir->n_nodes; n++) {
+            const wnn__dnnl_node *d = nodes[n];
+            if (d && !d->half && d->dst_reorder)
+                producer[d->y] = n;
+            for (uint32_t j = 0; j < ir->nodes[n].n_in; j++)
+                if (ir->nodes[n].in[j] != WNN__NONE)
+                    reads[ir->nodes[n].in[j]]++;
+        }
+        for (uint32_t i = 0; i < ir->n_outputs; i++)
+            producer[ir->output_values[i]] = UINT32_MAX;
+        /* every read of a linked value is a convolution's source in the
+        ** producer's layout, or a sum post-op's addend in it */
+        for (uint32_t n = 0; n < ir->n_nodes; n++) {
+            const wnn__dnnl_node *d = nodes[n];
+            if (!d || d->half)
+                continue;
+            if (producer[d->x] != UINT32_MAX && L.dnnl_memory_desc_equal(&d->src_md, &nodes[producer[d->x]]->dst_md))
+                matched[d->x]++;
+            if (d->res != WNN__NONE && producer[d->res] != UINT32_MAX &&
+                L.dnnl_memory_desc_equal(&d->dst_md, &nodes[producer[d->res]]->dst_md))
+                matched[d->res]++;
+        }
+        for (uint32_t v = 0; v < nv; v++)
+            if (producer[v] != UINT32_MAX && matched[v] == reads[v]) {
+                wnn__dnnl_node *p = nodes[producer[v]];
+                p->y_linked = true;
+                bytes[v] = L.dnnl_memory_desc_get_size(&p->dst_md);
+            }
+        for (uint32_t n = 0; n < ir->n_nodes; n++) {
+            wnn__dnnl_node *d = nodes[n];
+            if (!d || d->half)
+                continue;
+            d->x_linked = producer[d->x] != UINT32_MAX && nodes[producer[d->x]]->y_linked;
+            d->res_linked = d->res != WNN__NONE && producer[d->res] != UINT32_MAX && nodes[producer[d->res]]->y_linked;
+        }
+    }
+    free(producer);
+    free(reads);
+    free(matched);
 }
 
 void wnn__dnnl_free(wnn__dnnl_node *d)
@@ -737,6 +809,8 @@ wnn_status wnn__dnnl_compile(const wnn__ir *ir, uint32_t n, const uint32_t *uses
 uint32_t wnn__dnnl_node_output(const wnn__dnnl_node *d) { return WNN__NONE; }
 
 wnn_status wnn__dnnl_run(wnn__dnnl_node *d, const wnn__view *views) { return WNN_STATUS_NOT_SUPPORTED; }
+
+void wnn__dnnl_link(const wnn__ir *ir, wnn__dnnl_node *const *nodes, size_t *bytes) {}
 
 void wnn__dnnl_free(wnn__dnnl_node *d) {}
 
