@@ -3,8 +3,9 @@
 ** k_matmul.c -- matmul (batched, broadcasting) and gemm, float32 and float16.
 **
 ** Both reduce to one row-major sgemm, C = alpha * op(A) * op(B) + beta * C:
-** OpenBLAS's cblas_sgemm for real work, a plain loop for tiny products where
-** the BLAS call costs more than the arithmetic. float16 is widened into
+** OpenBLAS's cblas_sgemm for real work (cblas_sgemv when M or N is 1), a
+** plain loop for tiny products where the BLAS call costs more than the
+** arithmetic. float16 is widened into
 ** float32 buffers, multiplied in float32 and rounded once per output.
 **
 ** OpenBLAS runs its own threads, so BLAS calls stay on the calling thread;
@@ -64,6 +65,20 @@ static void sgemm(const sgemm_args *g)
 {
     if (is_small(g)) {
         sgemm_reference(g);
+        return;
+    }
+    /* a single row or column is a matrix-vector product: gemv reads the
+    ** matrix once where gemm would first pack it into its own layout */
+    if (g->m == 1) {
+        cblas_sgemv(CblasRowMajor, g->tb ? CblasNoTrans : CblasTrans, (blasint)(g->tb ? g->n : g->k),
+                    (blasint)(g->tb ? g->k : g->n), g->alpha, g->b, (blasint)g->ldb, g->a,
+                    (blasint)(g->ta ? g->lda : 1), g->beta, g->c, 1);
+        return;
+    }
+    if (g->n == 1) {
+        cblas_sgemv(CblasRowMajor, g->ta ? CblasTrans : CblasNoTrans, (blasint)(g->ta ? g->k : g->m),
+                    (blasint)(g->ta ? g->m : g->k), g->alpha, g->a, (blasint)g->lda, g->b,
+                    (blasint)(g->tb ? 1 : g->ldb), g->beta, g->c, (blasint)g->ldc);
         return;
     }
     cblas_sgemm(CblasRowMajor, g->ta ? CblasTrans : CblasNoTrans, g->tb ? CblasTrans : CblasNoTrans,
