@@ -48,6 +48,7 @@ struct wnn__cpu_graph {
     wnn__dnnl_node **dnnl; /* per node: its oneDNN primitive, or NULL */
     bool *fused;           /* per node: computed by an earlier node's primitive */
     size_t *bytes;         /* per value: its size in oneDNN's layout (wnn__dnnl_link), or 0 */
+    uint32_t *alias;       /* per value: the constant whose bytes it views (alias_constants()), or WNN__NONE */
     bool promoted;         /* float16 values are computed as float32 (promote()) */
     float **const32;       /* promoted: per value, the float32 copy of a float16 constant */
     void *const *widen_from; /* promoted: constants bound but not widened yet, or NULL */
@@ -205,8 +206,32 @@ static wnn_status promote_values(wnn__cpu_graph *g)
 
 /* In the arena: intermediates, and in a promoted graph the float32 copies
 ** of float16 inputs and outputs. */
+/* A reshape of a constant is that constant's bytes under another shape:
+** the node is skipped and its result views the constant (refreshed when
+** constants are bound), so a 1-D convolution's filter, reshaped to 2-D by
+** the ONNX importer, is a constant for oneDNN (dnnl.c looks through the
+** same reshape) and is not copied on every run. Not for float16 values
+** (promote() would widen them) or graph outputs. */
+static void alias_constants(wnn__cpu_graph *g)
+{
+    const wnn__ir *ir = g->ir;
+    for (uint32_t n = 0; n < ir->n_nodes; n++) {
+        const wnn__node *node = &ir->nodes[n];
+        if (node->op != WNN__OP_RESHAPE || node->in[0] == WNN__NONE)
+            continue;
+        uint32_t x = node->in[0], y = node->out[0];
+        if (ir->values[x].kind != WNN__VALUE_CONSTANT || is_half(ir, x) || g->output_of[y] >= 0)
+            continue;
+        g->alias[y] = x;
+        g->fused[n] = true;
+        g->views[y].data = g->views[x].data;
+    }
+}
+
 static bool in_arena(const wnn__cpu_graph *g, uint32_t v)
 {
+    if (g->alias[v] != WNN__NONE)
+        return false;
     if (g->output_of[v] >= 0 || g->ir->values[v].kind == WNN__VALUE_INPUT)
         return g->promoted && is_half(g->ir, v);
     return g->ir->values[v].kind == WNN__VALUE_NODE;
@@ -321,19 +346,22 @@ wnn_status wnn__cpu_graph_plan(const wnn__ir *ir, wnn__cpu_graph **out)
     g->dnnl = calloc(ir->n_nodes ? ir->n_nodes : 1, sizeof *g->dnnl);
     g->fused = calloc(ir->n_nodes ? ir->n_nodes : 1, sizeof *g->fused);
     g->bytes = calloc(nv, sizeof *g->bytes);
-    if (!g->offset || !g->output_of || !g->views || !g->scratch || !g->dnnl || !g->fused || !g->bytes) {
+    g->alias = malloc(nv * sizeof *g->alias);
+    if (!g->offset || !g->output_of || !g->views || !g->scratch || !g->dnnl || !g->fused || !g->bytes || !g->alias) {
         wnn__cpu_graph_free(g);
         return WNN_STATUS_OUT_OF_MEMORY;
     }
     for (uint32_t v = 0; v < ir->n_values; v++) {
         g->offset[v] = SIZE_MAX;
         g->output_of[v] = -1;
+        g->alias[v] = WNN__NONE;
         g->views[v].desc = ir->values[v].desc;
         if (ir->values[v].kind == WNN__VALUE_CONSTANT)
             g->views[v].data = ir->values[v].data;
     }
     for (uint32_t i = ir->n_outputs; i-- > 0;)
         g->output_of[ir->output_values[i]] = (int32_t)i;
+    alias_constants(g);
     wnn_status s = compile_dnnl(g);
     if (s == WNN_OK && promote(g))
         s = promote_values(g);
@@ -361,6 +389,9 @@ void wnn__cpu_graph_bind(wnn__cpu_graph *g, void *arena, void *const *constants)
     for (uint32_t v = 0; constants && v < g->ir->n_values; v++)
         if (g->ir->values[v].kind == WNN__VALUE_CONSTANT)
             g->views[v].data = constants[v];
+    for (uint32_t v = 0; constants && v < g->ir->n_values; v++)
+        if (g->alias[v] != WNN__NONE)
+            g->views[v].data = g->views[g->alias[v]].data;
     if (g->promoted && constants) /* their bytes may still be on their way (null's queue) */
         g->widen_from = constants;
 }
@@ -378,6 +409,7 @@ void wnn__cpu_graph_free(wnn__cpu_graph *g)
     free(g->dnnl);
     free(g->fused);
     free(g->bytes);
+    free(g->alias);
     for (uint32_t v = 0; g->const32 && v < g->ir->n_values; v++)
         free(g->const32[v]);
     free(g->const32);

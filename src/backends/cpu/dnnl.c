@@ -193,16 +193,29 @@ static uint32_t sole_reader(const wnn__ir *ir, uint32_t after, uint32_t v, const
     return next_reader(ir, after, v);
 }
 
+/* The value holding v's bytes: the constant a reshape node reshapes (a 1-D
+** convolution's filter, which the ONNX importer reshapes to 2-D; cpu_graph.c
+** skips that node), else v. */
+static uint32_t bytes_of(const wnn__ir *ir, uint32_t v)
+{
+    if (v == WNN__NONE || ir->values[v].kind != WNN__VALUE_NODE)
+        return v;
+    const wnn__node *p = &ir->nodes[ir->values[v].index];
+    return p->op == WNN__OP_RESHAPE && p->in[0] != WNN__NONE && ir->values[p->in[0]].kind == WNN__VALUE_CONSTANT
+               ? p->in[0]
+               : v;
+}
+
 static bool is_constant(const wnn__ir *ir, uint32_t v)
 {
-    return v == WNN__NONE || ir->values[v].kind == WNN__VALUE_CONSTANT;
+    return v == WNN__NONE || ir->values[bytes_of(ir, v)].kind == WNN__VALUE_CONSTANT;
 }
 
 static double constant_at(const wnn__ir *ir, uint32_t v, size_t i, double absent)
 {
     if (v == WNN__NONE)
         return absent;
-    const wnn__value *c = &ir->values[v];
+    const wnn__value *c = &ir->values[bytes_of(ir, v)];
     return c->desc.data_type == WNN_DATA_TYPE_FLOAT16 ? wnn__half_to_float(((const uint16_t *)c->data)[i])
                                                       : ((const float *)c->data)[i];
 }
@@ -211,7 +224,7 @@ static double constant_at(const wnn__ir *ir, uint32_t v, size_t i, double absent
 ** and a shape that broadcasts to like's without growing it. */
 static bool scalar_constant(const wnn__ir *ir, uint32_t v, const wnn_operand_desc *like, double *out)
 {
-    if (v == WNN__NONE || !is_constant(ir, v) || !ir->values[v].data)
+    if (v == WNN__NONE || !is_constant(ir, v) || !ir->values[bytes_of(ir, v)].data)
         return false;
     const wnn_operand_desc *d = &ir->values[v].desc;
     if (d->data_type != like->data_type || d->rank > like->rank)
