@@ -8,7 +8,8 @@
 ** float types, against a double-precision loop in this file. The same
 ** graphs pass whether oneDNN is present or not (WNN_CPU_DNNL=0): the
 ** portable kernels compute them node by node. Last, consecutive
-** convolutions whose values between them stay in oneDNN's layout.
+** convolutions whose values between them stay in oneDNN's layout, and
+** matmuls that fold the add of a bias row.
 */
 #include <math.h>
 #include <stdint.h>
@@ -367,6 +368,60 @@ static void linked_layouts(void)
         wnn_tensor_release(t[i]);
 }
 
+/* matmul then add of a constant: a row of N (any leading 1s) folds into the
+** matmul (cpu_graph.c's fuse_matmul_bias), a column [M, 1] does not; both
+** against a double loop, batched and with a single row (the gemv path). */
+static void matmul_bias(uint32_t batch, uint32_t m, uint32_t k, uint32_t n, bool column)
+{
+    size_t na = (size_t)batch * m * k, ny = (size_t)batch * m * n;
+    float *a = malloc(na * 4), *w = malloc((size_t)k * n * 4), *bias = malloc(64 * 4), *got = malloc(ny * 4);
+    fill(a, na, false);
+    fill(w, (size_t)k * n, false);
+    fill(bias, 64, false);
+    wnn_graph_builder *b;
+    CHECK_OK(wnn_graph_builder_create(ctx, &b));
+    wnn_operand_desc ad = {WNN_DATA_TYPE_FLOAT32, 3, {batch, m, k}};
+    uint32_t ws[2] = {k, n}, bs[2] = {column ? m : 1, column ? 1 : n};
+    wnn_operand *y = wnn_matmul(b, wnn_graph_builder_input(b, "a", &ad), constant(b, false, 2, ws, w));
+    y = wnn_add(b, constant(b, false, 2, bs, bias), y);
+    wnn_named_operand named = {"y", wnn_relu(b, y)};
+    wnn_graph *g;
+    CHECK_OK(wnn_graph_builder_build(b, &named, 1, &g));
+    wnn_graph_builder_release(b);
+    wnn_tensor_desc td = WNN_TENSOR_DESC_INIT;
+    td.data_type = WNN_DATA_TYPE_FLOAT32, td.rank = 3, td.writable = td.readable = true;
+    wnn_tensor *t[2];
+    memcpy(td.shape, ad.shape, 3 * sizeof ad.shape[0]);
+    CHECK_OK(wnn_context_create_tensor(ctx, &td, &t[0]));
+    td.shape[2] = n;
+    CHECK_OK(wnn_context_create_tensor(ctx, &td, &t[1]));
+    CHECK_OK(wnn_context_write_tensor(ctx, t[0], a, na * 4));
+    wnn_named_tensor ins[1] = {{"a", t[0]}}, outs[1] = {{"y", t[1]}};
+    CHECK_OK(wnn_context_dispatch(ctx, g, ins, 1, outs, 1));
+    CHECK_OK(wnn_context_read_tensor_sync(ctx, t[1], got, ny * 4));
+    int bad = 0;
+    for (uint32_t q = 0; q < batch; q++)
+        for (uint32_t i = 0; i < m; i++)
+            for (uint32_t j = 0; j < n; j++) {
+                double acc = column ? bias[i] : bias[j], mag = fabs(acc);
+                for (uint32_t p = 0; p < k; p++) {
+                    double v = (double)a[((size_t)q * m + i) * k + p] * w[(size_t)p * n + j];
+                    acc += v;
+                    mag += fabs(v);
+                }
+                double want = acc > 0 ? acc : 0;
+                float have = got[((size_t)q * m + i) * n + j];
+                if (!(fabs(have - want) <= 1e-5 * (mag + 1)) && bad++ < 3)
+                    fprintf(stderr, "matmul_bias(%u, %u, %u, %u, column %d): y[%u][%u][%u] = %.7g, want %.7g\n", batch,
+                            m, k, n, column, q, i, j, have, want);
+            }
+    CHECK(bad == 0);
+    wnn_tensor_release(t[0]);
+    wnn_tensor_release(t[1]);
+    wnn_graph_release(g);
+    free(a), free(w), free(bias), free(got);
+}
+
 int main(void)
 {
     wnn_context_options o = WNN_CONTEXT_OPTIONS_INIT;
@@ -378,6 +433,10 @@ int main(void)
     for (int k = 0; k < 200; k++)
         one_case(k);
     linked_layouts();
+    matmul_bias(2, 5, 7, 9, false);
+    matmul_bias(1, 1, 40, 33, false);
+    matmul_bias(3, 40, 64, 48, false);
+    matmul_bias(2, 5, 7, 9, true);
     wnn_context_release(ctx);
     TEST_DONE();
 }

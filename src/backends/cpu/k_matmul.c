@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "backends/cpu/half_simd.h"
 #include "backends/cpu/kernels.h"
@@ -209,9 +210,10 @@ static size_t batch_strides(const wnn_operand_desc *d, uint32_t batch_rank, size
     return step;
 }
 
-wnn_status wnn__k_matmul(const wnn__node *node, const wnn__view *in, const wnn__view *out)
+/* matmul, with bias (a float32 row of N, or NULL) added to every row of the
+** result by starting C as the bias and multiplying with beta 1. */
+static wnn_status matmul(const wnn__view *in, const wnn__view *out, const float *bias)
 {
-    (void)node;
     wnn_status st = check_type(out);
     if (st != WNN_OK)
         return st;
@@ -234,6 +236,11 @@ wnn_status wnn__k_matmul(const wnn__node *node, const wnn__view *in, const wnn__
     size_t batches = 1;
     for (uint32_t i = 0; i < j.batch_rank; i++)
         batches *= j.batch_shape[i] = od->shape[i];
+    if (bias) {
+        for (size_t r = 0; r < batches * j.g.m; r++)
+            memcpy(j.c + r * j.g.n, bias, j.g.n * sizeof *bias);
+        j.g.beta = 1.0f;
+    }
     size_t a_count = batch_strides(ad, j.batch_rank, j.a_stride);
     size_t b_count = batch_strides(bd, j.batch_rank, j.b_stride);
 
@@ -248,6 +255,18 @@ wnn_status wnn__k_matmul(const wnn__node *node, const wnn__view *in, const wnn__
         matmul_batches(&j, 0, batches);
     }
     return unstage(&s, out);
+}
+
+wnn_status wnn__k_matmul(const wnn__node *node, const wnn__view *in, const wnn__view *out)
+{
+    (void)node;
+    return matmul(in, out, NULL);
+}
+
+wnn_status wnn__k_matmul_bias(const wnn__node *node, const wnn__view *in, const wnn__view *bias, const wnn__view *out)
+{
+    (void)node;
+    return matmul(in, out, bias->data);
 }
 
 /* ------------------------------------------------------------------------ */
