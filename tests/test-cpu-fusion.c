@@ -2,10 +2,14 @@
 /*
 ** test-cpu-fusion.c -- conv2d chains the cpu backend may compile into one
 ** oneDNN primitive (conv2d, then batchNormalization, a residual add and an
-** activation, each optional), on random problems in every layout and both
+** activation, each optional; the activations include the ones exporters
+** spell out: x * sigmoid(x), x * clamp(x + 3, 0, 6) / 6, arithmetic with
+** scalar constants), on random problems in every layout and both
 ** float types, against a double-precision loop in this file. The same
 ** graphs pass whether oneDNN is present or not (WNN_CPU_DNNL=0): the
-** portable kernels compute them node by node.
+** portable kernels compute them node by node. Last, consecutive
+** convolutions whose values between them stay in oneDNN's layout, and
+** matmuls that fold the add of a bias row.
 */
 #include <math.h>
 #include <stdint.h>
@@ -27,7 +31,15 @@ static uint32_t rnd(uint32_t n)
 
 static float frand(void) { return (float)rnd(2001) / 1000.0f - 1.0f; }
 
-enum { ACT_NONE, ACT_RELU, ACT_CLAMP, ACT_SIGMOID, ACT_TANH, ACT_LEAKY, ACT_ELU, ACT_COUNT };
+enum {
+    ACT_NONE, ACT_RELU, ACT_CLAMP, ACT_SIGMOID, ACT_TANH, ACT_LEAKY, ACT_ELU, ACT_HARD_SWISH, ACT_HARD_SIGMOID,
+    ACT_SWISH,        /* mul(x, sigmoid(x)) */
+    ACT_HARD_SWISH_2, /* div(mul(x, clamp(add(x, 3), 0, 6)), 6) */
+    ACT_SCALAR,       /* max(sub(mul(x, 0.5), 0.25), -0.2) */
+    ACT_AFFINE_HARD_SWISH, /* as PP-LCNet: add(mul(hardSwish_2(add(mul(x, 1.5), 0.25)), 0.5), 0.1);
+                            * oneDNN 2.6 gets linear, relu, linear chains wrong */
+    ACT_COUNT
+};
 
 static double activate(int act, double v)
 {
@@ -38,11 +50,21 @@ static double activate(int act, double v)
     case ACT_TANH: return tanh(v);
     case ACT_LEAKY: return v > 0 ? v : 0.1 * v;
     case ACT_ELU: return v > 0 ? v : 0.7 * (exp(v) - 1);
+    case ACT_HARD_SWISH:
+    case ACT_HARD_SWISH_2: return v * fmin(fmax(v + 3, 0), 6) / 6;
+    case ACT_HARD_SIGMOID: return fmin(fmax(0.3 * v + 0.4, 0), 1);
+    case ACT_SWISH: return v / (1 + exp(-v));
+    case ACT_SCALAR: return fmax(v * 0.5 - 0.25, -0.2);
+    case ACT_AFFINE_HARD_SWISH: return activate(ACT_HARD_SWISH, v * 1.5 + 0.25) * 0.5 + 0.1;
     default: return v;
     }
 }
 
-static wnn_operand *apply(wnn_graph_builder *b, int act, wnn_operand *x)
+static wnn_operand *constant(wnn_graph_builder *b, bool half, uint32_t rank, const uint32_t *shape, const float *v);
+
+static wnn_operand *scalar(wnn_graph_builder *b, bool half, float v) { return constant(b, half, 0, NULL, &v); }
+
+static wnn_operand *apply(wnn_graph_builder *b, bool half, int act, wnn_operand *x)
 {
     switch (act) {
     case ACT_RELU: return wnn_relu(b, x);
@@ -65,6 +87,28 @@ static wnn_operand *apply(wnn_graph_builder *b, int act, wnn_operand *x)
         o.alpha = &alpha;
         return wnn_elu(b, x, &o);
     }
+    case ACT_HARD_SWISH: return wnn_hard_swish(b, x);
+    case ACT_HARD_SIGMOID: {
+        wnn_hard_sigmoid_options o = WNN_HARD_SIGMOID_OPTIONS_INIT;
+        const double alpha = 0.3, beta = 0.4;
+        o.alpha = &alpha, o.beta = &beta;
+        return wnn_hard_sigmoid(b, x, &o);
+    }
+    case ACT_SWISH: return wnn_mul(b, x, wnn_sigmoid(b, x));
+    case ACT_HARD_SWISH_2: {
+        const wnn_number lo = {.value = 0}, hi = {.value = 6};
+        wnn_clamp_options o = {.min_value = &lo, .max_value = &hi};
+        wnn_operand *g = wnn_clamp(b, wnn_add(b, x, scalar(b, half, 3)), &o);
+        return wnn_div(b, wnn_mul(b, g, x), scalar(b, half, 6));
+    }
+    case ACT_AFFINE_HARD_SWISH: {
+        wnn_operand *a = wnn_add(b, wnn_mul(b, x, scalar(b, half, 1.5f)), scalar(b, half, 0.25f));
+        a = apply(b, half, ACT_HARD_SWISH_2, a);
+        return wnn_add(b, wnn_mul(b, a, scalar(b, half, 0.5f)), scalar(b, half, 0.1f));
+    }
+    case ACT_SCALAR:
+        return wnn_max(b, wnn_sub(b, wnn_mul(b, x, scalar(b, half, 0.5f)), scalar(b, half, 0.25f)),
+                       scalar(b, half, -0.2f));
     default: return x;
     }
 }
@@ -161,7 +205,7 @@ static void one_case(int k)
     }
     if (add)
         h = rnd(2) ? wnn_add(b, h, ro) : wnn_add(b, ro, h);
-    h = apply(b, act, h);
+    h = apply(b, half, act, h);
     CHECK(h != NULL);
     wnn_named_operand named = {"y", h};
     wnn_graph *g = NULL;
@@ -242,6 +286,142 @@ static void one_case(int k)
     free(x), free(w), free(wl), free(res), free(got), free(gh);
 }
 
+/* conv(x, w, groups, pad) [+ res] -> relu, in nchw float32. */
+static wnn_operand *conv_relu(wnn_graph_builder *b, wnn_operand *x, const float *w, uint32_t o, uint32_t i,
+                              uint32_t k, uint32_t groups, wnn_operand *res)
+{
+    uint32_t ws[4] = {o, i, k, k};
+    wnn_conv2d_options co = WNN_CONV2D_OPTIONS_INIT;
+    co.groups = groups;
+    for (int j = 0; j < 4; j++)
+        co.padding[j] = k / 2;
+    wnn_operand *h = wnn_conv2d(b, x, constant(b, false, 4, ws, w), &co);
+    return wnn_relu(b, res ? wnn_add(b, h, res) : h);
+}
+
+static void run_graph(wnn_graph *g, wnn_tensor *const *in, const char *const *names, uint32_t n_in, wnn_tensor *out)
+{
+    wnn_named_tensor ins[2], outs[1] = {{"y", out}};
+    for (uint32_t i = 0; i < n_in; i++)
+        ins[i] = (wnn_named_tensor){names[i], in[i]};
+    CHECK_OK(wnn_context_dispatch(ctx, g, ins, n_in, outs, 1));
+}
+
+/* Three convolutions in a row, the second adding the first's result: the
+** values between them stay in oneDNN's blocked layout (wnn__dnnl_link), one
+** read twice (source and sum). The same convolutions as three graphs, whose
+** inputs and outputs are plain, must give the same numbers. */
+static void linked_layouts(void)
+{
+    enum { C = 16, H = 9, W = 11 };
+    static float x[C * H * W], w1[C * C * 9], w2[C * C], w3[C * 9], got[C * H * W], want[C * H * W];
+    fill(x, C * H * W, false);
+    fill(w1, C * C * 9, false);
+    fill(w2, C * C, false);
+    fill(w3, C * 9, false);
+    wnn_operand_desc d = {WNN_DATA_TYPE_FLOAT32, 4, {1, C, H, W}};
+    wnn_tensor_desc td = WNN_TENSOR_DESC_INIT;
+    td.data_type = WNN_DATA_TYPE_FLOAT32, td.rank = 4, td.writable = td.readable = true;
+    memcpy(td.shape, d.shape, sizeof d.shape[0] * 4);
+    wnn_tensor *t[4];
+    for (int i = 0; i < 4; i++)
+        CHECK_OK(wnn_context_create_tensor(ctx, &td, &t[i]));
+    CHECK_OK(wnn_context_write_tensor(ctx, t[0], x, sizeof x));
+
+    wnn_graph_builder *b;
+    CHECK_OK(wnn_graph_builder_create(ctx, &b));
+    wnn_operand *h1 = conv_relu(b, wnn_graph_builder_input(b, "x", &d), w1, C, C, 3, 1, NULL);
+    wnn_operand *h3 = conv_relu(b, conv_relu(b, h1, w2, C, C, 1, 1, h1), w3, C, 1, 3, C, NULL);
+    wnn_named_operand named = {"y", h3};
+    wnn_graph *whole;
+    CHECK_OK(wnn_graph_builder_build(b, &named, 1, &whole));
+    wnn_graph_builder_release(b);
+    static const char *const names[2] = {"x", "r"};
+    run_graph(whole, t, names, 1, t[3]);
+    CHECK_OK(wnn_context_read_tensor_sync(ctx, t[3], got, sizeof got));
+
+    wnn_graph *part[3];
+    for (int k = 0; k < 3; k++) {
+        CHECK_OK(wnn_graph_builder_create(ctx, &b));
+        wnn_operand *in = wnn_graph_builder_input(b, "x", &d);
+        wnn_operand *h = k == 0 ? conv_relu(b, in, w1, C, C, 3, 1, NULL)
+                         : k == 1 ? conv_relu(b, in, w2, C, C, 1, 1, wnn_graph_builder_input(b, "r", &d))
+                                  : conv_relu(b, in, w3, C, 1, 3, C, NULL);
+        named.operand = h;
+        CHECK_OK(wnn_graph_builder_build(b, &named, 1, &part[k]));
+        wnn_graph_builder_release(b);
+    }
+    wnn_tensor *a1[2] = {t[0]}, *a2[2] = {t[1], t[1]}, *a3[2] = {t[2]};
+    run_graph(part[0], a1, names, 1, t[1]);
+    run_graph(part[1], a2, names, 2, t[2]);
+    run_graph(part[2], a3, names, 1, t[3]);
+    CHECK_OK(wnn_context_read_tensor_sync(ctx, t[3], want, sizeof want));
+    int bad = 0;
+    for (size_t q = 0; q < C * H * W; q++)
+        if (!(fabsf(got[q] - want[q]) <= 1e-5f * (1 + fabsf(want[q]))) && bad++ < 3)
+            fprintf(stderr, "linked layouts: y[%zu] = %.7g, want %.7g\n", q, got[q], want[q]);
+    CHECK(bad == 0);
+    for (int k = 0; k < 3; k++)
+        wnn_graph_release(part[k]);
+    wnn_graph_release(whole);
+    for (int i = 0; i < 4; i++)
+        wnn_tensor_release(t[i]);
+}
+
+/* matmul then add of a constant: a row of N (any leading 1s) folds into the
+** matmul (cpu_graph.c's fuse_matmul_bias), a column [M, 1] does not; both
+** against a double loop, batched and with a single row (the gemv path). */
+static void matmul_bias(uint32_t batch, uint32_t m, uint32_t k, uint32_t n, bool column)
+{
+    size_t na = (size_t)batch * m * k, ny = (size_t)batch * m * n;
+    float *a = malloc(na * 4), *w = malloc((size_t)k * n * 4), *bias = malloc(64 * 4), *got = malloc(ny * 4);
+    fill(a, na, false);
+    fill(w, (size_t)k * n, false);
+    fill(bias, 64, false);
+    wnn_graph_builder *b;
+    CHECK_OK(wnn_graph_builder_create(ctx, &b));
+    wnn_operand_desc ad = {WNN_DATA_TYPE_FLOAT32, 3, {batch, m, k}};
+    uint32_t ws[2] = {k, n}, bs[2] = {column ? m : 1, column ? 1 : n};
+    wnn_operand *y = wnn_matmul(b, wnn_graph_builder_input(b, "a", &ad), constant(b, false, 2, ws, w));
+    y = wnn_add(b, constant(b, false, 2, bs, bias), y);
+    wnn_named_operand named = {"y", wnn_relu(b, y)};
+    wnn_graph *g;
+    CHECK_OK(wnn_graph_builder_build(b, &named, 1, &g));
+    wnn_graph_builder_release(b);
+    wnn_tensor_desc td = WNN_TENSOR_DESC_INIT;
+    td.data_type = WNN_DATA_TYPE_FLOAT32, td.rank = 3, td.writable = td.readable = true;
+    wnn_tensor *t[2];
+    memcpy(td.shape, ad.shape, 3 * sizeof ad.shape[0]);
+    CHECK_OK(wnn_context_create_tensor(ctx, &td, &t[0]));
+    td.shape[2] = n;
+    CHECK_OK(wnn_context_create_tensor(ctx, &td, &t[1]));
+    CHECK_OK(wnn_context_write_tensor(ctx, t[0], a, na * 4));
+    wnn_named_tensor ins[1] = {{"a", t[0]}}, outs[1] = {{"y", t[1]}};
+    CHECK_OK(wnn_context_dispatch(ctx, g, ins, 1, outs, 1));
+    CHECK_OK(wnn_context_read_tensor_sync(ctx, t[1], got, ny * 4));
+    int bad = 0;
+    for (uint32_t q = 0; q < batch; q++)
+        for (uint32_t i = 0; i < m; i++)
+            for (uint32_t j = 0; j < n; j++) {
+                double acc = column ? bias[i] : bias[j], mag = fabs(acc);
+                for (uint32_t p = 0; p < k; p++) {
+                    double v = (double)a[((size_t)q * m + i) * k + p] * w[(size_t)p * n + j];
+                    acc += v;
+                    mag += fabs(v);
+                }
+                double want = acc > 0 ? acc : 0;
+                float have = got[((size_t)q * m + i) * n + j];
+                if (!(fabs(have - want) <= 1e-5 * (mag + 1)) && bad++ < 3)
+                    fprintf(stderr, "matmul_bias(%u, %u, %u, %u, column %d): y[%u][%u][%u] = %.7g, want %.7g\n", batch,
+                            m, k, n, column, q, i, j, have, want);
+            }
+    CHECK(bad == 0);
+    wnn_tensor_release(t[0]);
+    wnn_tensor_release(t[1]);
+    wnn_graph_release(g);
+    free(a), free(w), free(bias), free(got);
+}
+
 int main(void)
 {
     wnn_context_options o = WNN_CONTEXT_OPTIONS_INIT;
@@ -252,6 +432,11 @@ int main(void)
     }
     for (int k = 0; k < 200; k++)
         one_case(k);
+    linked_layouts();
+    matmul_bias(2, 5, 7, 9, false);
+    matmul_bias(1, 1, 40, 33, false);
+    matmul_bias(3, 40, 64, 48, false);
+    matmul_bias(2, 5, 7, 9, true);
     wnn_context_release(ctx);
     TEST_DONE();
 }

@@ -10,7 +10,9 @@
 ** Before planning, nodes that oneDNN computes faster (dnnl.h) are compiled
 ** into primitives, and the nodes they fold in are skipped: their
 ** intermediates get no memory, and the chain's last value is placed where
-** its first node runs, since that node writes it.
+** its first node runs, since that node writes it. A value passed only
+** between primitives stays in oneDNN's blocked layout (wnn__dnnl_link) and
+** gets that layout's size.
 **
 ** float16 graphs of more than one step (or of one operator that would
 ** stage whole float16 operands: matmul, gemm, convolutions, average and L2
@@ -51,6 +53,10 @@ struct wnn__cpu_graph {
     uint32_t max_args;
     wnn__dnnl_node **dnnl; /* per node: its oneDNN primitive, or NULL */
     bool *fused;           /* per node: computed by an earlier node's primitive */
+    size_t *bytes;         /* per value: its size in oneDNN's layout (wnn__dnnl_link), or 0 */
+    uint32_t *alias;       /* per value: the constant whose bytes it views (alias_constants()), or WNN__NONE */
+    uint32_t *bias_of;     /* per node: a matmul's folded bias constant (fuse_matmul_bias()), or WNN__NONE */
+    uint32_t *bias_out;    /* per node: the value the matmul with its bias writes */
     bool promoted;         /* float16 values are computed as float32 (promote()) */
     float **const32;       /* promoted: per value, the float32 copy of a float16 constant */
     void *const *widen_from; /* promoted: constants bound but not widened yet, or NULL */
@@ -214,8 +220,71 @@ static wnn_status promote_values(wnn__cpu_graph *g)
 
 /* In the arena: intermediates, and in a promoted graph the float32 copies
 ** of float16 inputs and outputs. */
+/* A reshape of a constant is that constant's bytes under another shape:
+** the node is skipped and its result views the constant (refreshed when
+** constants are bound), so a 1-D convolution's filter, reshaped to 2-D by
+** the ONNX importer, is a constant for oneDNN (dnnl.c looks through the
+** same reshape) and is not copied on every run. Not for float16 values
+** (promote() would widen them) or graph outputs. */
+static void alias_constants(wnn__cpu_graph *g)
+{
+    const wnn__ir *ir = g->ir;
+    for (uint32_t n = 0; n < ir->n_nodes; n++) {
+        const wnn__node *node = &ir->nodes[n];
+        if (node->op != WNN__OP_RESHAPE || node->in[0] == WNN__NONE)
+            continue;
+        uint32_t x = node->in[0], y = node->out[0];
+        if (ir->values[x].kind != WNN__VALUE_CONSTANT || is_half(ir, x) || g->output_of[y] >= 0)
+            continue;
+        g->alias[y] = x;
+        g->fused[n] = true;
+        g->views[y].data = g->views[x].data;
+    }
+}
+
+/* A float32 matmul whose result only an add of a constant row [N] (any
+** leading 1s) reads computes both: its result starts as the bias and sgemm
+** adds into it (wnn__k_matmul_bias), so the add's pass and sgemm's zeroing
+** of C go away. The add is skipped; the matmul writes the add's result. */
+static void fuse_matmul_bias(wnn__cpu_graph *g)
+{
+    const wnn__ir *ir = g->ir;
+    for (uint32_t n = 0; n < ir->n_nodes; n++) {
+        const wnn__node *node = &ir->nodes[n];
+        uint32_t v = node->out[0];
+        if (node->op != WNN__OP_MATMUL || g->fused[n] || ir->values[v].desc.data_type != WNN_DATA_TYPE_FLOAT32 ||
+            g->output_of[v] >= 0)
+            continue;
+        uint32_t reader = UINT32_MAX, reads = 0;
+        for (uint32_t r = n + 1; r < ir->n_nodes; r++)
+            for (uint32_t j = 0; j < ir->nodes[r].n_in; j++)
+                if (ir->nodes[r].in[j] == v && reads++ == 0)
+                    reader = r;
+        if (reads != 1 || ir->nodes[reader].op != WNN__OP_ADD || g->fused[reader])
+            continue;
+        const wnn__node *add = &ir->nodes[reader];
+        uint32_t c = add->in[0] == v ? add->in[1] : add->in[0];
+        const wnn_operand_desc *cd = &ir->values[c].desc, *vd = &ir->values[v].desc,
+                               *yd = &ir->values[add->out[0]].desc;
+        if (c == v || ir->values[c].kind != WNN__VALUE_CONSTANT || cd->data_type != WNN_DATA_TYPE_FLOAT32 ||
+            cd->rank < 1 || cd->rank > vd->rank || cd->shape[cd->rank - 1] != vd->shape[vd->rank - 1] ||
+            yd->rank != vd->rank || memcmp(yd->shape, vd->shape, vd->rank * sizeof *vd->shape) != 0)
+            continue;
+        bool row = true;
+        for (uint32_t i = 0; i + 1 < cd->rank; i++)
+            row = row && cd->shape[i] == 1;
+        if (!row)
+            continue;
+        g->bias_of[n] = c;
+        g->bias_out[n] = add->out[0];
+        g->fused[reader] = true;
+    }
+}
+
 static bool in_arena(const wnn__cpu_graph *g, uint32_t v)
 {
+    if (g->alias[v] != WNN__NONE)
+        return false;
     if (g->output_of[v] >= 0 || g->ir->values[v].kind == WNN__VALUE_INPUT)
         return g->promoted && is_half(g->ir, v);
     return g->ir->values[v].kind == WNN__VALUE_NODE;
@@ -246,10 +315,12 @@ static wnn_status plan(wnn__cpu_graph *g)
     for (uint32_t n = 0; n < ir->n_nodes; n++) {
         const wnn__node *node = &ir->nodes[n];
         for (uint32_t j = 0; j < node->n_out && !g->fused[n]; j++) {
-            uint32_t v = g->dnnl[n] ? wnn__dnnl_node_output(g->dnnl[n]) : node->out[j];
+            uint32_t v = g->dnnl[n]                  ? wnn__dnnl_node_output(g->dnnl[n])
+                         : g->bias_of[n] != WNN__NONE ? g->bias_out[n]
+                                                      : node->out[j];
             if (!in_arena(g, v))
                 continue;
-            size_t size = (size_t)wnn_operand_desc_byte_length(&g->views[v].desc);
+            size_t size = g->bytes[v] ? g->bytes[v] : (size_t)wnn_operand_desc_byte_length(&g->views[v].desc);
             size = (size + ALIGN - 1) / ALIGN * ALIGN;
             g->offset[v] = wnn__arena_place(live, &n_live, size ? size : ALIGN, v);
             if (g->offset[v] + size > top)
@@ -291,6 +362,8 @@ static wnn_status compile_dnnl(wnn__cpu_graph *g)
     for (uint32_t n = 0; s == WNN_OK && n < ir->n_nodes; n++)
         if (!g->fused[n])
             s = wnn__dnnl_compile(ir, n, uses, is_output, g->fused, &g->dnnl[n]);
+    if (s == WNN_OK)
+        wnn__dnnl_link(ir, g->dnnl, g->bytes);
     free(uses);
     free(is_output);
     return s;
@@ -327,20 +400,31 @@ wnn_status wnn__cpu_graph_plan(const wnn__ir *ir, wnn__cpu_graph **out)
     g->scratch = calloc(g->max_args ? g->max_args : 1, sizeof *g->scratch);
     g->dnnl = calloc(ir->n_nodes ? ir->n_nodes : 1, sizeof *g->dnnl);
     g->fused = calloc(ir->n_nodes ? ir->n_nodes : 1, sizeof *g->fused);
-    if (!g->offset || !g->output_of || !g->views || !g->scratch || !g->dnnl || !g->fused) {
+    g->bytes = calloc(nv, sizeof *g->bytes);
+    g->alias = malloc(nv * sizeof *g->alias);
+    g->bias_of = malloc((ir->n_nodes ? ir->n_nodes : 1) * sizeof *g->bias_of);
+    g->bias_out = malloc((ir->n_nodes ? ir->n_nodes : 1) * sizeof *g->bias_out);
+    if (!g->offset || !g->output_of || !g->views || !g->scratch || !g->dnnl || !g->fused || !g->bytes || !g->alias ||
+        !g->bias_of || !g->bias_out) {
         wnn__cpu_graph_free(g);
         return WNN_STATUS_OUT_OF_MEMORY;
     }
     for (uint32_t v = 0; v < ir->n_values; v++) {
         g->offset[v] = SIZE_MAX;
         g->output_of[v] = -1;
+        g->alias[v] = WNN__NONE;
         g->views[v].desc = ir->values[v].desc;
         if (ir->values[v].kind == WNN__VALUE_CONSTANT)
             g->views[v].data = ir->values[v].data;
     }
     for (uint32_t i = ir->n_outputs; i-- > 0;)
         g->output_of[ir->output_values[i]] = (int32_t)i;
+    for (uint32_t n = 0; n < ir->n_nodes; n++)
+        g->bias_of[n] = g->bias_out[n] = WNN__NONE;
+    alias_constants(g);
     wnn_status s = compile_dnnl(g);
+    if (s == WNN_OK)
+        fuse_matmul_bias(g);
     if (s == WNN_OK && promote(g))
         s = promote_values(g);
     if (s == WNN_OK)
@@ -374,6 +458,9 @@ void wnn__cpu_graph_bind(wnn__cpu_graph *g, void *arena, void *const *constants)
     for (uint32_t v = 0; constants && v < g->ir->n_values; v++)
         if (g->ir->values[v].kind == WNN__VALUE_CONSTANT)
             g->views[v].data = constants[v];
+    for (uint32_t v = 0; constants && v < g->ir->n_values; v++)
+        if (g->alias[v] != WNN__NONE)
+            g->views[v].data = g->views[g->alias[v]].data;
     if (g->promoted && constants) /* their bytes may still be on their way (null's queue) */
         g->widen_from = constants;
 }
@@ -390,6 +477,10 @@ void wnn__cpu_graph_free(wnn__cpu_graph *g)
         wnn__dnnl_free(g->dnnl[n]);
     free(g->dnnl);
     free(g->fused);
+    free(g->bytes);
+    free(g->alias);
+    free(g->bias_of);
+    free(g->bias_out);
     for (uint32_t v = 0; g->const32 && v < g->ir->n_values; v++)
         free(g->const32[v]);
     free(g->const32);
@@ -489,6 +580,13 @@ static wnn_status run_here(wnn__cpu_graph *g, void *const *inputs, void *const *
         }
         for (uint32_t j = 0; j < node->n_out; j++)
             out[j] = g->views[node->out[j]];
+        if (g->bias_of[n] != WNN__NONE) {
+            out[0] = g->views[g->bias_out[n]];
+            wnn_status s = wnn__k_matmul_bias(node, in, &g->views[g->bias_of[n]], out);
+            if (s != WNN_OK)
+                return s;
+            continue;
+        }
         wnn_status s = wnn__cpu_kernel_for(node->op)(node, in, out);
         if (s != WNN_OK)
             return s;

@@ -13,7 +13,11 @@
 **   add                 of a tensor of the output's shape computed before the
 **                       convolution: oneDNN's sum post-op (the result starts
 **                       as that tensor and the convolution adds into it);
-**   relu, clamp, sigmoid, tanh, leakyRelu, elu: an eltwise post-op.
+**   relu, clamp, sigmoid, tanh, leakyRelu, elu, hardSwish, hardSigmoid, linear,
+**   and add, sub, mul, div, max, min with a constant of one value: eltwise
+**                       post-ops (linear steps merged into one);
+**   mul(x, sigmoid(x))  swish, and mul(x, clamp(x + 3, 0, 6)), hardSwish as
+**                       exporters spell it out (x read by those two only).
 **
 ** Source and result are reordered between the graph's layout (nchw or nhwc)
 ** and the blocked layout oneDNN prefers when they differ. float16 operands are
@@ -146,26 +150,41 @@ struct wnn__dnnl_node {
     dnnl_memory_t user_src, src, weights, bias, user_dst, dst, scratch;
     void *src_buf, *dst_buf, *weights_buf, *scratch_buf; /* owned */
     float *x32, *y32;                      /* float16 staging, owned */
+    dnnl_memory_desc_t src_md, dst_md;     /* the layouts the convolution reads and writes */
+    /* wnn__dnnl_link(): the value is held in the convolution's layout by the
+    ** primitives on both sides, so no reorder runs for it */
+    bool x_linked, res_linked, y_linked;
 };
 
 /* ------------------------------------------------------------------------ */
 /* Fusion: which nodes after the convolution fold into it                   */
 /* ------------------------------------------------------------------------ */
 
-typedef struct chain {
-    uint32_t bn_node, add_node, act_node; /* UINT32_MAX: none */
-    uint32_t res;                          /* the add's other operand */
-    uint32_t out;                          /* the value the chain ends with */
-    dnnl_alg_kind_t act;
+/* At most this many nodes fold into one convolution, and this many post-ops
+** (a sum and the activations) follow it. */
+#define MAX_FUSED 8
+#define MAX_POST 6
+
+typedef struct post_op {
+    bool sum;            /* oneDNN's sum post-op, else an eltwise one */
+    dnnl_alg_kind_t alg; /* eltwise */
     float alpha, beta;
+} post_op;
+
+typedef struct chain {
+    uint32_t bn_node;             /* UINT32_MAX: none */
+    uint32_t res;                 /* the add's other operand, or WNN__NONE */
+    uint32_t out;                 /* the value the chain ends with */
+    uint32_t nodes[MAX_FUSED];    /* the nodes it computes, the convolution's own aside */
+    uint32_t n_nodes;
+    post_op ops[MAX_POST];
+    uint32_t n_ops;
+    double pre_alpha, pre_beta; /* a linear step folded into the filter and bias */
 } chain;
 
-/* The only node that reads v, or UINT32_MAX. */
-static uint32_t sole_reader(const wnn__ir *ir, uint32_t after, uint32_t v, const uint32_t *uses,
-                            const bool *is_output)
+/* The first node after `after` that reads v, or UINT32_MAX. */
+static uint32_t next_reader(const wnn__ir *ir, uint32_t after, uint32_t v)
 {
-    if (uses[v] != 1 || is_output[v])
-        return UINT32_MAX;
     for (uint32_t n = after + 1; n < ir->n_nodes; n++)
         for (uint32_t j = 0; j < ir->nodes[n].n_in; j++)
             if (ir->nodes[n].in[j] == v)
@@ -173,85 +192,234 @@ static uint32_t sole_reader(const wnn__ir *ir, uint32_t after, uint32_t v, const
     return UINT32_MAX;
 }
 
+/* The only node that reads v, or UINT32_MAX. */
+static uint32_t sole_reader(const wnn__ir *ir, uint32_t after, uint32_t v, const uint32_t *uses,
+                            const bool *is_output)
+{
+    if (uses[v] != 1 || is_output[v])
+        return UINT32_MAX;
+    return next_reader(ir, after, v);
+}
+
+/* The value holding v's bytes: the constant a reshape node reshapes (a 1-D
+** convolution's filter, which the ONNX importer reshapes to 2-D; cpu_graph.c
+** skips that node), else v. */
+static uint32_t bytes_of(const wnn__ir *ir, uint32_t v)
+{
+    if (v == WNN__NONE || ir->values[v].kind != WNN__VALUE_NODE)
+        return v;
+    const wnn__node *p = &ir->nodes[ir->values[v].index];
+    return p->op == WNN__OP_RESHAPE && p->in[0] != WNN__NONE && ir->values[p->in[0]].kind == WNN__VALUE_CONSTANT
+               ? p->in[0]
+               : v;
+}
+
 static bool is_constant(const wnn__ir *ir, uint32_t v)
 {
-    return v == WNN__NONE || ir->values[v].kind == WNN__VALUE_CONSTANT;
+    return v == WNN__NONE || ir->values[bytes_of(ir, v)].kind == WNN__VALUE_CONSTANT;
 }
-
-static bool activation_of(const wnn__node *node, chain *c)
-{
-    c->alpha = c->beta = 0.0f;
-    switch (node->op) {
-    case WNN__OP_RELU: c->act = dnnl_eltwise_relu; return true;
-    case WNN__OP_SIGMOID: c->act = dnnl_eltwise_logistic; return true;
-    case WNN__OP_TANH: c->act = dnnl_eltwise_tanh; return true;
-    case WNN__OP_LEAKY_RELU:
-        c->act = dnnl_eltwise_relu;
-        c->alpha = (float)node->attrs.activation.alpha;
-        return true;
-    case WNN__OP_ELU:
-        c->act = dnnl_eltwise_elu;
-        c->alpha = (float)node->attrs.activation.alpha;
-        return true;
-    case WNN__OP_CLAMP:
-        if (isnan(node->attrs.clamp.min_value) || isnan(node->attrs.clamp.max_value))
-            return false; /* a NaN bound bounds nothing; clip would disagree */
-        c->act = dnnl_eltwise_clip;
-        c->alpha = (float)node->attrs.clamp.min_value;
-        c->beta = (float)node->attrs.clamp.max_value;
-        return true;
-    default: return false;
-    }
-}
-
-static chain follow(const wnn__ir *ir, uint32_t n, const uint32_t *uses, const bool *is_output)
-{
-    const wnn__node *conv = &ir->nodes[n];
-    chain c = {UINT32_MAX, UINT32_MAX, UINT32_MAX, WNN__NONE, conv->out[0], dnnl_eltwise_relu, 0, 0};
-    uint32_t channel_axis = conv->attrs.conv.input_layout == WNN_INPUT_LAYOUT_NHWC ? 3 : 1;
-    const wnn_operand_desc *yd = &ir->values[conv->out[0]].desc;
-    uint32_t at = n;
-    for (;;) {
-        uint32_t r = sole_reader(ir, at, c.out, uses, is_output);
-        if (r == UINT32_MAX)
-            return c;
-        const wnn__node *node = &ir->nodes[r];
-        if (node->op == WNN__OP_BATCH_NORMALIZATION && node->n_in == 5 && c.bn_node == UINT32_MAX && c.add_node == UINT32_MAX &&
-            c.act_node == UINT32_MAX && node->in[0] == c.out && node->attrs.batch_norm.axis == channel_axis &&
-            is_constant(ir, node->in[1]) && is_constant(ir, node->in[2]) && is_constant(ir, node->in[3]) &&
-            is_constant(ir, node->in[4])) {
-            c.bn_node = r;
-        } else if (node->op == WNN__OP_ADD && c.add_node == UINT32_MAX && c.act_node == UINT32_MAX) {
-            uint32_t other = node->in[0] == c.out ? node->in[1] : node->in[0];
-            const wnn__value *ov = &ir->values[other];
-            bool ready = ov->kind != WNN__VALUE_NODE || ov->index < n;
-            if (other == c.out || !ready || ov->desc.data_type != yd->data_type || ov->desc.rank != yd->rank ||
-                memcmp(ov->desc.shape, yd->shape, yd->rank * sizeof *yd->shape) != 0)
-                return c;
-            c.add_node = r;
-            c.res = other;
-        } else if (c.act_node == UINT32_MAX && activation_of(node, &c)) {
-            c.act_node = r;
-        } else {
-            return c;
-        }
-        c.out = node->out[0];
-        at = r;
-    }
-}
-
-/* ------------------------------------------------------------------------ */
-/* Compile                                                                   */
-/* ------------------------------------------------------------------------ */
 
 static double constant_at(const wnn__ir *ir, uint32_t v, size_t i, double absent)
 {
     if (v == WNN__NONE)
         return absent;
-    const wnn__value *c = &ir->values[v];
+    const wnn__value *c = &ir->values[bytes_of(ir, v)];
     return c->desc.data_type == WNN_DATA_TYPE_FLOAT16 ? wnn__half_to_float(((const uint16_t *)c->data)[i])
                                                       : ((const float *)c->data)[i];
 }
+
+/* Whether v is a constant of one repeated value (*out), of v's data type
+** and a shape that broadcasts to like's without growing it. */
+static bool scalar_constant(const wnn__ir *ir, uint32_t v, const wnn_operand_desc *like, double *out)
+{
+    if (v == WNN__NONE || !is_constant(ir, v) || !ir->values[bytes_of(ir, v)].data)
+        return false;
+    const wnn_operand_desc *d = &ir->values[v].desc;
+    if (d->data_type != like->data_type || d->rank > like->rank)
+        return false;
+    for (uint32_t i = 0; i < d->rank; i++)
+        if (d->shape[i] != 1 && d->shape[i] != like->shape[like->rank - d->rank + i])
+            return false;
+    size_t n = wnn__shape_count(d);
+    *out = constant_at(ir, v, 0, 0.0);
+    for (size_t i = 1; i < n; i++)
+        if (constant_at(ir, v, i, 0.0) != *out)
+            return false;
+    return true;
+}
+
+static bool same_desc(const wnn_operand_desc *a, const wnn_operand_desc *b)
+{
+    return a->data_type == b->data_type && a->rank == b->rank &&
+           memcmp(a->shape, b->shape, a->rank * sizeof *a->shape) == 0;
+}
+
+/* Appends a post-op; false when the chain cannot take it. A linear step
+** right after the convolution (and its batchNormalization) is folded into the
+** filter and bias, and one after another linear step merges with it:
+** oneDNN 2.6 computes chains that hold one eltwise kind twice wrongly in some
+** kernels (linear, relu, linear: 5 % of the outputs off in test-cpu-fusion),
+** so a kind appears at most once. */
+static bool push_op(chain *c, bool sum, dnnl_alg_kind_t alg, double alpha, double beta)
+{
+    if (!sum && alg == dnnl_eltwise_linear && c->n_ops == 0) {
+        c->pre_beta = alpha * c->pre_beta + beta;
+        c->pre_alpha *= alpha;
+        return true;
+    }
+    post_op *last = c->n_ops ? &c->ops[c->n_ops - 1] : NULL;
+    if (!sum && alg == dnnl_eltwise_linear && !last->sum && last->alg == dnnl_eltwise_linear) {
+        /* a2 (a1 x + b1) + b2 */
+        last->beta = (float)(alpha * last->beta + beta);
+        last->alpha = (float)(alpha * last->alpha);
+        if (last->alpha == 1.0f && last->beta == 0.0f)
+            c->n_ops--;
+        return true;
+    }
+    for (uint32_t k = 0; k < c->n_ops; k++)
+        if (c->ops[k].sum == sum && (sum || c->ops[k].alg == alg))
+            return false;
+    if (c->n_ops == MAX_POST)
+        return false;
+    c->ops[c->n_ops++] = (post_op){sum, alg, (float)alpha, (float)beta};
+    return true;
+}
+
+/* The eltwise post-ops that compute node, a function of its operand cur
+** alone; false if it is none. */
+static bool activation_of(const wnn__ir *ir, const wnn__node *node, uint32_t cur, chain *c)
+{
+    const wnn_operand_desc *yd = &ir->values[node->out[0]].desc;
+    double k;
+    uint32_t other = node->n_in == 2 ? (node->in[0] == cur ? node->in[1] : node->in[0]) : WNN__NONE;
+    switch (node->op) {
+    case WNN__OP_RELU: return push_op(c, false, dnnl_eltwise_relu, 0, 0);
+    case WNN__OP_SIGMOID: return push_op(c, false, dnnl_eltwise_logistic, 0, 0);
+    case WNN__OP_TANH: return push_op(c, false, dnnl_eltwise_tanh, 0, 0);
+    case WNN__OP_HARD_SWISH: return push_op(c, false, dnnl_eltwise_hardswish, 0, 0);
+    case WNN__OP_LEAKY_RELU: return push_op(c, false, dnnl_eltwise_relu, node->attrs.activation.alpha, 0);
+    case WNN__OP_ELU: return push_op(c, false, dnnl_eltwise_elu, node->attrs.activation.alpha, 0);
+    case WNN__OP_LINEAR:
+        return push_op(c, false, dnnl_eltwise_linear, node->attrs.activation.alpha, node->attrs.activation.beta);
+    case WNN__OP_HARD_SIGMOID:
+        return push_op(c, false, dnnl_eltwise_linear, node->attrs.activation.alpha, node->attrs.activation.beta) &&
+               push_op(c, false, dnnl_eltwise_clip, 0, 1);
+    case WNN__OP_CLAMP:
+        if (isnan(node->attrs.clamp.min_value) || isnan(node->attrs.clamp.max_value))
+            return false; /* a NaN bound bounds nothing; clip would disagree */
+        return push_op(c, false, dnnl_eltwise_clip, node->attrs.clamp.min_value, node->attrs.clamp.max_value);
+    default: break;
+    }
+    /* binary operators with a constant of one value that keeps the shape */
+    if (other == WNN__NONE || other == cur || !scalar_constant(ir, other, yd, &k) ||
+        !same_desc(&ir->values[cur].desc, yd) || isnan(k))
+        return false;
+    bool left = node->in[0] == cur;
+    switch (node->op) {
+    case WNN__OP_ADD: return push_op(c, false, dnnl_eltwise_linear, 1, k);
+    case WNN__OP_SUB: return push_op(c, false, dnnl_eltwise_linear, left ? 1 : -1, left ? -k : k);
+    case WNN__OP_MUL: return push_op(c, false, dnnl_eltwise_linear, k, 0);
+    case WNN__OP_DIV: return left && k != 0 && push_op(c, false, dnnl_eltwise_linear, 1 / k, 0);
+    case WNN__OP_MAX: return push_op(c, false, dnnl_eltwise_clip, k, INFINITY);
+    case WNN__OP_MIN: return push_op(c, false, dnnl_eltwise_clip, -INFINITY, k);
+    default: return false;
+    }
+}
+
+/* x gating itself, x read by exactly two nodes: mul(x, sigmoid(x)) is swish,
+** mul(x, clamp(x + 3, 0, 6)) is 6 hardSwish(x). Returns the mul, or
+** UINT32_MAX; *inner is the node between. */
+static uint32_t self_gate(const wnn__ir *ir, uint32_t at, uint32_t x, const uint32_t *uses, const bool *is_output,
+                          chain *c)
+{
+    if (uses[x] != 2 || is_output[x] || c->n_nodes + 4 > MAX_FUSED)
+        return UINT32_MAX;
+    uint32_t first = next_reader(ir, at, x);
+    if (first == UINT32_MAX)
+        return UINT32_MAX;
+    const wnn__node *g = &ir->nodes[first];
+    uint32_t chain_nodes[2], n = 0, v = g->out[0];
+    double k;
+    const wnn_operand_desc *xd = &ir->values[x].desc;
+    bool hard = false;
+    if (g->op == WNN__OP_SIGMOID) {
+        chain_nodes[n++] = first;
+    } else if (g->op == WNN__OP_ADD && scalar_constant(ir, g->in[g->in[0] == x ? 1 : 0], xd, &k) && k == 3 &&
+               g->in[0] != g->in[1]) {
+        uint32_t r = sole_reader(ir, first, v, uses, is_output);
+        const wnn__node *cl = r != UINT32_MAX ? &ir->nodes[r] : NULL;
+        if (!cl || cl->op != WNN__OP_CLAMP || cl->attrs.clamp.min_value != 0 || cl->attrs.clamp.max_value != 6)
+            return UINT32_MAX;
+        chain_nodes[n++] = first;
+        chain_nodes[n++] = r;
+        v = cl->out[0];
+        hard = true;
+    } else {
+        return UINT32_MAX;
+    }
+    if (!same_desc(&ir->values[v].desc, xd))
+        return UINT32_MAX;
+    uint32_t m = sole_reader(ir, chain_nodes[n - 1], v, uses, is_output);
+    if (m == UINT32_MAX || ir->nodes[m].op != WNN__OP_MUL ||
+        !((ir->nodes[m].in[0] == x && ir->nodes[m].in[1] == v) || (ir->nodes[m].in[0] == v && ir->nodes[m].in[1] == x)))
+        return UINT32_MAX;
+    if (hard ? !push_op(c, false, dnnl_eltwise_hardswish, 0, 0) || !push_op(c, false, dnnl_eltwise_linear, 6, 0)
+             : !push_op(c, false, dnnl_eltwise_swish, 1, 0))
+        return UINT32_MAX;
+    for (uint32_t i = 0; i < n; i++)
+        c->nodes[c->n_nodes++] = chain_nodes[i];
+    return m;
+}
+
+/* The nodes after convolution n that fold into it: one batchNormalization
+** first, one residual add before any activation, then activations. */
+static chain follow(const wnn__ir *ir, uint32_t n, const uint32_t *uses, const bool *is_output)
+{
+    const wnn__node *conv = &ir->nodes[n];
+    chain c = {.bn_node = UINT32_MAX, .res = WNN__NONE, .out = conv->out[0], .pre_alpha = 1.0};
+    uint32_t channel_axis = conv->attrs.conv.input_layout == WNN_INPUT_LAYOUT_NHWC ? 3 : 1;
+    const wnn_operand_desc *yd = &ir->values[conv->out[0]].desc;
+    uint32_t at = n;
+    while (c.n_nodes < MAX_FUSED) {
+        chain t = c; /* this step's try, kept only if the node folds in whole */
+        uint32_t r = sole_reader(ir, at, c.out, uses, is_output);
+        if (r == UINT32_MAX) {
+            r = self_gate(ir, at, c.out, uses, is_output, &t);
+            if (r == UINT32_MAX)
+                return c;
+        } else {
+            const wnn__node *node = &ir->nodes[r];
+            if (node->op == WNN__OP_BATCH_NORMALIZATION && node->n_in == 5 && c.n_nodes == 0 && node->in[0] == c.out &&
+                node->attrs.batch_norm.axis == channel_axis && is_constant(ir, node->in[1]) &&
+                is_constant(ir, node->in[2]) && is_constant(ir, node->in[3]) && is_constant(ir, node->in[4])) {
+                t.bn_node = r;
+            } else if (!activation_of(ir, node, c.out, &t)) {
+                t = c;
+                if (node->op != WNN__OP_ADD)
+                    return c;
+                uint32_t other = node->in[0] == c.out ? node->in[1] : node->in[0];
+                const wnn__value *ov = &ir->values[other];
+                bool ready = ov->kind != WNN__VALUE_NODE || ov->index < n;
+                bool only_bn = c.n_nodes == (c.bn_node != UINT32_MAX);
+                if (c.res != WNN__NONE || !only_bn || other == c.out || !ready ||
+                    ov->desc.data_type != yd->data_type || ov->desc.rank != yd->rank ||
+                    memcmp(ov->desc.shape, yd->shape, yd->rank * sizeof *yd->shape) != 0 ||
+                    !push_op(&t, true, dnnl_eltwise_relu, 0, 0))
+                    return c;
+                t.res = other;
+            }
+        }
+        c = t;
+        c.nodes[c.n_nodes++] = r;
+        c.out = ir->nodes[r].out[0];
+        at = r;
+    }
+    return c;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Compile                                                                   */
+/* ------------------------------------------------------------------------ */
 
 /* Where o, i, h, w sit in a conv2d filter's shape, per WebNN layout. */
 static void filter_axes(uint32_t layout, int ax[4])
@@ -327,6 +495,8 @@ static dnnl_status_t load_weights(const wnn__ir *ir, const wnn__node *conv, cons
                     sqrt(constant_at(ir, bn->in[2], o, 1.0) + bn->attrs.batch_norm.epsilon);
             b = (b - constant_at(ir, bn->in[1], o, 0.0)) * scale + constant_at(ir, bn->in[4], o, 0.0);
         }
+        scale *= c->pre_alpha;
+        b = b * c->pre_alpha + c->pre_beta;
         bias[o] = (float)b;
         for (size_t i = 0; i < ni; i++)
             for (size_t y = 0; y < kh; y++)
@@ -393,10 +563,9 @@ static dnnl_status_t build(const wnn__ir *ir, const wnn__node *conv, const chain
     dnnl_primitive_attr_t attr;
     if ((s = L.dnnl_post_ops_create(&po)) != dnnl_success)
         return s;
-    if (c->add_node != UINT32_MAX)
-        s = L.dnnl_post_ops_append_sum(po, 1.0f);
-    if (s == dnnl_success && c->act_node != UINT32_MAX)
-        s = L.dnnl_post_ops_append_eltwise(po, 1.0f, c->act, c->alpha, c->beta);
+    for (uint32_t k = 0; s == dnnl_success && k < c->n_ops; k++)
+        s = c->ops[k].sum ? L.dnnl_post_ops_append_sum(po, 1.0f)
+                          : L.dnnl_post_ops_append_eltwise(po, 1.0f, c->ops[k].alg, c->ops[k].alpha, c->ops[k].beta);
     if (s == dnnl_success && (s = L.dnnl_primitive_attr_create(&attr)) == dnnl_success) {
         s = L.dnnl_primitive_attr_set_post_ops(attr, po);
         /* a scratchpad per node: graphs may run on several threads at once */
@@ -411,6 +580,8 @@ static dnnl_status_t build(const wnn__ir *ir, const wnn__node *conv, const chain
             const dnnl_memory_desc_t *dst = L.dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
             const dnnl_memory_desc_t *wts = L.dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
             const dnnl_memory_desc_t *pad = L.dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+            d->src_md = *src;
+            d->dst_md = *dst;
             float *bias = malloc((size_t)o * sizeof *bias);
             s = bias ? dnnl_success : dnnl_out_of_memory;
             if (s == dnnl_success)
@@ -511,10 +682,8 @@ wnn_status wnn__dnnl_compile(const wnn__ir *ir, uint32_t n, const uint32_t *uses
         /* a shape oneDNN refuses runs on the portable kernel */
         return s == dnnl_out_of_memory ? WNN_STATUS_OUT_OF_MEMORY : WNN_OK;
     }
-    uint32_t chain_nodes[3] = {c.bn_node, c.add_node, c.act_node};
-    for (int k = 0; k < 3; k++)
-        if (chain_nodes[k] != UINT32_MAX)
-            fused[chain_nodes[k]] = true;
+    for (uint32_t k = 0; k < c.n_nodes; k++)
+        fused[c.nodes[k]] = true;
     *out = d;
     return WNN_OK;
 }
@@ -535,12 +704,15 @@ wnn_status wnn__dnnl_run(wnn__dnnl_node *d, const wnn__view *views)
         x = d->x32;
     }
     dnnl_status_t s = dnnl_success;
-    if (d->src_reorder) {
+    if (d->src_reorder && !d->x_linked) {
         L.dnnl_memory_set_data_handle(d->user_src, x);
         s = exec2(d->stream, d->src_reorder, d->user_src, d->src);
     } else {
         L.dnnl_memory_set_data_handle(d->src, x);
     }
+    /* where the convolution writes: y, or a buffer reordered into y after */
+    void *dst = d->dst_reorder && !d->y_linked ? d->dst_buf : y;
+    L.dnnl_memory_set_data_handle(d->dst, dst);
     if (d->res != WNN__NONE && s == dnnl_success) {
         /* the sum post-op adds into what the result holds */
         const void *r = views[d->res].data;
@@ -548,21 +720,21 @@ wnn_status wnn__dnnl_run(wnn__dnnl_node *d, const wnn__view *views)
             wnn__half_to_float_n(d->y32, r, d->y_count);
             r = d->y32;
         }
-        if (d->dst_reorder) {
+        if (d->res_linked) {
+            memmove(dst, r, L.dnnl_memory_desc_get_size(&d->dst_md));
+        } else if (d->dst_reorder) {
             L.dnnl_memory_set_data_handle(d->user_dst, (void *)r);
             s = exec2(d->stream, d->res_reorder, d->user_dst, d->dst);
         } else if (r != y) {
             memmove(y, r, d->y_count * sizeof(float));
         }
     }
-    if (!d->dst_reorder)
-        L.dnnl_memory_set_data_handle(d->dst, y);
     if (s == dnnl_success) {
         dnnl_exec_arg_t a[5] = {{DNNL_ARG_SRC, d->src}, {DNNL_ARG_WEIGHTS, d->weights}, {DNNL_ARG_BIAS, d->bias},
                                 {DNNL_ARG_DST, d->dst}, {DNNL_ARG_SCRATCHPAD, d->scratch}};
         s = L.dnnl_primitive_execute(d->conv, d->stream, d->scratch ? 5 : 4, a);
     }
-    if (d->dst_reorder && s == dnnl_success) {
+    if (d->dst_reorder && !d->y_linked && s == dnnl_success) {
         L.dnnl_memory_set_data_handle(d->user_dst, y);
         s = exec2(d->stream, d->dst_reorder, d->dst, d->user_dst);
     }
@@ -574,6 +746,55 @@ wnn_status wnn__dnnl_run(wnn__dnnl_node *d, const wnn__view *views)
     if (d->half)
         wnn__float_to_half_n(views[d->y].data, d->y32, d->y_count);
     return WNN_OK;
+}
+
+void wnn__dnnl_link(const wnn__ir *ir, wnn__dnnl_node *const *nodes, size_t *bytes)
+{
+    uint32_t nv = ir->n_values;
+    uint32_t *producer = malloc((nv ? nv : 1) * sizeof *producer);
+    uint32_t *reads = calloc(nv ? nv : 1, sizeof *reads), *matched = calloc(nv ? nv : 1, sizeof *matched);
+    if (producer && reads && matched) {
+        for (uint32_t v = 0; v < nv; v++)
+            producer[v] = UINT32_MAX;
+        for (uint32_t n = 0; n < ir->n_nodes; n++) {
+            const wnn__dnnl_node *d = nodes[n];
+            if (d && !d->half && d->dst_reorder)
+                producer[d->y] = n;
+            for (uint32_t j = 0; j < ir->nodes[n].n_in; j++)
+                if (ir->nodes[n].in[j] != WNN__NONE)
+                    reads[ir->nodes[n].in[j]]++;
+        }
+        for (uint32_t i = 0; i < ir->n_outputs; i++)
+            producer[ir->output_values[i]] = UINT32_MAX;
+        /* every read of a linked value is a convolution's source in the
+        ** producer's layout, or a sum post-op's addend in it */
+        for (uint32_t n = 0; n < ir->n_nodes; n++) {
+            const wnn__dnnl_node *d = nodes[n];
+            if (!d || d->half)
+                continue;
+            if (producer[d->x] != UINT32_MAX && L.dnnl_memory_desc_equal(&d->src_md, &nodes[producer[d->x]]->dst_md))
+                matched[d->x]++;
+            if (d->res != WNN__NONE && producer[d->res] != UINT32_MAX &&
+                L.dnnl_memory_desc_equal(&d->dst_md, &nodes[producer[d->res]]->dst_md))
+                matched[d->res]++;
+        }
+        for (uint32_t v = 0; v < nv; v++)
+            if (producer[v] != UINT32_MAX && matched[v] == reads[v]) {
+                wnn__dnnl_node *p = nodes[producer[v]];
+                p->y_linked = true;
+                bytes[v] = L.dnnl_memory_desc_get_size(&p->dst_md);
+            }
+        for (uint32_t n = 0; n < ir->n_nodes; n++) {
+            wnn__dnnl_node *d = nodes[n];
+            if (!d || d->half)
+                continue;
+            d->x_linked = producer[d->x] != UINT32_MAX && nodes[producer[d->x]]->y_linked;
+            d->res_linked = d->res != WNN__NONE && producer[d->res] != UINT32_MAX && nodes[producer[d->res]]->y_linked;
+        }
+    }
+    free(producer);
+    free(reads);
+    free(matched);
 }
 
 void wnn__dnnl_free(wnn__dnnl_node *d)
@@ -629,6 +850,8 @@ wnn_status wnn__dnnl_compile(const wnn__ir *ir, uint32_t n, const uint32_t *uses
 uint32_t wnn__dnnl_node_output(const wnn__dnnl_node *d) { return WNN__NONE; }
 
 wnn_status wnn__dnnl_run(wnn__dnnl_node *d, const wnn__view *views) { return WNN_STATUS_NOT_SUPPORTED; }
+
+void wnn__dnnl_link(const wnn__ir *ir, wnn__dnnl_node *const *nodes, size_t *bytes) {}
 
 void wnn__dnnl_free(wnn__dnnl_node *d) {}
 

@@ -33,6 +33,16 @@ uint32_t wnn__dnnl_node_output(const wnn__dnnl_node *d);
 ** for one node. */
 wnn_status wnn__dnnl_run(wnn__dnnl_node *d, const wnn__view *views);
 
+/* After every node is compiled (nodes[n] per node, NULL where none): a value
+** that one primitive writes and only primitives read, each in the layout the
+** writer produces (oneDNN's blocked one, where it differs from the graph's),
+** stays in that layout, so the reorders on both sides are skipped. bytes[v]
+** becomes the size of each such value (it may exceed the plain size: blocked
+** channels are padded); other entries are left as they are. Graph outputs
+** and float16 nodes are never linked. Falls back to no linking when out of
+** memory. */
+void wnn__dnnl_link(const wnn__ir *ir, wnn__dnnl_node *const *nodes, size_t *bytes);
+
 void wnn__dnnl_free(wnn__dnnl_node *d);
 
 /* C = alpha * op(A) op(B) + beta * C, row-major, through oneDNN's sgemm, on

@@ -3,8 +3,9 @@
 ** k_matmul.c -- matmul (batched, broadcasting) and gemm, float32 and float16.
 **
 ** Both reduce to one row-major sgemm, C = alpha * op(A) * op(B) + beta * C:
-** OpenBLAS's cblas_sgemm for real work, a plain loop for tiny products where
-** the BLAS call costs more than the arithmetic. float16 is widened into
+** OpenBLAS's cblas_sgemm for real work (cblas_sgemv when M or N is 1), a
+** plain loop for tiny products where the BLAS call costs more than the
+** arithmetic. float16 is widened into
 ** float32 buffers, multiplied in float32 and rounded once per output.
 **
 ** OpenBLAS runs its own threads, so BLAS calls stay on the calling thread;
@@ -14,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "backends/cpu/dnnl.h"
 #include "backends/cpu/half_simd.h"
@@ -68,6 +70,20 @@ static void sgemm(const sgemm_args *g)
 {
     if (is_small(g)) {
         sgemm_reference(g);
+        return;
+    }
+    /* a single row or column is a matrix-vector product: gemv reads the
+    ** matrix once where gemm would first pack it into its own layout */
+    if (g->m == 1) {
+        cblas_sgemv(CblasRowMajor, g->tb ? CblasNoTrans : CblasTrans, (blasint)(g->tb ? g->n : g->k),
+                    (blasint)(g->tb ? g->k : g->n), g->alpha, g->b, (blasint)g->ldb, g->a,
+                    (blasint)(g->ta ? g->lda : 1), g->beta, g->c, 1);
+        return;
+    }
+    if (g->n == 1) {
+        cblas_sgemv(CblasRowMajor, g->ta ? CblasTrans : CblasNoTrans, (blasint)(g->ta ? g->k : g->m),
+                    (blasint)(g->ta ? g->m : g->k), g->alpha, g->a, (blasint)g->lda, g->b,
+                    (blasint)(g->tb ? 1 : g->ldb), g->beta, g->c, (blasint)g->ldc);
         return;
     }
     if (wnn__dnnl_sgemm(g->ta, g->tb, g->m, g->n, g->k, g->alpha, g->a, g->lda, g->b, g->ldb, g->beta, g->c, g->ldc))
@@ -200,9 +216,10 @@ static size_t batch_strides(const wnn_operand_desc *d, uint32_t batch_rank, size
     return step;
 }
 
-wnn_status wnn__k_matmul(const wnn__node *node, const wnn__view *in, const wnn__view *out)
+/* matmul, with bias (a float32 row of N, or NULL) added to every row of the
+** result by starting C as the bias and multiplying with beta 1. */
+static wnn_status matmul(const wnn__view *in, const wnn__view *out, const float *bias)
 {
-    (void)node;
     wnn_status st = check_type(out);
     if (st != WNN_OK)
         return st;
@@ -225,6 +242,11 @@ wnn_status wnn__k_matmul(const wnn__node *node, const wnn__view *in, const wnn__
     size_t batches = 1;
     for (uint32_t i = 0; i < j.batch_rank; i++)
         batches *= j.batch_shape[i] = od->shape[i];
+    if (bias) {
+        for (size_t r = 0; r < batches * j.g.m; r++)
+            memcpy(j.c + r * j.g.n, bias, j.g.n * sizeof *bias);
+        j.g.beta = 1.0f;
+    }
     size_t a_count = batch_strides(ad, j.batch_rank, j.a_stride);
     size_t b_count = batch_strides(bd, j.batch_rank, j.b_stride);
 
@@ -243,6 +265,18 @@ wnn_status wnn__k_matmul(const wnn__node *node, const wnn__view *in, const wnn__
         matmul_batches(&j, 0, batches);
     }
     return unstage(&s, out);
+}
+
+wnn_status wnn__k_matmul(const wnn__node *node, const wnn__view *in, const wnn__view *out)
+{
+    (void)node;
+    return matmul(in, out, NULL);
+}
+
+wnn_status wnn__k_matmul_bias(const wnn__node *node, const wnn__view *in, const wnn__view *bias, const wnn__view *out)
+{
+    (void)node;
+    return matmul(in, out, bias->data);
 }
 
 /* ------------------------------------------------------------------------ */

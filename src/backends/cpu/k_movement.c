@@ -198,6 +198,36 @@ WNN_AVX2 static void move_tile_avx2(const float *src, float *dst, size_t ls, siz
             }
         }
 }
+
+/* A whole tile of 2-byte elements (float16), 8 x 8 at a time in SSE2, which
+** every x86-64 has: dst[a * ks + b] = src[a + b * ls]. */
+static void move_tile_16(const uint16_t *src, uint16_t *dst, size_t ls, size_t ks)
+{
+    for (size_t b0 = 0; b0 < TILE; b0 += 8)
+        for (size_t a0 = 0; a0 < TILE; a0 += 8) {
+            const uint16_t *s = src + a0 + b0 * ls;
+            __m128i r[8], t[8], u[8];
+            for (int i = 0; i < 8; i++)
+                r[i] = _mm_loadu_si128((const __m128i *)(s + i * ls));
+            for (int i = 0; i < 8; i += 2) {
+                t[i / 2] = _mm_unpacklo_epi16(r[i], r[i + 1]);     /* columns 0-3 of rows i, i+1 */
+                t[i / 2 + 4] = _mm_unpackhi_epi16(r[i], r[i + 1]); /* columns 4-7 */
+            }
+            for (int h = 0; h < 8; h += 4) /* h = 0: columns 0-3, 4: columns 4-7 */
+                for (int i = 0; i < 4; i += 2) {
+                    u[h + i] = _mm_unpacklo_epi32(t[h + i], t[h + i + 1]);
+                    u[h + i + 1] = _mm_unpackhi_epi32(t[h + i], t[h + i + 1]);
+                }
+            /* u[h + 0/1]: rows 0-3, u[h + 2/3]: rows 4-7, two columns each */
+            uint16_t *d = dst + a0 * ks + b0;
+            for (int h = 0; h < 8; h += 4)
+                for (int k = 0; k < 2; k++) {
+                    __m128i lo = u[h + k], hi = u[h + k + 2];
+                    _mm_storeu_si128((__m128i *)(d + (h + 2 * k) * ks), _mm_unpacklo_epi64(lo, hi));
+                    _mm_storeu_si128((__m128i *)(d + (h + 2 * k + 1) * ks), _mm_unpackhi_epi64(lo, hi));
+                }
+        }
+}
 #endif
 
 static void tile_range(void *arg, size_t begin, size_t end)
@@ -223,6 +253,11 @@ static void tile_range(void *arg, size_t begin, size_t end)
         if (simd && kn >= TILE && ln >= TILE) {
             move_tile_avx2((const float *)p->in + ib, (float *)p->out + ob, p->in_stride[p->last],
                            p->out_stride[p->k]);
+            continue;
+        }
+        if (p->size == 2 && kn >= TILE && ln >= TILE) {
+            move_tile_16((const uint16_t *)p->in + ib, (uint16_t *)p->out + ob, p->in_stride[p->last],
+                         p->out_stride[p->k]);
             continue;
         }
 #endif

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 
 #include "backends/cpu/k_spatial.h"
+#include "backends/cpu/simd_avx2.h"
 #include "platform/pool.h"
 
 #define TASK_WORK ((size_t)1 << 14) /* window taps worth one task */
@@ -162,6 +163,119 @@ static void max_planes_f32_fast(void *arg, size_t begin, size_t end)
     })
 }
 
+/* One output element of max_planes_f32_fast, for the edges of the rows
+** below and for rows that hold a NaN. */
+static float max_one_f32(const pool_job *j, size_t n, size_t c, size_t oy, size_t ox)
+{
+    pool_job one = *j;
+    one.in.n = one.in.c = 1;
+    one.out.h = one.out.w = 1;
+    ptrdiff_t y0 = (ptrdiff_t)(oy * j->sy), x0 = (ptrdiff_t)(ox * j->sx);
+    /* the window of (oy, ox) as the only window of a 1 x 1 output over the
+    ** same plane, its padding shifted so that the coordinates agree */
+    one.pt = j->pt - y0;
+    one.pl = j->pl - x0;
+    one.x = (const float *)j->x + n * j->in.sn + c * j->in.sc;
+    float best;
+    one.y = &best;
+    one.out.sn = one.out.sc = one.out.sh = one.out.sw = 0;
+    one.in.sn = one.in.sc = 0;
+    max_planes_f32_fast(&one, 0, 1);
+    return best;
+}
+
+#if WNN_CPU_X86
+/* acc[i] = max(acc[i], s[i * stride]) for stride 1 or 2; returns whether a
+** NaN was read (its element is then recomputed by max_one_f32). */
+WNN_AVX2 static bool max_into_avx2(float *acc, const float *s, size_t m, size_t stride)
+{
+    __m256 nan = _mm256_setzero_ps();
+    size_t i = 0;
+    /* stride 2 reads 16 floats for 8: stop before the last one's neighbour */
+    for (; i + 8 + (stride == 2) <= m; i += 8) {
+        __m256 v;
+        if (stride == 1) {
+            v = _mm256_loadu_ps(s + i);
+        } else {
+            __m256 a = _mm256_loadu_ps(s + 2 * i), b = _mm256_loadu_ps(s + 2 * i + 8);
+            v = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0x88)), 0xd8));
+        }
+        nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+        _mm256_storeu_ps(acc + i, _mm256_max_ps(v, _mm256_loadu_ps(acc + i)));
+    }
+    bool any = _mm256_movemask_ps(nan) != 0;
+    for (; i < m; i++) {
+        float v = s[i * stride];
+        any |= v != v;
+        acc[i] = v > acc[i] ? v : acc[i];
+    }
+    return any;
+}
+#endif
+
+/* acc[i] = max(acc[i], s[i * stride]); returns whether a NaN was read. */
+static bool max_into(float *acc, const float *s, size_t m, size_t stride)
+{
+#if WNN_CPU_X86
+    if ((stride == 1 || stride == 2) && wnn__cpu_has_avx2())
+        return max_into_avx2(acc, s, m, stride);
+#endif
+    bool any = false;
+    for (size_t i = 0; i < m; i++) {
+        float v = s[i * stride];
+        any |= v != v;
+        acc[i] = v > acc[i] ? v : acc[i];
+    }
+    return any;
+}
+
+/* maxPool2d on float32 nchw: the outputs of a row whose windows lie inside
+** the input across its width are computed together, tap by tap, over
+** vectors of consecutive outputs; the row's ends (windows in the left or
+** right padding) and rows that read a NaN go element by element. The
+** elements are those max_planes_f32_fast gives. */
+static void max_planes_f32_rows(void *arg, size_t begin, size_t end)
+{
+    const pool_job *j = arg;
+    const float *in = j->x;
+    float *out = j->y;
+    /* [lo, hi): the outputs whose windows start at or right of column 0 and
+    ** end left of column in.w */
+    size_t lo = ((size_t)j->pl + j->sx - 1) / j->sx, hi = lo;
+    ptrdiff_t last = (ptrdiff_t)j->in.w - 1 + j->pl - (ptrdiff_t)((j->ww - 1) * j->dx);
+    if (last >= 0)
+        hi = (size_t)last / j->sx + 1;
+    if (hi > j->out.w)
+        hi = j->out.w;
+    if (hi < lo)
+        hi = lo;
+    for (size_t t = begin; t < end; t++) {
+        size_t n = t / j->in.c, c = t % j->in.c;
+        const float *plane = in + n * j->in.sn + c * j->in.sc;
+        for (size_t oy = 0; oy < j->out.h; oy++) {
+            float *row = out + n * j->out.sn + c * j->out.sc + oy * j->out.sh;
+            ptrdiff_t y0 = (ptrdiff_t)(oy * j->sy) - j->pt;
+            size_t ky0, ky1;
+            window_span(y0, j->wh, j->dy, j->in.h, &ky0, &ky1);
+            bool middle = false; /* [lo, hi) done */
+            if (ky0 < ky1 && lo < hi) {
+                bool nan = false;
+                for (size_t ox = lo; ox < hi; ox++)
+                    row[ox] = -INFINITY;
+                for (size_t ky = ky0; ky < ky1; ky++) {
+                    const float *src = plane + (size_t)(y0 + (ptrdiff_t)(ky * j->dy)) * j->in.sh;
+                    for (size_t kx = 0; kx < j->ww; kx++)
+                        nan |= max_into(row + lo, src + lo * j->sx - (size_t)j->pl + kx * j->dx, hi - lo, j->sx);
+                }
+                middle = !nan;
+            }
+            for (size_t ox = 0; ox < j->out.w; ox++)
+                if (!middle || ox < lo || ox >= hi)
+                    row[ox] = max_one_f32(j, n, c, oy, ox);
+        }
+    }
+}
+
 static wnn__range_fn max_planes_for(wnn_data_type t)
 {
     switch (t) {
@@ -202,6 +316,8 @@ static wnn_status pool2d(const wnn__node *node, const wnn__view *in, const wnn__
         wnn__range_fn fn = max_planes_for(j.type);
         if (!fn)
             return WNN_STATUS_UNSUPPORTED_DATA_TYPE;
+        if (j.type == WNN_DATA_TYPE_FLOAT32 && j.in.sw == 1 && j.out.sw == 1)
+            fn = max_planes_f32_rows;
         j.x = in[0].data;
         j.y = out[0].data;
         wnn__parallel_for(planes, grain, fn, &j);

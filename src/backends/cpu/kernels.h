@@ -66,6 +66,10 @@ wnn_status wnn__k_scatter_elements(const wnn__node *node, const wnn__view *in, c
 wnn_status wnn__k_scatter_nd(const wnn__node *node, const wnn__view *in, const wnn__view *out);
 /* k_matmul.c */
 wnn_status wnn__k_matmul(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+/* matmul, then add of bias (float32, N values broadcast along the rows) in
+** the same pass: out (the add's result) starts as the bias, sgemm adds into
+** it. */
+wnn_status wnn__k_matmul_bias(const wnn__node *node, const wnn__view *in, const wnn__view *bias, const wnn__view *out);
 wnn_status wnn__k_gemm(const wnn__node *node, const wnn__view *in, const wnn__view *out);
 /* k_softmax.c */
 wnn_status wnn__k_softmax(const wnn__node *node, const wnn__view *in, const wnn__view *out);
