@@ -682,6 +682,20 @@ static void test_dlpack(void)
     eo.device_type = kDLWebGPU;
     eo.device_id = 1;
     CHECK_STATUS(wnn_tensor_export_dlpack(y, &eo, &p), WNN_STATUS_UNSUPPORTED_DEVICE);
+    /* one queue, no streams: any stream >= 1 waits as none does; 0 is ambiguous */
+    eo = (wnn_dlpack_export_options)WNN_DLPACK_EXPORT_OPTIONS_INIT;
+    eo.has_stream = true;
+    eo.stream = 3;
+    CHECK_OK(wnn_tensor_export_dlpack(y, &eo, &p));
+    m = p;
+    if (m) {
+        app_double_plus_one_into(m->dl_tensor.data, mine);
+        app_read(mine, out, sizeof out);
+        CHECK(out[3] == 13);
+        m->deleter(m);
+    }
+    eo.stream = 0;
+    CHECK_STATUS(wnn_tensor_export_dlpack(y, &eo, &p), WNN_STATUS_INVALID_ARGUMENT);
 
     /* refused: a buffer of another WGPUDevice (wnn's own), a view, a buffer wnn did not lend */
     wnn_context_options o = WNN_CONTEXT_OPTIONS_INIT;

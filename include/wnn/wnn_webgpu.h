@@ -29,6 +29,12 @@
 ** into a buffer of that device and says so, and return copies what WebGPU
 ** wrote back into the tensor. The rental's rules are the same.
 **
+** DLPack. wnn_tensor_export_dlpack() of a webgpu tensor gives it on
+** (kDLWebGPU = 15, 0) with data its WGPUBuffer (byte_offset 0), for a
+** consumer on the same WGPUDevice; import wraps such a tensor only when wnn
+** lent it from a context on the same WGPUDevice (docs/dlpack.md,
+** docs/webgpu.md).
+**
 ** The handle types are those of webgpu.h, declared here as incomplete structs
 ** so that this header needs no webgpu.h; with webgpu.h included, WGPUDevice
 ** and struct WGPUDeviceImpl * are the same type.
