@@ -17,6 +17,7 @@
 #include "backends/webgpu/wgpu.h"
 #include "test.h"
 #include "test-webgpu.h"
+#include "wnn/dlpack.h"
 #include "wnn/wnn_webgpu.h"
 
 static wg_api w;
@@ -135,14 +136,19 @@ static void app_read(WGPUBuffer b, void *out, size_t n)
     w.wgpuBufferRelease(staging);
 }
 
-/* The application's own WGSL: y = y * 2 + 1 over the whole buffer. */
-static void app_double_plus_one(WGPUBuffer b)
+/* A buffer of the application's, for a shader to write. */
+static WGPUBuffer app_buffer(size_t n)
 {
-    static const char *wgsl =
-        "@group(0) @binding(0) var<storage, read_write> y: array<f32>;\n"
-        "@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) {\n"
-        "    if (id.x < arrayLength(&y)) { y[id.x] = y[id.x] * 2.0 + 1.0; }\n"
-        "}\n";
+    WGPUBufferDescriptor bd = {0};
+    bd.usage = WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst;
+    bd.size = (n + 3) & ~(size_t)3;
+    return w.wgpuDeviceCreateBuffer(dev, &bd);
+}
+
+/* Runs the application's WGSL over n buffers (bindings 0..n-1 of group 0),
+** one invocation per word of the first. */
+static void app_run(const char *wgsl, WGPUBuffer *b, size_t n)
+{
     WGPUShaderSourceWGSL src = {{NULL, WGPUSType_ShaderSourceWGSL}, {wgsl, WGPU_STRLEN}};
     WGPUShaderModuleDescriptor md = {&src.chain, {"app", WGPU_STRLEN}};
     WGPUShaderModule m = w.wgpuDeviceCreateShaderModule(dev, &md);
@@ -151,16 +157,19 @@ static void app_double_plus_one(WGPUBuffer b)
     pd.compute.entryPoint = (WGPUStringView){"main", WGPU_STRLEN};
     WGPUComputePipeline pipe = w.wgpuDeviceCreateComputePipeline(dev, &pd);
     WGPUBindGroupLayout layout = w.wgpuComputePipelineGetBindGroupLayout(pipe, 0);
-    WGPUBindGroupEntry e = {0};
-    e.buffer = b;
-    e.size = WGPU_WHOLE_SIZE;
-    WGPUBindGroupDescriptor bd = {NULL, {NULL, 0}, layout, 1, &e};
+    WGPUBindGroupEntry e[4] = {{0}};
+    for (size_t i = 0; i < n && i < 4; i++) {
+        e[i].binding = (uint32_t)i;
+        e[i].buffer = b[i];
+        e[i].size = WGPU_WHOLE_SIZE;
+    }
+    WGPUBindGroupDescriptor bd = {NULL, {NULL, 0}, layout, n, e};
     WGPUBindGroup bg = w.wgpuDeviceCreateBindGroup(dev, &bd);
     WGPUCommandEncoder enc = w.wgpuDeviceCreateCommandEncoder(dev, NULL);
     WGPUComputePassEncoder pass = w.wgpuCommandEncoderBeginComputePass(enc, NULL);
     w.wgpuComputePassEncoderSetPipeline(pass, pipe);
     w.wgpuComputePassEncoderSetBindGroup(pass, 0, bg, 0, NULL);
-    w.wgpuComputePassEncoderDispatchWorkgroups(pass, (uint32_t)((w.wgpuBufferGetSize(b) / 4 + 63) / 64), 1, 1);
+    w.wgpuComputePassEncoderDispatchWorkgroups(pass, (uint32_t)((w.wgpuBufferGetSize(b[0]) / 4 + 63) / 64), 1, 1);
     w.wgpuComputePassEncoderEnd(pass);
     w.wgpuComputePassEncoderRelease(pass);
     WGPUCommandBuffer cb = w.wgpuCommandEncoderFinish(enc, NULL);
@@ -171,6 +180,28 @@ static void app_double_plus_one(WGPUBuffer b)
     w.wgpuBindGroupLayoutRelease(layout);
     w.wgpuComputePipelineRelease(pipe);
     w.wgpuShaderModuleRelease(m);
+}
+
+/* The application's own WGSL: y = y * 2 + 1 over the whole buffer. */
+static void app_double_plus_one(WGPUBuffer b)
+{
+    app_run("@group(0) @binding(0) var<storage, read_write> y: array<f32>;\n"
+            "@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) {\n"
+            "    if (id.x < arrayLength(&y)) { y[id.x] = y[id.x] * 2.0 + 1.0; }\n"
+            "}\n",
+            &b, 1);
+}
+
+/* Another: y = x * 2 + 1, reading one buffer and writing another. */
+static void app_double_plus_one_into(WGPUBuffer x, WGPUBuffer y)
+{
+    WGPUBuffer b[2] = {y, x};
+    app_run("@group(0) @binding(0) var<storage, read_write> y: array<f32>;\n"
+            "@group(0) @binding(1) var<storage, read> x: array<f32>;\n"
+            "@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) {\n"
+            "    if (id.x < arrayLength(&y)) { y[id.x] = x[id.x] * 2.0 + 1.0; }\n"
+            "}\n",
+            b, 2);
 }
 
 static wnn_context *ctx;
@@ -187,11 +218,11 @@ static wnn_tensor *tensor(uint32_t n, bool exportable)
     return t;
 }
 
-/* y = a + b on ctx, for [n] float32. */
-static wnn_graph *add_graph(uint32_t n)
+/* y = a + b on c, for [n] float32. */
+static wnn_graph *add_graph_on(wnn_context *c, uint32_t n)
 {
     wnn_graph_builder *b = NULL;
-    CHECK_OK(wnn_graph_builder_create(ctx, &b));
+    CHECK_OK(wnn_graph_builder_create(c, &b));
     wnn_operand_desc d = {WNN_DATA_TYPE_FLOAT32, 1, {n}};
     wnn_operand *x = wnn_graph_builder_input(b, "a", &d);
     wnn_operand *y = wnn_graph_builder_input(b, "b", &d);
@@ -202,11 +233,15 @@ static wnn_graph *add_graph(uint32_t n)
     return g;
 }
 
-static wnn_status add(wnn_graph *g, wnn_tensor *a, wnn_tensor *b, wnn_tensor *y)
+static wnn_graph *add_graph(uint32_t n) { return add_graph_on(ctx, n); }
+
+static wnn_status add_on(wnn_context *c, wnn_graph *g, wnn_tensor *a, wnn_tensor *b, wnn_tensor *y)
 {
     wnn_named_tensor in[2] = {{"a", a}, {"b", b}}, out[1] = {{"y", y}};
-    return wnn_context_dispatch(ctx, g, in, 2, out, 1);
+    return wnn_context_dispatch(c, g, in, 2, out, 1);
 }
+
+static wnn_status add(wnn_graph *g, wnn_tensor *a, wnn_tensor *b, wnn_tensor *y) { return add_on(ctx, g, a, b, y); }
 
 /* wnn's result goes to the application's shader and back. */
 static void test_round_trip(void)
@@ -381,6 +416,324 @@ static void test_context_gone(void)
     w.wgpuBufferRelease(buf);
 }
 
+/* ---- exports by copy: a context on another device ------------------------------ */
+
+static wnn_tensor *exportable_on(wnn_context *c, uint32_t n, bool writable)
+{
+    wnn_tensor_desc d = WNN_TENSOR_DESC_INIT;
+    d.rank = 1;
+    d.shape[0] = n;
+    d.readable = true;
+    d.writable = writable;
+    wnn_tensor *t = NULL;
+    CHECK_OK(wnn_webgpu_context_create_exportable_tensor(c, &d, inst, dev, &t));
+    return t;
+}
+
+/* The rental's rules on c, whose tensors export copies to the test's device. */
+static void test_copies_on(wnn_context *c, const char *name)
+{
+    enum { N = 50 };
+    printf("copies from \"%s\"\n", name);
+    wnn_graph *g = add_graph_on(c, N);
+    wnn_tensor *a = NULL, *y = exportable_on(c, N, true);
+    wnn_tensor_desc d = WNN_TENSOR_DESC_INIT;
+    d.rank = 1;
+    d.shape[0] = N;
+    d.writable = true;
+    CHECK_OK(wnn_context_create_tensor(c, &d, &a));
+    if (!y || !a)
+        return;
+    wnn_tensor_get_desc(y, &d);
+    CHECK(d.exportable_to_gpu);
+    float v[N], out[N];
+    for (int i = 0; i < N; i++)
+        v[i] = (float)i;
+    CHECK_OK(wnn_context_write_tensor(c, a, v, sizeof v));
+    CHECK_OK(add_on(c, g, a, a, y)); /* wnn's result on c: 2i */
+
+    /* export: a copy, on the test's queue before its own work */
+    WGPUBuffer buf = NULL, again = NULL;
+    bool copied = false;
+    CHECK_OK(wnn_webgpu_tensor_export_v2(c, y, &buf, &copied));
+    CHECK(copied);
+    CHECK(buf != NULL);
+    if (!buf)
+        return;
+    CHECK(wnn_webgpu_tensor_is_rented(y));
+    CHECK_EQ_INT(w.wgpuBufferGetSize(buf), sizeof(float) * N);
+    CHECK_EQ_INT(w.wgpuBufferGetUsage(buf), WNN_WEBGPU_BUFFER_USAGE);
+    app_read(buf, out, sizeof out);
+    CHECK(out[0] == 0 && out[1] == 2 && out[49] == 98);
+
+    /* rented: every wnn use fails; exporting again: the same buffer, no new copy */
+    app_double_plus_one(buf); /* submitted before the second export */
+    copied = false;
+    CHECK_OK(wnn_webgpu_tensor_export_v2(c, y, &again, &copied));
+    CHECK(again == buf && copied);
+    w.wgpuBufferRelease(again);
+    CHECK_OK(wnn_webgpu_tensor_export(c, y, &again)); /* the older call, too */
+    CHECK(again == buf);
+    w.wgpuBufferRelease(again);
+    CHECK_STATUS(wnn_context_write_tensor(c, y, v, sizeof v), WNN_STATUS_INVALID_STATE);
+    CHECK(strstr(wnn_last_error_message(), "rented") != NULL);
+    CHECK_STATUS(wnn_context_read_tensor_sync(c, y, out, sizeof out), WNN_STATUS_INVALID_STATE);
+    CHECK_STATUS(wnn_context_read_tensor(c, y, noop_read, NULL), WNN_STATUS_INVALID_STATE);
+    CHECK_STATUS(add_on(c, g, a, a, y), WNN_STATUS_INVALID_STATE);
+    CHECK_STATUS(add_on(c, g, y, a, a), WNN_STATUS_INVALID_STATE);
+    void *dl = NULL;
+    CHECK_STATUS(wnn_tensor_export_dlpack(y, NULL, &dl), WNN_STATUS_INVALID_STATE);
+
+    /* return: the application's writes come back */
+    CHECK_OK(wnn_webgpu_tensor_return(c, y));
+    CHECK(!wnn_webgpu_tensor_is_rented(y));
+    CHECK_STATUS(wnn_webgpu_tensor_return(c, y), WNN_STATUS_INVALID_STATE);
+    w.wgpuBufferRelease(buf);
+    CHECK_OK(wnn_context_read_tensor_sync(c, y, out, sizeof out));
+    CHECK(out[0] == 1 && out[1] == 5 && out[49] == 197);
+    float back[N];
+    wnn_tensor *r = exportable_on(c, N, false);
+    CHECK_OK(add_on(c, g, y, a, r)); /* the returned value feeds wnn: 4i + 1 + i */
+    CHECK_OK(wnn_webgpu_tensor_export(c, r, &buf));
+    app_read(buf, back, sizeof back);
+    CHECK(back[1] == 6 && back[49] == 246);
+
+    /* a tensor made without writable takes the application's writes too */
+    for (int i = 0; i < N; i++)
+        v[i] = (float)(-i);
+    w.wgpuQueueWriteBuffer(queue, buf, 0, v, sizeof v);
+    CHECK_OK(wnn_webgpu_tensor_return(c, r));
+    w.wgpuBufferRelease(buf);
+    CHECK_OK(wnn_context_read_tensor_sync(c, r, back, sizeof back));
+    CHECK(back[0] == 0 && back[1] == -1 && back[49] == -49);
+
+    /* a second rental copies the value of then */
+    CHECK_OK(wnn_webgpu_tensor_export_v2(c, y, &buf, &copied));
+    app_read(buf, back, sizeof back);
+    CHECK(back[1] == 5 && back[49] == 197);
+    CHECK_OK(wnn_webgpu_tensor_return(c, y));
+    w.wgpuBufferRelease(buf);
+
+    /* destroyed while rented: wnn lets go, the application's buffer stays */
+    CHECK_OK(wnn_webgpu_tensor_export(c, y, &buf));
+    wnn_tensor_destroy(y);
+    CHECK_STATUS(wnn_webgpu_tensor_export(c, y, &again), WNN_STATUS_DESTROYED);
+    app_double_plus_one(buf);
+    app_read(buf, back, sizeof back);
+    CHECK(back[1] == 11);
+    CHECK_OK(wnn_webgpu_tensor_return(c, y)); /* ends the rental, copies nothing */
+    CHECK_STATUS(wnn_webgpu_tensor_return(c, y), WNN_STATUS_INVALID_STATE);
+    wnn_tensor_release(y);
+    app_read(buf, back, sizeof back); /* still the application's */
+    CHECK(back[1] == 11);
+    w.wgpuBufferRelease(buf);
+
+    wnn_tensor_release(a);
+    wnn_tensor_release(r);
+    wnn_graph_release(g);
+    CHECK_OK(wnn_context_finish(c));
+}
+
+static void test_copies(void)
+{
+    static const char *const devices[] = {"cpu", "null", "webgpu"}; /* webgpu: wnn's own WGPUDevice */
+    for (size_t i = 0; i < sizeof devices / sizeof devices[0]; i++) {
+        wnn_context_options o = WNN_CONTEXT_OPTIONS_INIT;
+        o.device = devices[i];
+        wnn_context *c = NULL;
+        CHECK_OK(wnn_context_create(&o, &c));
+        if (c)
+            test_copies_on(c, devices[i]);
+        wnn_context_release(c);
+    }
+
+    /* on the context of the application's device it is the tensor's own buffer */
+    wnn_tensor *t = exportable_on(ctx, 4, true);
+    WGPUBuffer buf = NULL;
+    bool copied = true;
+    CHECK_OK(wnn_webgpu_tensor_export_v2(ctx, t, &buf, &copied));
+    CHECK(!copied && buf != NULL);
+    CHECK_OK(wnn_webgpu_tensor_return(ctx, t));
+    w.wgpuBufferRelease(buf);
+    wnn_tensor_release(t);
+
+    /* the misuse of creation */
+    wnn_context *cpu = NULL;
+    CHECK_OK(wnn_context_create(NULL, &cpu));
+    wnn_tensor_desc d = WNN_TENSOR_DESC_INIT;
+    d.rank = 1;
+    d.shape[0] = 4;
+    t = (wnn_tensor *)&d;
+    CHECK_STATUS(wnn_webgpu_context_create_exportable_tensor(cpu, &d, NULL, dev, &t), WNN_STATUS_INVALID_ARGUMENT);
+    CHECK(t == NULL);
+    CHECK_STATUS(wnn_webgpu_context_create_exportable_tensor(cpu, &d, inst, NULL, &t), WNN_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(wnn_webgpu_context_create_exportable_tensor(cpu, NULL, inst, dev, &t), WNN_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(wnn_webgpu_context_create_exportable_tensor(NULL, &d, inst, dev, &t), WNN_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(wnn_webgpu_context_create_exportable_tensor(cpu, &d, inst, dev, NULL), WNN_STATUS_INVALID_ARGUMENT);
+    d.shape[0] = 0;
+    CHECK_STATUS(wnn_webgpu_context_create_exportable_tensor(cpu, &d, inst, dev, &t), WNN_STATUS_INVALID_DIMENSION);
+    d.shape[0] = 4;
+    /* a plain tensor of the cpu still does not export; nor does one of another context */
+    wnn_tensor *plain = NULL;
+    CHECK_OK(wnn_context_create_tensor(cpu, &d, &plain));
+    CHECK_STATUS(wnn_webgpu_tensor_export_v2(cpu, plain, &buf, &copied), WNN_STATUS_NOT_SUPPORTED);
+    CHECK(!copied && buf == NULL);
+    CHECK_OK(wnn_webgpu_context_create_exportable_tensor(cpu, &d, inst, dev, &t));
+    CHECK_STATUS(wnn_webgpu_tensor_export(ctx, t, &buf), WNN_STATUS_WRONG_CONTEXT);
+    CHECK_STATUS(wnn_webgpu_tensor_return(ctx, t), WNN_STATUS_WRONG_CONTEXT);
+    CHECK_STATUS(wnn_webgpu_tensor_return(cpu, t), WNN_STATUS_INVALID_STATE);
+
+    /* the context destroyed while a copy is rented: the buffer stays the application's */
+    float v[4] = {1, 2, 3, 4}, back[4];
+    d.writable = true;
+    wnn_tensor *u = NULL;
+    CHECK_OK(wnn_webgpu_context_create_exportable_tensor(cpu, &d, inst, dev, &u));
+    CHECK_OK(wnn_context_write_tensor(cpu, u, v, sizeof v));
+    CHECK_OK(wnn_webgpu_tensor_export(cpu, u, &buf));
+    wnn_context_destroy(cpu);
+    CHECK_STATUS(wnn_context_write_tensor(cpu, u, v, sizeof v), WNN_STATUS_CONTEXT_LOST);
+    CHECK_OK(wnn_webgpu_tensor_return(cpu, u));
+    wnn_tensor_release(u);
+    wnn_tensor_release(t);
+    wnn_tensor_release(plain);
+    wnn_context_release(cpu);
+    app_double_plus_one(buf);
+    app_read(buf, back, sizeof back);
+    CHECK(back[0] == 3 && back[3] == 9);
+    w.wgpuBufferRelease(buf);
+}
+
+/* ---- DLPack: (kDLWebGPU, 0), data a WGPUBuffer ----------------------------------- */
+
+static int foreign_deleted;
+static void delete_foreign(DLManagedTensorVersioned *m) { foreign_deleted++; }
+
+static void test_dlpack(void)
+{
+    enum { N = 64 };
+    wnn_graph *g = add_graph(N);
+    wnn_tensor *a = tensor(N, false), *y = tensor(N, false);
+    float v[N], out[N];
+    for (int i = 0; i < N; i++)
+        v[i] = (float)i;
+    CHECK_OK(wnn_context_write_tensor(ctx, a, v, sizeof v));
+    CHECK_OK(add(g, a, a, y)); /* 2i */
+
+    /* the consumer: the application's shader reads the lent buffer, writes its own */
+    void *p = NULL;
+    CHECK_OK(wnn_tensor_export_dlpack(y, NULL, &p));
+    DLManagedTensorVersioned *m = p;
+    if (!m)
+        return;
+    CHECK_EQ_INT(m->dl_tensor.device.device_type, kDLWebGPU);
+    CHECK_EQ_INT(m->dl_tensor.device.device_id, 0);
+    CHECK_EQ_INT(m->dl_tensor.byte_offset, 0);
+    CHECK_EQ_INT(m->dl_tensor.dtype.code, kDLFloat);
+    CHECK_EQ_INT(m->flags, 0);
+    WGPUBuffer lent = m->dl_tensor.data;
+    CHECK(w.wgpuBufferGetSize(lent) >= sizeof(float) * N);
+    CHECK((w.wgpuBufferGetUsage(lent) & WNN_WEBGPU_BUFFER_USAGE) == WNN_WEBGPU_BUFFER_USAGE);
+    WGPUBuffer mine = app_buffer(sizeof(float) * N);
+    app_double_plus_one_into(lent, mine);
+    app_read(mine, out, sizeof out);
+    CHECK(out[0] == 1 && out[1] == 5 && out[63] == 253);
+
+    /* imported by a context on the same WGPUDevice: the same buffer, no copy */
+    wnn_context *same = NULL;
+    CHECK_OK(wnn_webgpu_context_create(inst, dev, NULL, &same));
+    wnn_dlpack_import_options io = WNN_DLPACK_IMPORT_OPTIONS_INIT;
+    io.readable = true;
+    io.copy = WNN_DLPACK_COPY_NEVER;
+    wnn_tensor *wrapped = NULL;
+    CHECK_OK(wnn_context_import_dlpack(same, m, &io, &wrapped));
+    CHECK_OK(wnn_context_read_tensor_sync(same, wrapped, out, sizeof out));
+    CHECK(out[1] == 2 && out[63] == 126);
+    void *q = NULL;
+    CHECK_OK(wnn_tensor_export_dlpack(wrapped, NULL, &q));
+    if (q) {
+        CHECK(((DLManagedTensorVersioned *)q)->dl_tensor.data == (void *)lent);
+        ((DLManagedTensorVersioned *)q)->deleter(q);
+    }
+    wnn_tensor_release(wrapped);
+
+    /* a copy on the device: another buffer, flagged */
+    wnn_dlpack_export_options eo = WNN_DLPACK_EXPORT_OPTIONS_INIT;
+    eo.copy = WNN_DLPACK_COPY_ALWAYS;
+    CHECK_OK(wnn_tensor_export_dlpack(y, &eo, &p));
+    m = p;
+    if (m) {
+        CHECK(m->dl_tensor.device.device_type == kDLWebGPU && m->dl_tensor.data != (void *)lent);
+        CHECK(m->flags & DLPACK_FLAG_BITMASK_IS_COPIED);
+        app_double_plus_one_into(m->dl_tensor.data, mine);
+        app_read(mine, out, sizeof out);
+        CHECK(out[2] == 9 && out[63] == 253);
+        m->deleter(m);
+    }
+    /* to host memory: a copy */
+    eo = (wnn_dlpack_export_options)WNN_DLPACK_EXPORT_OPTIONS_INIT;
+    eo.device_type = kDLCPU;
+    CHECK_OK(wnn_tensor_export_dlpack(y, &eo, &p));
+    m = p;
+    if (m) {
+        CHECK(m->dl_tensor.device.device_type == kDLCPU && (m->flags & DLPACK_FLAG_BITMASK_IS_COPIED));
+        CHECK(((float *)m->dl_tensor.data)[63] == 126);
+        m->deleter(m);
+    }
+    eo.device_type = kDLWebGPU;
+    eo.device_id = 1;
+    CHECK_STATUS(wnn_tensor_export_dlpack(y, &eo, &p), WNN_STATUS_UNSUPPORTED_DEVICE);
+    /* one queue, no streams: any stream >= 1 waits as none does; 0 is ambiguous */
+    eo = (wnn_dlpack_export_options)WNN_DLPACK_EXPORT_OPTIONS_INIT;
+    eo.has_stream = true;
+    eo.stream = 3;
+    CHECK_OK(wnn_tensor_export_dlpack(y, &eo, &p));
+    m = p;
+    if (m) {
+        app_double_plus_one_into(m->dl_tensor.data, mine);
+        app_read(mine, out, sizeof out);
+        CHECK(out[3] == 13);
+        m->deleter(m);
+    }
+    eo.stream = 0;
+    CHECK_STATUS(wnn_tensor_export_dlpack(y, &eo, &p), WNN_STATUS_INVALID_ARGUMENT);
+
+    /* refused: a buffer of another WGPUDevice (wnn's own), a view, a buffer wnn did not lend */
+    wnn_context_options o = WNN_CONTEXT_OPTIONS_INIT;
+    o.device = "webgpu";
+    wnn_context *other = NULL;
+    CHECK_OK(wnn_context_create(&o, &other));
+    CHECK_OK(wnn_tensor_export_dlpack(y, NULL, &p));
+    CHECK_STATUS(wnn_context_import_dlpack(other, p, NULL, &wrapped), WNN_STATUS_UNSUPPORTED_DEVICE);
+    CHECK(strstr(wnn_last_error_message(), "another WGPUDevice") != NULL);
+    CHECK(wrapped == NULL);
+    CHECK_OK(wnn_tensor_export_dlpack(y, NULL, &p));
+    m = p;
+    m->dl_tensor.byte_offset = 4;
+    m->dl_tensor.shape[0] = N - 1;
+    CHECK_STATUS(wnn_context_import_dlpack(same, m, NULL, &wrapped), WNN_STATUS_UNSUPPORTED_DEVICE);
+    CHECK(strstr(wnn_last_error_message(), "view") != NULL);
+    int64_t shape[1] = {N};
+    DLManagedTensorVersioned foreign = {{1, 3}, NULL, delete_foreign, 0,
+                                        {mine, {kDLWebGPU, 0}, 1, {kDLFloat, 32, 1}, shape, NULL, 0}};
+    CHECK_STATUS(wnn_context_import_dlpack(ctx, &foreign, NULL, &wrapped), WNN_STATUS_UNSUPPORTED_DEVICE);
+    CHECK_EQ_INT(foreign_deleted, 1);
+
+    /* with no webgpu context, no taker: cpu refuses WebGPU memory */
+    wnn_context *cpu = NULL;
+    CHECK_OK(wnn_context_create(NULL, &cpu));
+    CHECK_OK(wnn_tensor_export_dlpack(y, NULL, &p));
+    CHECK_STATUS(wnn_context_import_dlpack(cpu, p, NULL, &wrapped), WNN_STATUS_UNSUPPORTED_DEVICE);
+
+    wnn_context_release(cpu);
+    wnn_context_release(other);
+    wnn_context_release(same);
+    w.wgpuBufferRelease(mine);
+    wnn_tensor_release(a);
+    wnn_tensor_release(y);
+    wnn_graph_release(g);
+    CHECK_OK(wnn_context_finish(ctx));
+}
+
 int main(void)
 {
     test_use_private_lavapipe();
@@ -404,6 +757,8 @@ int main(void)
         test_round_trip();
         test_misuse();
         test_context_gone();
+        test_copies();
+        test_dlpack();
     }
     wnn_context_release(ctx);
     CHECK_EQ_INT(device_errors, 0);

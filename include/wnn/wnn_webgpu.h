@@ -21,6 +21,20 @@
 **     wgpuBufferRelease(buffer);
 **     wnn_context_read_tensor_sync(ctx, t, ...);    // what the shaders wrote
 **
+** A context on another device -- cpu, null, or webgpu on a WGPUDevice other
+** than the application's -- can share tensors too, through copies: the
+** application names its device when it creates the tensor
+** (wnn_webgpu_context_create_exportable_tensor, WebNN's
+** createExportableTensor(descriptor, GPUDevice)), export copies the value
+** into a buffer of that device and says so, and return copies what WebGPU
+** wrote back into the tensor. The rental's rules are the same.
+**
+** DLPack. wnn_tensor_export_dlpack() of a webgpu tensor gives it on
+** (kDLWebGPU = 15, 0) with data its WGPUBuffer (byte_offset 0), for a
+** consumer on the same WGPUDevice; import wraps such a tensor only when wnn
+** lent it from a context on the same WGPUDevice (docs/dlpack.md,
+** docs/webgpu.md).
+**
 ** The handle types are those of webgpu.h, declared here as incomplete structs
 ** so that this header needs no webgpu.h; with webgpu.h included, WGPUDevice
 ** and struct WGPUDeviceImpl * are the same type.
@@ -84,6 +98,29 @@ WNN_API wnn_status wnn_webgpu_context_create(struct WGPUInstanceImpl *instance, 
 WNN_API wnn_status wnn_webgpu_context_get_device(wnn_context *ctx, struct WGPUInstanceImpl **instance,
                                                  struct WGPUDeviceImpl **device);
 
+/* WebNN's createExportableTensor(descriptor, GPUDevice): creates a tensor of
+** ctx (as wnn_context_create_tensor() does, desc->exportable_to_gpu taken as
+** true) that can be exported to the application's device, whatever device
+** ctx runs on. When ctx is a webgpu context on device itself, this is
+** wnn_context_create_tensor() with exportable_to_gpu: exports share the
+** tensor's buffer. Otherwise exports are copies: the tensor lives on ctx's
+** device as any tensor does, and has a buffer of its own on device (made
+** here, WNN_WEBGPU_BUFFER_USAGE, the byte length rounded up to 4 bytes),
+** which wnn_webgpu_tensor_export() fills with the tensor's value and
+** wnn_webgpu_tensor_return() copies back from. instance is the WGPUInstance
+** device was made from; both must come from the library wnn loaded, and
+** both are referenced until the last tensor made on them is released. The
+** copies are made on the calling threads of export and return, which then
+** call into device (see Threads). Errors: those of
+** wnn_context_create_tensor() (a constant cannot be made this way);
+** INVALID_ARGUMENT for a NULL instance or device; NO_SUCH_DEVICE when the
+** webgpu module or its library cannot be loaded; OPERATION_ERROR when
+** device cannot be used; OUT_OF_MEMORY when its buffer cannot be made.
+** Thread-safe. */
+WNN_API wnn_status wnn_webgpu_context_create_exportable_tensor(wnn_context *ctx, const wnn_tensor_desc *desc,
+                                                               struct WGPUInstanceImpl *instance,
+                                                               struct WGPUDeviceImpl *device, wnn_tensor **out);
+
 /* WebNN's MLContext.exportToGPU(): rents tensor to WebGPU and gives its
 ** buffer in *out. Everything recorded on ctx before the call that touches
 ** the tensor is on the device's queue when this returns (it waits for the
@@ -97,12 +134,27 @@ WNN_API wnn_status wnn_webgpu_context_get_device(wnn_context *ctx, struct WGPUIn
 ** Destroying a rented tensor, or its context, is safe: wnn drops its own
 ** reference to the buffer (which never serves another tensor) and the
 ** application's keeps it usable until released.
+** A tensor of wnn_webgpu_context_create_exportable_tensor() on another
+** device exports a copy: its buffer on the application's device, into
+** which export writes the tensor's value (the write is on the device's
+** queue when this returns, before the application's later submissions);
+** the rental's rules above hold for it alike (exporting it again gives the
+** same buffer without copying again).
 ** Errors (first failing rule wins): INVALID_ARGUMENT for NULL arguments;
 ** CONTEXT_LOST; WRONG_CONTEXT; DESTROYED (DESTROYED_OBJECT under
-** WNN_POLICY_SPEC); NOT_SUPPORTED when ctx is not on the webgpu device;
+** WNN_POLICY_SPEC); NOT_SUPPORTED when ctx is not on the webgpu device and
+** the tensor is not one of wnn_webgpu_context_create_exportable_tensor();
 ** INVALID_ARGUMENT when the tensor was created without exportable_to_gpu
-** or is a constant; any error of the work queued on the tensor before. */
+** or is a constant; any error of the work queued on the tensor before, or
+** of the copy. */
 WNN_API wnn_status wnn_webgpu_tensor_export(wnn_context *ctx, wnn_tensor *tensor, struct WGPUBufferImpl **out);
+
+/* wnn_webgpu_tensor_export() that also says, in *copied (when copied is not
+** NULL), whether the buffer is a copy (true: the tensor is on another
+** device, and return copies the buffer back) or the tensor's own memory.
+** *copied is false on failure. */
+WNN_API wnn_status wnn_webgpu_tensor_export_v2(wnn_context *ctx, wnn_tensor *tensor, struct WGPUBufferImpl **out,
+                                               bool *copied);
 
 /* Ends the rental of wnn_webgpu_tensor_export(): the tensor's next use is
 ** recorded after this call and reaches the device's queue after everything
@@ -110,9 +162,16 @@ WNN_API wnn_status wnn_webgpu_tensor_export(wnn_context *ctx, wnn_tensor *tensor
 ** the work that writes the buffer before returning it, and do not use the
 ** buffer afterwards (it is wnn's again; the reference keeps only the handle
 ** valid). Returning a destroyed tensor that is still rented just ends the
-** rental. Errors: INVALID_ARGUMENT for NULL arguments; WRONG_CONTEXT;
-** INVALID_STATE when the tensor is not rented (never exported, or returned
-** already). Returning a tensor of a lost context succeeds. */
+** rental. For a copy (wnn_webgpu_tensor_export_v2's *copied), return reads
+** the buffer back -- it waits for the application's work submitted before
+** it -- and queues a write of those bytes into the tensor (whether or not
+** it was created writable), so the tensor's next use sees what WebGPU wrote
+** as it would on the same device. Errors: INVALID_ARGUMENT for NULL
+** arguments; WRONG_CONTEXT; INVALID_STATE when the tensor is not rented
+** (never exported, or returned already); for a copy, OPERATION_ERROR or
+** OUT_OF_MEMORY when the buffer cannot be read back: the rental ends all the
+** same and the tensor keeps the value it had at the export. Returning a
+** tensor of a lost context succeeds (nothing is copied). */
 WNN_API wnn_status wnn_webgpu_tensor_return(wnn_context *ctx, wnn_tensor *tensor);
 
 /* Whether tensor is rented to WebGPU now (exported and not returned). */

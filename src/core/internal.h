@@ -120,6 +120,8 @@ struct wnn_tensor {
     wnn__storage st;
     void *constant_bytes;  /* constant tensors keep a host copy for builders */
     atomic_bool rented;    /* exported to WebGPU and not returned (interop/webgpu.c) */
+    struct wnn__gpu_copy *gpu_copy; /* exports are copies to the application's
+                                    ** WGPUDevice (interop/webgpu.c); NULL: shared */
     wnn__tracked link; /* in ctx->objects */
 };
 
@@ -192,6 +194,9 @@ void wnn__timeline_stop(wnn_context *ctx);
 ** not block on work recorded after it. */
 wnn_status wnn__timeline_call(wnn_context *ctx, wnn_read_callback fn, void *user, uint64_t *seq);
 
+/* wnn_context_create_tensor() with fn naming the caller in messages. */
+wnn_status wnn__tensor_create(const char *fn, wnn_context *ctx, const wnn_tensor_desc *desc, wnn_tensor **out);
+
 /* Creates a tensor of ctx whose storage is foreign memory (see
 ** wnn__storage_init_foreign; DLPack import). On failure nothing took
 ** ownership of the memory. */
@@ -230,6 +235,10 @@ void wnn__tensor_use_end(wnn_tensor *t);
 ** ctx->lock. */
 void wnn__tensor_kill(wnn_tensor *t);
 void wnn__graph_kill(wnn_graph *g);
+
+/* Gives back what a tensor exported by copies holds on the application's
+** device (interop/webgpu.c); when the tensor is freed. */
+void wnn__gpu_copy_free(struct wnn__gpu_copy *c);
 
 /* Builds the reachable IR of builder for outputs (validated by the caller);
 ** ir.c. */

@@ -33,6 +33,8 @@ void wnn__tensor_unref(wnn_tensor *t)
     wnn_context *ctx = t->ctx;
     wnn__untrack(ctx, &t->link);
     drop_storage(t); /* a no-op unless a use was never given back */
+    if (t->gpu_copy)
+        wnn__gpu_copy_free(t->gpu_copy);
     free(t->constant_bytes);
     free(t);
     wnn__context_unref(ctx);
@@ -164,8 +166,10 @@ static wnn_status create(const char *fn, wnn_context *ctx, const wnn_tensor_desc
     if (desc->exportable_to_gpu) {
         if (!ctx->backend->mem_share || foreign || constant)
             return wnn__fail(WNN_STATUS_NOT_SUPPORTED, "%s: exportable_to_gpu: %s", fn,
-                             !ctx->backend->mem_share ? "the device is not webgpu"
-                                                      : "only plain tensors can be shared with WebGPU");
+                             !ctx->backend->mem_share
+                                 ? "the device is not webgpu (wnn_webgpu_context_create_exportable_tensor makes "
+                                   "tensors that export copies)"
+                                 : "only plain tensors can be shared with WebGPU");
         if ((s = alloc_own_block(ctx, (size_t)bytes, &own)) != WNN_OK)
             return wnn__fail(s, "%s: cannot allocate %llu bytes on \"%s\"", fn, (unsigned long long)bytes,
                              ctx->info.name);
@@ -205,6 +209,11 @@ static wnn_status create(const char *fn, wnn_context *ctx, const wnn_tensor_desc
 wnn_status wnn_context_create_tensor(wnn_context *ctx, const wnn_tensor_desc *desc, wnn_tensor **out)
 {
     return create("wnn_context_create_tensor", ctx, desc, false, NULL, out);
+}
+
+wnn_status wnn__tensor_create(const char *fn, wnn_context *ctx, const wnn_tensor_desc *desc, wnn_tensor **out)
+{
+    return create(fn, ctx, desc, false, NULL, out);
 }
 
 wnn_status wnn__tensor_create_foreign(const char *fn, wnn_context *ctx, const wnn_tensor_desc *desc,

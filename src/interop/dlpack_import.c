@@ -117,6 +117,17 @@ static wnn_status check_type(const wnn_dlpack_import_options *o, source *src)
     return WNN_OK;
 }
 
+/* Whether wnn's export e was made on the WGPUDevice ctx runs on. */
+static bool same_gpu_device(const wnn__dl_export *e, wnn_context *ctx)
+{
+    void *instance, *mine, *theirs;
+    if (!e->ctx)
+        return false;
+    ctx->backend->device_handles(ctx->device, &instance, &mine);
+    e->backend->device_handles(e->ctx->device, &instance, &theirs);
+    return mine == theirs;
+}
+
 /* Where the memory is and whether ctx can reach it. */
 static wnn_status check_device(wnn_context *ctx, source *src)
 {
@@ -143,8 +154,17 @@ static wnn_status check_device(wnn_context *ctx, source *src)
     }
     if (own && !src->host && !(e && e->backend == ctx->backend))
         return wnn__fail(WNN_STATUS_UNSUPPORTED_DEVICE,
-                         "%s: DLPack device (%d, %d) memory that wnn did not export cannot be read by \"%s\"", fn,
-                         (int)dev.device_type, (int)dev.device_id, ctx->info.name);
+                         "%s: DLPack device (%d, %d) memory that wnn did not export cannot be read by \"%s\"%s", fn,
+                         (int)dev.device_type, (int)dev.device_id, ctx->info.name,
+                         dev.device_type == kDLWebGPU ? " (webgpu.h cannot tell which device a WGPUBuffer is of)"
+                                                      : "");
+    /* Every WebGPU device is (kDLWebGPU, 0): a buffer is usable only on the
+    ** WGPUDevice that made it. */
+    if (own && !src->host && be->device_handles && !same_gpu_device(e, ctx))
+        return wnn__fail(WNN_STATUS_UNSUPPORTED_DEVICE,
+                         "%s: the WGPUBuffer is of another WGPUDevice than \"%s\"'s (export it to (kDLCPU, 0) "
+                         "to move it)",
+                         fn, ctx->info.name);
     return WNN_OK;
 }
 
@@ -192,6 +212,12 @@ static wnn_status check(wnn_context *ctx, const wnn_dlpack_import_options *o, so
         return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "%s: data is NULL", fn);
     if ((s = check_range(src)) != WNN_OK)
         return s;
+    /* a WGPUBuffer is a handle: wnn binds and copies whole buffers only */
+    if (dl->device.device_type == kDLWebGPU && (!src->compact || dl->byte_offset))
+        return wnn__fail(WNN_STATUS_UNSUPPORTED_DEVICE,
+                         "%s: a view of a WGPUBuffer (byte_offset %llu%s) cannot be taken: only the whole buffer, "
+                         "compact row-major",
+                         fn, (unsigned long long)dl->byte_offset, src->compact ? "" : ", strided");
 
     bool unified = ctx->backend->unified_memory;
     src->copy_reason = o->copy == WNN_DLPACK_COPY_ALWAYS ? "copy was asked for"
