@@ -8,7 +8,7 @@
 ** convTranspose2d as [in][out/groups][kh][kw]. Then one of two paths runs:
 **
 **   gemm    conv2d: im2col (one row of taps per output pixel) times the
-**           filter through OpenBLAS's cblas_sgemm, a tile of rows at a time
+**           filter through wnn__cpu_sgemm, a tile of rows at a time
 **           so the column buffer stays small; 1x1 convolutions with unit
 **           strides and no padding multiply the input in place.
 **           convTranspose2d: input pixels times the filter gives every
@@ -25,7 +25,6 @@
 ** OpenBLAS runs its own threads, so BLAS calls stay on the calling thread;
 ** the pool spreads im2col, col2im and the direct loops.
 */
-#include <cblas.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -334,15 +333,12 @@ static void conv2d_multiply(const conv_job *j, size_t n, size_t grp, size_t p0, 
     size_t taps = g->cg_in * g->kh * g->kw, pixels = g->out.h * g->out.w;
     const float *w = j->w + grp * g->cg_out * taps;
     float *y = j->y + n * g->out.sn;
-    CBLAS_TRANSPOSE pixel_rows = a_is_channel_major ? CblasTrans : CblasNoTrans;
-    CBLAS_TRANSPOSE tap_rows = a_is_channel_major ? CblasNoTrans : CblasTrans;
     if (g->out.sc == 1) /* nhwc: y[pixel][channel] += a * w^T */
-        cblas_sgemm(CblasRowMajor, pixel_rows, CblasTrans, (blasint)rows, (blasint)g->cg_out, (blasint)taps, 1.0f,
-                    a, (blasint)lda, w, (blasint)taps, 1.0f, y + p0 * g->out.c + grp * g->cg_out,
-                    (blasint)g->out.c);
+        wnn__cpu_sgemm(a_is_channel_major, true, rows, g->cg_out, taps, 1.0f, a, lda, w, taps, 1.0f,
+                       y + p0 * g->out.c + grp * g->cg_out, g->out.c);
     else /* nchw: y[channel][pixel] += w * a^T */
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, tap_rows, (blasint)g->cg_out, (blasint)rows, (blasint)taps, 1.0f,
-                    w, (blasint)taps, a, (blasint)lda, 1.0f, y + grp * g->cg_out * pixels + p0, (blasint)pixels);
+        wnn__cpu_sgemm(false, !a_is_channel_major, g->cg_out, rows, taps, 1.0f, w, taps, a, lda, 1.0f,
+                       y + grp * g->cg_out * pixels + p0, pixels);
 }
 
 static wnn_status conv2d_gemm(const conv_job *j)
@@ -424,13 +420,11 @@ static wnn_status conv_transpose2d_gemm(const conv_job *j)
                 const float *w = j->w + grp * g->cg_in * width;
                 /* col[pixel][co, ky, kx] = x[pixel][ci] * w[ci][co, ky, kx] */
                 if (g->in.sc == 1)
-                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint)rows, (blasint)width,
-                                (blasint)g->cg_in, 1.0f, x + p0 * g->in.c, (blasint)g->in.c, w, (blasint)width, 0.0f,
-                                col, (blasint)width);
+                    wnn__cpu_sgemm(false, false, rows, width, g->cg_in, 1.0f, x + p0 * g->in.c, g->in.c, w, width,
+                                   0.0f, col, width);
                 else
-                    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (blasint)rows, (blasint)width,
-                                (blasint)g->cg_in, 1.0f, x + p0, (blasint)pixels, w, (blasint)width, 0.0f, col,
-                                (blasint)width);
+                    wnn__cpu_sgemm(true, false, rows, width, g->cg_in, 1.0f, x + p0, pixels, w, width, 0.0f, col,
+                                   width);
                 tile_job t = {j, NULL, col, j->y + n * g->out.sn + grp * g->cg_out * g->out.sc, p0, rows};
                 wnn__parallel_for(g->cg_out, grain_for(rows * g->kh * g->kw), col2im_channels, &t);
             }

@@ -3,13 +3,15 @@
 ** k_matmul.c -- matmul (batched, broadcasting) and gemm, float32 and float16.
 **
 ** Both reduce to one row-major sgemm, C = alpha * op(A) * op(B) + beta * C:
-** OpenBLAS's cblas_sgemm for real work (cblas_sgemv when M or N is 1), a
-** plain loop for tiny products where the BLAS call costs more than the
-** arithmetic. float16 is widened into
-** float32 buffers, multiplied in float32 and rounded once per output.
+** wnn__cpu_sgemm for real work (oneDNN's sgemm on the OpenMP team; else
+** OpenBLAS's cblas_sgemm, cblas_sgemv when M or N is 1), a plain loop for
+** tiny products where the BLAS call costs more than the arithmetic. float16
+** is widened into float32 buffers, multiplied in float32 and rounded once
+** per output.
 **
-** OpenBLAS runs its own threads, so BLAS calls stay on the calling thread;
-** only batches of tiny products are spread over the wnn pool.
+** The libraries run their own threads, so a product stays on the calling
+** thread; batches of tiny products, and on the team batches of medium ones,
+** are spread over the wnn pool a product per thread.
 */
 #include <cblas.h>
 #include <stdbool.h>
@@ -60,6 +62,30 @@ static void sgemm_reference(const sgemm_args *g)
     }
 }
 
+void wnn__cpu_sgemm(bool ta, bool tb, size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
+                    const float *b, size_t ldb, float beta, float *c, size_t ldc)
+{
+    /* on the OpenMP team, oneDNN's sgemm (which has its own matrix-vector
+    ** kernels): OpenBLAS's threads would spin beside the team's (they
+    ** yield-wait long after each call, and a model calls every run) */
+    if (wnn__dnnl_sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc))
+        return;
+    /* a single row or column is a matrix-vector product: gemv reads the
+    ** matrix once where gemm would first pack it into its own layout */
+    if (m == 1) {
+        cblas_sgemv(CblasRowMajor, tb ? CblasNoTrans : CblasTrans, (blasint)(tb ? n : k), (blasint)(tb ? k : n), alpha,
+                    b, (blasint)ldb, a, (blasint)(ta ? lda : 1), beta, c, 1);
+        return;
+    }
+    if (n == 1) {
+        cblas_sgemv(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, (blasint)(ta ? k : m), (blasint)(ta ? m : k), alpha,
+                    a, (blasint)lda, b, (blasint)(tb ? 1 : ldb), beta, c, (blasint)ldc);
+        return;
+    }
+    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (blasint)m, (blasint)n,
+                (blasint)k, alpha, a, (blasint)lda, b, (blasint)ldb, beta, c, (blasint)ldc);
+}
+
 static bool is_small(const sgemm_args *g)
 {
     return g->m * g->n * g->k < SMALL_PRODUCT;
@@ -72,25 +98,7 @@ static void sgemm(const sgemm_args *g)
         sgemm_reference(g);
         return;
     }
-    /* a single row or column is a matrix-vector product: gemv reads the
-    ** matrix once where gemm would first pack it into its own layout */
-    if (g->m == 1) {
-        cblas_sgemv(CblasRowMajor, g->tb ? CblasNoTrans : CblasTrans, (blasint)(g->tb ? g->n : g->k),
-                    (blasint)(g->tb ? g->k : g->n), g->alpha, g->b, (blasint)g->ldb, g->a,
-                    (blasint)(g->ta ? g->lda : 1), g->beta, g->c, 1);
-        return;
-    }
-    if (g->n == 1) {
-        cblas_sgemv(CblasRowMajor, g->ta ? CblasTrans : CblasNoTrans, (blasint)(g->ta ? g->k : g->m),
-                    (blasint)(g->ta ? g->m : g->k), g->alpha, g->a, (blasint)g->lda, g->b,
-                    (blasint)(g->tb ? 1 : g->ldb), g->beta, g->c, (blasint)g->ldc);
-        return;
-    }
-    if (wnn__dnnl_sgemm(g->ta, g->tb, g->m, g->n, g->k, g->alpha, g->a, g->lda, g->b, g->ldb, g->beta, g->c, g->ldc))
-        return;
-    cblas_sgemm(CblasRowMajor, g->ta ? CblasTrans : CblasNoTrans, g->tb ? CblasTrans : CblasNoTrans,
-                (blasint)g->m, (blasint)g->n, (blasint)g->k, g->alpha, g->a, (blasint)g->lda, g->b,
-                (blasint)g->ldb, g->beta, g->c, (blasint)g->ldc);
+    wnn__cpu_sgemm(g->ta, g->tb, g->m, g->n, g->k, g->alpha, g->a, g->lda, g->b, g->ldb, g->beta, g->c, g->ldc);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -4,7 +4,7 @@
 **
 ** Dedicated kernels rather than compositions: each step is two matrix
 ** products (input by weight, state by recurrent weight, both against
-** transposed weights) through OpenBLAS's cblas_sgemm, or a plain loop when
+** transposed weights) through wnn__cpu_sgemm, or a plain loop when
 ** the product is tiny, followed by one fused element-wise pass for the gates.
 ** The element-wise sums follow the order of WebNN's emulation code, so a
 ** float32 result rounds like the graph the specification spells out.
@@ -19,7 +19,6 @@
 **             recurrentBias peepholeWeight
 ** with absent optional operands as NULL data.
 */
-#include <cblas.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -37,8 +36,7 @@
 static void matmul_bt(const float *a, const float *b, float *c, size_t m, size_t n, size_t k, size_t ldc)
 {
     if (m * n * k >= SMALL_PRODUCT) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (blasint)m, (blasint)n, (blasint)k, 1.0f, a,
-                    (blasint)k, b, (blasint)k, 0.0f, c, (blasint)ldc);
+        wnn__cpu_sgemm(false, true, m, n, k, 1.0f, a, k, b, k, 0.0f, c, ldc);
         return;
     }
     for (size_t i = 0; i < m; i++)

@@ -98,4 +98,10 @@ size_t wnn__view_count(const wnn__view *v);
 ** calling thread when that is a single range. */
 void wnn__cpu_run_tasks(size_t tasks, size_t work_per_task, wnn__range_fn fn, void *arg);
 
+/* C = alpha * op(A) op(B) + beta * C, row-major, every dimension under 2^31:
+** oneDNN's sgemm on the OpenMP team (platform/pool.c), else OpenBLAS (gemv
+** for a single row or column). Every cpu kernel's matrix product comes here. */
+void wnn__cpu_sgemm(bool ta, bool tb, size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
+                    const float *b, size_t ldb, float beta, float *c, size_t ldc);
+
 #endif
