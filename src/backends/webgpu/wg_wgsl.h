@@ -137,6 +137,11 @@ void wg_emit_tile(wg_text *t, const wg_tile *p);
 
 /* The operator files: each returns the node's kernel count (0: none, with
 ** why) like wg_wgsl_node, for the operators it owns. */
+/* The WGSL helper functions every kernel may call (WGSL drops the unused
+** ones), for a kernel that writes its own preamble. */
+extern const char *const wg_helpers;
+/* matmul and gemm (wg_wgsl_matmul.c): true with one kernel written. */
+bool wg_wgsl_matmul(const wnn__ir *ir, const wnn__node *n, wg_kernel *k);
 uint32_t wg_wgsl_conv(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, char *why, size_t why_len);
 uint32_t wg_wgsl_norm(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, char *why, size_t why_len);
 uint32_t wg_wgsl_data(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, uint32_t max, char *why,
