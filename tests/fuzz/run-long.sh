@@ -16,7 +16,9 @@
 # With one worker a fuzzer stops at its first crash; with more (libFuzzer's
 # fork mode) it records each crash and goes on until the time is up. Either
 # way the script ends with status 1 if any fuzzer crashed, and names the
-# reproducers (crash-*, leak-*, timeout-*, oom-* under FUZZ_WORK_DIR).
+# reproducers (crash-*, leak-*, timeout-* past 120 s, oom-* past 4 GiB under
+# FUZZ_WORK_DIR); slow-unit-* files (a unit over 10 s) are listed apart,
+# without failing.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 seconds=${1:-3600}
@@ -51,11 +53,19 @@ for name in $fuzzers; do
     (cd "$work/$name" && exec "$bin" "$@" corpus) >"$work/$name/log.txt" 2>&1
     status=$?
     grep -E "^(#[0-9]+ +DONE|Done|stat::)|SUMMARY" "$work/$name/log.txt" | tail -8
-    found=$(ls "$work/$name/artifacts" 2>/dev/null | head -20)
+    found=$(ls "$work/$name/artifacts" 2>/dev/null | grep -v '^slow-unit-' | head -20)
+    slow=$(ls "$work/$name/artifacts" 2>/dev/null | grep '^slow-unit-' | head -20)
     if [ $status -ne 0 ] || [ -n "$found" ]; then
         echo "run-long: $name FAILED (status $status); reproducers in $work/$name/artifacts:"
         for f in $found; do echo "  $f"; done
         failed="$failed $name"
+    fi
+    # libFuzzer keeps any unit over 10 s as slow-unit-*: listed to look at
+    # (replay one alone to tell real slowness from a loaded machine), not a
+    # failure; a unit over -timeout is one (timeout-*)
+    if [ -n "$slow" ]; then
+        echo "run-long: $name: slow units (over 10 s, not failures) in $work/$name/artifacts:"
+        for f in $slow; do echo "  $f"; done
     fi
 done
 if [ -n "$failed" ]; then
