@@ -30,6 +30,18 @@
 
 static bool is_webgpu(const wnn_context *ctx) { return ctx->backend->mem_share != NULL; }
 
+/* The webgpu backend that can open the application's device, or
+** NO_SUCH_DEVICE saying why it is not usable here. */
+static wnn_status find_webgpu(const char *fn, const wnn__backend **be, uint32_t *local)
+{
+    if (wnn__registry_find("webgpu", be, local) != WNN_OK || !(*be)->device_open_external) {
+        const char *why = wnn__registry_absent_reason("webgpu");
+        return wnn__fail(WNN_STATUS_NO_SUCH_DEVICE, "%s: the webgpu device is not usable here%s%s", fn,
+                         why && why[0] ? ": " : " (see wnn devices)", why ? why : "");
+    }
+    return WNN_OK;
+}
+
 wnn_status wnn_webgpu_context_create(struct WGPUInstanceImpl *instance, struct WGPUDeviceImpl *device,
                                      const wnn_context_options *options, wnn_context **out)
 {
@@ -45,11 +57,9 @@ wnn_status wnn_webgpu_context_create(struct WGPUInstanceImpl *instance, struct W
         return wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "%s: unknown policy %d", fn, (int)o->policy);
     const wnn__backend *be;
     uint32_t local;
-    if (wnn__registry_find("webgpu", &be, &local) != WNN_OK || !be->device_open_external) {
-        const char *why = wnn__registry_absent_reason("webgpu");
-        return wnn__fail(WNN_STATUS_NO_SUCH_DEVICE, "%s: the webgpu device is not usable here%s%s", fn,
-                         why && why[0] ? ": " : " (see wnn devices)", why ? why : "");
-    }
+    wnn_status found = find_webgpu(fn, &be, &local);
+    if (found != WNN_OK)
+        return found;
     wnn_device_info info;
     wnn__device *dev;
     wnn_status s = be->device_open_external(instance, device, &dev, &info);
@@ -98,11 +108,9 @@ static wnn_status copy_device_get(const char *fn, void *instance, void *device, 
 {
     const wnn__backend *be;
     uint32_t local;
-    if (wnn__registry_find("webgpu", &be, &local) != WNN_OK || !be->device_open_external) {
-        const char *why = wnn__registry_absent_reason("webgpu");
-        return wnn__fail(WNN_STATUS_NO_SUCH_DEVICE, "%s: the webgpu device is not usable here%s%s", fn,
-                         why && why[0] ? ": " : " (see wnn devices)", why ? why : "");
-    }
+    wnn_status found = find_webgpu(fn, &be, &local);
+    if (found != WNN_OK)
+        return found;
     wnn_status s = WNN_OK;
     pthread_mutex_lock(&copy_lock);
     copy_device *cd = copy_devices;
