@@ -639,12 +639,16 @@ static bool window_in_padding(const wnn__ir *ir, const wnn__node *conv)
     return false;
 }
 
-/* The threads a convolution is worth: one per CONV_MACS_PER_THREAD
-** multiply-adds, at most the pool's. oneDNN splits a primitive's work
-** statically over the threads it is made for, and a region costs tens of
-** microseconds on 16 threads; on a loaded 2-core machine a second thread
-** the scheduler has not run holds up a small convolution several times
-** over (ppocr_mobile_v2_cls: 1.1 ms a run on 1 thread, 5 ms on 2). */
+/* The threads a convolution is worth: one below CONV_MACS_PER_THREAD
+** multiply-adds, where a second thread the scheduler has not run holds up a
+** small convolution several times over on a loaded machine
+** (ppocr_mobile_v2_cls on 2 cores: 1.1 ms a run on 1 thread, 5 ms on 2),
+** and the pool's whole count above it. Nothing in between: when a parallel
+** region asks for fewer threads than the one before, libgomp lets the
+** surplus threads exit, and the next larger region creates them again
+** (mobilenet_v2 on 16 threads with a count per convolution: 51 threads
+** created per run, and slower on 16 threads than on 4). A region of one
+** thread leaves the team as it is. */
 #define CONV_MACS_PER_THREAD ((uint64_t)1 << 20)
 
 static size_t conv_threads(const wnn__ir *ir, const wnn__node *conv)
@@ -655,9 +659,8 @@ static size_t conv_threads(const wnn__ir *ir, const wnn__node *conv)
     uint64_t per_output = 1; /* multiply-adds of one output element: (C_in / groups) * kh * kw */
     for (int k = 1; k < 4; k++)
         per_output *= fd->shape[ax[k]];
-    uint64_t macs = wnn__shape_count(yd) * per_output, want = macs / CONV_MACS_PER_THREAD;
-    size_t pool = wnn__pool_size();
-    return want < 1 ? 1 : want < pool ? (size_t)want : pool;
+    uint64_t macs = wnn__shape_count(yd) * per_output;
+    return macs < CONV_MACS_PER_THREAD ? 1 : wnn__pool_size();
 }
 
 wnn_status wnn__dnnl_compile(const wnn__ir *ir, uint32_t n, const uint32_t *uses, const bool *is_output,
