@@ -504,6 +504,11 @@ static dnnl_status_t load_weights(const wnn__ir *ir, const wnn__node *conv, cons
                     *q++ = (float)(constant_at(ir, conv->in[1], o * st[ax[0]] + i * st[ax[1]] + y * st[ax[2]] +
                                                                  x * st[ax[3]], 0.0) * scale);
     }
+    /* on one thread: this is the compiling thread, and a region of more
+    ** would start an OpenMP team of its own beside the master's, whose
+    ** threads then sleep between regions (libgomp spins less once it has
+    ** more threads than cores: 16 threads ran slower than 8) */
+    int threads = use_threads(1);
     dnnl_memory_t from = NULL, to = NULL;
     dnnl_primitive_t re = NULL;
     dnnl_status_t r = dnnl_out_of_memory;
@@ -517,6 +522,7 @@ static dnnl_status_t load_weights(const wnn__ir *ir, const wnn__node *conv, cons
         L.dnnl_memory_destroy(from);
     if (to)
         L.dnnl_memory_destroy(to);
+    restore_threads(threads);
     free(w);
     return r;
 }
