@@ -155,8 +155,11 @@ static const bool stages_float16[WNN__OP_COUNT] = {
 };
 
 /* Decides whether g computes its float16 values in float32: worth it when a
-** float16 value passes between two nodes or comes from a constant, or a node
-** would stage its float16 operands (stages_float16), allowed
+** float16 value passes between two nodes, or comes from a constant as large
+** as the node's result (a small one, a scale or a bias, costs its kernel
+** little each run, where promoting costs a pass over each of the graph's
+** float16 inputs and outputs: layerNormalization's ran 2x its float32 time),
+** or a node would stage its float16 operands (stages_float16), allowed
 ** when every node with a float16 operand keeps its meaning in float32 and
 ** runs its own kernel, and no graph output is an input or a constant. */
 static bool promote(const wnn__cpu_graph *g)
@@ -171,7 +174,10 @@ static bool promote(const wnn__cpu_graph *g)
             if (v == WNN__NONE || !is_half(ir, v))
                 continue;
             half = true;
-            if (j < node->n_in && ir->values[v].kind != WNN__VALUE_INPUT)
+            if (j < node->n_in && ir->values[v].kind == WNN__VALUE_NODE)
+                worth = true;
+            if (j < node->n_in && ir->values[v].kind == WNN__VALUE_CONSTANT && node->n_out &&
+                wnn__shape_count(&ir->values[v].desc) >= wnn__shape_count(&ir->values[node->out[0]].desc))
                 worth = true;
         }
         if (half && stages_float16[node->op])

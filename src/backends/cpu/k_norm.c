@@ -156,9 +156,10 @@ wnn_status wnn__k_instance_normalization(const wnn__node *node, const wnn__view 
 
 /* layerNormalization over trailing axes in order: every group is a
 ** contiguous row, normalized with vec.h's SIMD primitives in two passes
-** (mean, then the squared deviations from it) and one writing pass. */
+** (mean, then the squared deviations from it) and one writing pass; float16
+** rows are widened and narrowed in the registers, computed in float32. */
 typedef struct row_job {
-    group_job g; /* the scalar path, for float16 rows without memory for a row */
+    const wnn__view *x, *y;
     size_t len;
     const float *scale, *bias; /* float32 copies, or NULL when absent */
     double epsilon;
@@ -167,26 +168,15 @@ typedef struct row_job {
 static void layer_rows(void *arg, size_t begin, size_t end)
 {
     const row_job *j = arg;
-    bool half = is_half(j->g.x);
-    float *row = half ? malloc(j->len * sizeof *row) : NULL;
+    bool half = is_half(j->x);
+    size_t e = half ? 2 : 4; /* bytes per element */
     for (size_t r = begin; r < end; r++) {
-        const float *x = (const float *)j->g.x->data + r * j->len;
-        float *y = (float *)j->g.y->data + r * j->len;
-        if (half && !row) {
-            normalize_group(&j->g, &(group){r * j->len, j->len, 1, NULL, SIZE_MAX});
-            continue;
-        }
-        if (half) {
-            wnn__half_to_float_n(row, (const uint16_t *)j->g.x->data + r * j->len, j->len);
-            x = y = row;
-        }
-        float mean = (float)(wnn__vec_sum(x, j->len) / (double)j->len);
-        double var = wnn__vec_sq_dev(x, mean, j->len) / (double)j->len;
-        wnn__vec_norm(y, x, j->len, mean, (float)(1.0 / sqrt(var + j->epsilon)), j->scale, j->bias);
-        if (half)
-            wnn__float_to_half_n((uint16_t *)j->g.y->data + r * j->len, row, j->len);
+        const char *x = (const char *)j->x->data + r * j->len * e;
+        char *y = (char *)j->y->data + r * j->len * e;
+        float mean = (float)(wnn__vec_sum(x, half, j->len) / (double)j->len);
+        double var = wnn__vec_sq_dev(x, half, mean, j->len) / (double)j->len;
+        wnn__vec_norm(y, x, half, j->len, mean, (float)(1.0 / sqrt(var + j->epsilon)), j->scale, j->bias);
     }
-    free(row);
 }
 
 /* A float32 copy of an optional parameter of len elements (NULL if absent);
@@ -208,8 +198,7 @@ static float *param_copy(const wnn__view *v, size_t len, bool *failed)
 static wnn_status layer_norm_rows(const wnn__node *node, const wnn__view *in, const wnn__view *out, size_t len)
 {
     bool failed = false;
-    row_job j = {.g = {&in[0], &out[0], &in[1], &in[2], node->attrs.layer_norm.epsilon, .inner = len},
-                 .len = len, .epsilon = node->attrs.layer_norm.epsilon};
+    row_job j = {&in[0], &out[0], .len = len, .epsilon = node->attrs.layer_norm.epsilon};
     float *scale = param_copy(&in[1], len, &failed), *bias = param_copy(&in[2], len, &failed);
     if (failed) {
         free(scale);

@@ -8,9 +8,11 @@
 #include "backends/cpu/vec.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "backends/cpu/simd_avx2.h"
+#include "core/half.h"
 
 #if WNN_CPU_X86
 #include <cpuid.h>
@@ -42,26 +44,40 @@ static void scale_c(float *y, float s, size_t n)
         y[i] *= s;
 }
 
-static double sum_c(const float *x, size_t n)
+/* Element i of a float32 or float16 row. */
+static inline float at(const void *x, bool half, size_t i)
+{
+    return half ? wnn__half_to_float(((const uint16_t *)x)[i]) : ((const float *)x)[i];
+}
+
+static double sum_c(const void *x, bool half, size_t n)
 {
     double s = 0.0;
     for (size_t i = 0; i < n; i++)
-        s += x[i];
+        s += at(x, half, i);
     return s;
 }
 
-static double sq_dev_c(const float *x, float mean, size_t n)
+static double sq_dev_c(const void *x, bool half, float mean, size_t n)
 {
     double s = 0.0;
-    for (size_t i = 0; i < n; i++)
-        s += (double)(x[i] - mean) * (x[i] - mean);
+    for (size_t i = 0; i < n; i++) {
+        float d = at(x, half, i) - mean;
+        s += (double)d * d;
+    }
     return s;
 }
 
-static void norm_c(float *y, const float *x, size_t n, float mean, float inv, const float *scale, const float *bias)
+static void norm_c(void *y, const void *x, bool half, size_t n, float mean, float inv, const float *scale,
+                   const float *bias)
 {
-    for (size_t i = 0; i < n; i++)
-        y[i] = (x[i] - mean) * inv * (scale ? scale[i] : 1.0f) + (bias ? bias[i] : 0.0f);
+    for (size_t i = 0; i < n; i++) {
+        float v = (at(x, half, i) - mean) * inv * (scale ? scale[i] : 1.0f) + (bias ? bias[i] : 0.0f);
+        if (half)
+            ((uint16_t *)y)[i] = wnn__float_to_half(v);
+        else
+            ((float *)y)[i] = v;
+    }
 }
 
 static void gelu_c(float *y, const float *x, size_t n)
@@ -273,52 +289,74 @@ AVX2 static void scale_avx2(float *y, float s, size_t n)
         y[i] *= s;
 }
 
-/* Float lanes, summed in double every 256 elements so long rows keep their
-** precision. */
-AVX2 static double sum_avx2(const float *x, size_t n)
+/* Float lanes, four accumulators (an add's latency is four of its
+** issues), summed in double every 256 elements so long rows keep their
+** precision; float16 rows are widened in the registers. */
+AVX2 static double sum_avx2(const void *x, bool half, size_t n)
 {
     double total = 0.0;
     size_t i = 0;
     while (i + 8 <= n) {
-        __m256 s = _mm256_setzero_ps();
-        for (size_t stop = i + 256 < n ? i + 256 : n; i + 8 <= stop; i += 8)
-            s = _mm256_add_ps(s, _mm256_loadu_ps(x + i));
-        total += hsum8d(s);
+        __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+        size_t stop = i + 256 < n ? i + 256 : n;
+        for (; i + 32 <= stop; i += 32) {
+            s0 = _mm256_add_ps(s0, wnn__load8(x, i, half));
+            s1 = _mm256_add_ps(s1, wnn__load8(x, i + 8, half));
+            s2 = _mm256_add_ps(s2, wnn__load8(x, i + 16, half));
+            s3 = _mm256_add_ps(s3, wnn__load8(x, i + 24, half));
+        }
+        for (; i + 8 <= stop; i += 8)
+            s0 = _mm256_add_ps(s0, wnn__load8(x, i, half));
+        total += hsum8d(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
     }
-    for (; i < n; i++)
-        total += x[i];
-    return total;
+    return total + sum_c(half ? (const void *)((const uint16_t *)x + i) : (const void *)((const float *)x + i),
+                         half, n - i);
 }
 
-AVX2 static double sq_dev_avx2(const float *x, float mean, size_t n)
+AVX2 static double sq_dev_avx2(const void *x, bool half, float mean, size_t n)
 {
     __m256 m = _mm256_set1_ps(mean);
     double total = 0.0;
     size_t i = 0;
     while (i + 8 <= n) {
-        __m256 s = _mm256_setzero_ps();
-        for (size_t stop = i + 256 < n ? i + 256 : n; i + 8 <= stop; i += 8) {
-            __m256 d = _mm256_sub_ps(_mm256_loadu_ps(x + i), m);
-            s = _mm256_fmadd_ps(d, d, s);
+        __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+        size_t stop = i + 256 < n ? i + 256 : n;
+        for (; i + 32 <= stop; i += 32) {
+            __m256 d0 = _mm256_sub_ps(wnn__load8(x, i, half), m), d1 = _mm256_sub_ps(wnn__load8(x, i + 8, half), m);
+            __m256 d2 = _mm256_sub_ps(wnn__load8(x, i + 16, half), m);
+            __m256 d3 = _mm256_sub_ps(wnn__load8(x, i + 24, half), m);
+            s0 = _mm256_fmadd_ps(d0, d0, s0);
+            s1 = _mm256_fmadd_ps(d1, d1, s1);
+            s2 = _mm256_fmadd_ps(d2, d2, s2);
+            s3 = _mm256_fmadd_ps(d3, d3, s3);
         }
-        total += hsum8d(s);
+        for (; i + 8 <= stop; i += 8) {
+            __m256 d = _mm256_sub_ps(wnn__load8(x, i, half), m);
+            s0 = _mm256_fmadd_ps(d, d, s0);
+        }
+        total += hsum8d(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
     }
-    for (; i < n; i++)
-        total += (double)(x[i] - mean) * (x[i] - mean);
-    return total;
+    return total + sq_dev_c(half ? (const void *)((const uint16_t *)x + i) : (const void *)((const float *)x + i),
+                            half, mean, n - i);
 }
 
-AVX2 static void norm_avx2(float *y, const float *x, size_t n, float mean, float inv, const float *scale,
+AVX2 static void norm_avx2(void *y, const void *x, bool half, size_t n, float mean, float inv, const float *scale,
                            const float *bias)
 {
     __m256 m = _mm256_set1_ps(mean), v = _mm256_set1_ps(inv), one = _mm256_set1_ps(1.0f), zero = _mm256_setzero_ps();
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        __m256 t = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), m), v);
+        __m256 t = _mm256_mul_ps(_mm256_sub_ps(wnn__load8(x, i, half), m), v);
         __m256 s = scale ? _mm256_loadu_ps(scale + i) : one, b = bias ? _mm256_loadu_ps(bias + i) : zero;
-        _mm256_storeu_ps(y + i, _mm256_fmadd_ps(t, s, b));
+        __m256 r = _mm256_fmadd_ps(t, s, b);
+        if (half)
+            _mm_storeu_si128((__m128i *)((uint16_t *)y + i), _mm256_cvtps_ph(r, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        else
+            _mm256_storeu_ps((float *)y + i, r);
     }
-    norm_c(y + i, x + i, n - i, mean, inv, scale ? scale + i : NULL, bias ? bias + i : NULL);
+    size_t e = half ? 2 : 4; /* bytes per element */
+    norm_c((char *)y + i * e, (const char *)x + i * e, half, n - i, mean, inv, scale ? scale + i : NULL,
+           bias ? bias + i : NULL);
 }
 
 bool wnn__cpu_has_avx2(void)
@@ -360,9 +398,9 @@ float wnn__vec_exp_sum(float *y, const float *x, float sub, size_t n)
 
 void wnn__vec_scale(float *y, float s, size_t n) { PICK(scale, y, s, n); }
 
-double wnn__vec_sum(const float *x, size_t n) { return PICK(sum, x, n); }
+double wnn__vec_sum(const void *x, bool half, size_t n) { return PICK(sum, x, half, n); }
 
-double wnn__vec_sq_dev(const float *x, float mean, size_t n) { return PICK(sq_dev, x, mean, n); }
+double wnn__vec_sq_dev(const void *x, bool half, float mean, size_t n) { return PICK(sq_dev, x, half, mean, n); }
 
 void wnn__vec_exp(float *y, const float *x, size_t n)
 {
@@ -399,7 +437,8 @@ void wnn__vec_gelu(float *y, const float *x, size_t n)
     PICK(gelu, y, x, n);
 }
 
-void wnn__vec_norm(float *y, const float *x, size_t n, float mean, float inv, const float *scale, const float *bias)
+void wnn__vec_norm(void *y, const void *x, bool half, size_t n, float mean, float inv, const float *scale,
+                   const float *bias)
 {
-    PICK(norm, y, x, n, mean, inv, scale, bias);
+    PICK(norm, y, x, half, n, mean, inv, scale, bias);
 }

@@ -7,6 +7,7 @@
 #ifndef WNN_BACKENDS_CPU_VEC_H
 #define WNN_BACKENDS_CPU_VEC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* The largest of x[0..n) (n >= 1); NaN if any is NaN. */
@@ -32,13 +33,15 @@ void wnn__vec_sigmoid(float *y, const float *x, size_t n);
 /* y[i] *= s. */
 void wnn__vec_scale(float *y, float s, size_t n);
 
-/* The sum of x[i], and of (x[i] - mean)^2. */
-double wnn__vec_sum(const float *x, size_t n);
-double wnn__vec_sq_dev(const float *x, float mean, size_t n);
+/* The sum of x[i], and of (x[i] - mean)^2, over a row of float32 or (half)
+** float16, computed in float32 lanes summed in double. */
+double wnn__vec_sum(const void *x, bool half, size_t n);
+double wnn__vec_sq_dev(const void *x, bool half, float mean, size_t n);
 
-/* y[i] = (x[i] - mean) * inv * scale[i] + bias[i]; scale or bias NULL: 1 or
-** 0. y may be x. */
-void wnn__vec_norm(float *y, const float *x, size_t n, float mean, float inv, const float *scale,
+/* y[i] = (x[i] - mean) * inv * scale[i] + bias[i], x and y both float32 or
+** both float16 (computed in float32, rounded once); scale or bias NULL: 1
+** or 0. y may be x. */
+void wnn__vec_norm(void *y, const void *x, bool half, size_t n, float mean, float inv, const float *scale,
                    const float *bias);
 
 #endif
