@@ -9,7 +9,7 @@
 ** graphs pass whether oneDNN is present or not (WNN_CPU_DNNL=0): the
 ** portable kernels compute them node by node. Last, consecutive
 ** convolutions whose values between them stay in oneDNN's layout, and
-** matmuls that fold the add of a bias row.
+** matmuls that fold the add of a bias row, and gelu as exporters spell it.
 */
 #include <math.h>
 #include <stdint.h>
@@ -422,6 +422,86 @@ static void matmul_bias(uint32_t batch, uint32_t m, uint32_t k, uint32_t n, bool
     free(a), free(w), free(bias), free(got);
 }
 
+/* gelu spelled out as exporters write it, x * 0.5 * (1 + erf(x / sqrt(2))),
+** which the cpu device runs as one gelu kernel (fuse_gelu.c): in each of its
+** forms (div or mul by 1/sqrt(2); the product associated three ways), in
+** float32 and float16, followed by a node that reads x again after the chain
+** (in the form where x's last reader is inside the chain, none: x must
+** outlive it); and two chains that must not fuse: a factor of 0.6
+** in place of 0.5, and an intermediate that is also a graph output. Each
+** against the formula in double. */
+static void erf_gelu(int form, bool half, bool broken)
+{
+    enum { N = 3000 };
+    static float x[N];
+    fill(x, N, half);
+    for (size_t i = 0; i < N; i++)
+        x[i] *= 4.0f;
+    wnn_graph_builder *b;
+    CHECK_OK(wnn_graph_builder_create(ctx, &b));
+    wnn_operand_desc d = {half ? WNN_DATA_TYPE_FLOAT16 : WNN_DATA_TYPE_FLOAT32, 1, {N}};
+    wnn_operand *in = wnn_graph_builder_input(b, "x", &d);
+    double factor = broken && form == 0 ? 0.6 : 0.5;
+    wnn_operand *s = form == 1 ? wnn_mul(b, scalar(b, half, 0.70710678f), in) : wnn_div(b, in, scalar(b, half, 1.41421356f));
+    wnn_operand *e = wnn_erf(b, s);
+    wnn_operand *a = wnn_add(b, scalar(b, half, 1.0f), e);
+    wnn_operand *y;
+    if (form == 0 || form == 1)
+        y = wnn_mul(b, wnn_mul(b, in, a), scalar(b, half, (float)factor));
+    else if (form == 2)
+        y = wnn_mul(b, wnn_mul(b, a, scalar(b, half, 0.5f)), in);
+    else
+        y = wnn_mul(b, wnn_mul(b, scalar(b, half, 0.5f), in), a);
+    if (form != 3) /* x read after the chain; in form 3 it is read last before its end */
+        y = wnn_add(b, y, in);
+    wnn_named_operand named[2] = {{"y", y}, {"e", e}};
+    uint32_t n_out = broken && form != 0 ? 2 : 1;
+    wnn_graph *g;
+    CHECK_OK(wnn_graph_builder_build(b, named, n_out, &g));
+    wnn_graph_builder_release(b);
+    wnn_tensor_desc td = WNN_TENSOR_DESC_INIT;
+    td.data_type = d.data_type, td.rank = 1, td.shape[0] = N, td.writable = td.readable = true;
+    wnn_tensor *t[3];
+    for (int i = 0; i < 3; i++)
+        CHECK_OK(wnn_context_create_tensor(ctx, &td, &t[i]));
+    static uint16_t h[N];
+    for (size_t i = 0; i < N; i++)
+        h[i] = wnn__float_to_half(x[i]);
+    CHECK_OK(wnn_context_write_tensor(ctx, t[0], half ? (const void *)h : (const void *)x, half ? N * 2 : N * 4));
+    wnn_named_tensor ins[1] = {{"x", t[0]}}, outs[2] = {{"y", t[1]}, {"e", t[2]}};
+    CHECK_OK(wnn_context_dispatch(ctx, g, ins, 1, outs, n_out));
+    static float got[N], got_e[N];
+    if (half) {
+        CHECK_OK(wnn_context_read_tensor_sync(ctx, t[1], h, N * 2));
+        for (size_t i = 0; i < N; i++)
+            got[i] = wnn__half_to_float(h[i]);
+        if (n_out == 2) {
+            CHECK_OK(wnn_context_read_tensor_sync(ctx, t[2], h, N * 2));
+            for (size_t i = 0; i < N; i++)
+                got_e[i] = wnn__half_to_float(h[i]);
+        }
+    } else {
+        CHECK_OK(wnn_context_read_tensor_sync(ctx, t[1], got, sizeof got));
+        if (n_out == 2)
+            CHECK_OK(wnn_context_read_tensor_sync(ctx, t[2], got_e, sizeof got_e));
+    }
+    int bad = 0;
+    double tol = half ? 4e-3 : 2e-6;
+    for (size_t i = 0; i < N; i++) {
+        double want = x[i] * factor * (1.0 + erf(x[i] / sqrt(2.0))) + (form != 3 ? x[i] : 0.0);
+        if (!(fabs(got[i] - want) <= tol * (1.0 + fabs(want))) && bad++ < 3)
+            fprintf(stderr, "erf gelu form %d%s%s: y[%zu] = %.7g, want %.7g\n", form, half ? " f16" : "",
+                    broken ? " broken" : "", i, got[i], want);
+        double we = erf(x[i] / sqrt(2.0));
+        if (n_out == 2 && !(fabs(got_e[i] - we) <= tol * 2) && bad++ < 3)
+            fprintf(stderr, "erf gelu form %d: e[%zu] = %.7g, want %.7g\n", form, i, got_e[i], we);
+    }
+    CHECK(bad == 0);
+    for (int i = 0; i < 3; i++)
+        wnn_tensor_release(t[i]);
+    wnn_graph_release(g);
+}
+
 int main(void)
 {
     wnn_context_options o = WNN_CONTEXT_OPTIONS_INIT;
@@ -437,6 +517,11 @@ int main(void)
     matmul_bias(1, 1, 40, 33, false);
     matmul_bias(3, 40, 64, 48, false);
     matmul_bias(2, 5, 7, 9, true);
+    for (int form = 0; form < 4; form++)
+        for (int half = 0; half < 2; half++)
+            erf_gelu(form, half, false);
+    erf_gelu(0, false, true);
+    erf_gelu(2, true, true);
     wnn_context_release(ctx);
     TEST_DONE();
 }

@@ -34,6 +34,7 @@
 
 #include "backends/cpu/cpu_graph.h"
 #include "backends/cpu/dnnl.h"
+#include "backends/cpu/fuse_gelu.h"
 #include "backends/cpu/half_simd.h"
 #include "backends/cpu/kernels.h"
 #include "memory/arena.h"
@@ -55,6 +56,7 @@ struct wnn__cpu_graph {
     bool *fused;           /* per node: computed by an earlier node's primitive */
     size_t *bytes;         /* per value: its size in oneDNN's layout (wnn__dnnl_link), or 0 */
     uint32_t *alias;       /* per value: the constant whose bytes it views (alias_constants()), or WNN__NONE */
+    uint32_t *gelu_of;     /* per node: x, where it computes gelu(x) for a fused chain (fuse_gelu.h), or WNN__NONE */
     uint32_t *bias_of;     /* per node: a matmul's folded bias constant (fuse_matmul_bias()), or WNN__NONE */
     uint32_t *bias_out;    /* per node: the value the matmul with its bias writes */
     bool promoted;         /* float16 values are computed as float32 (promote()) */
@@ -307,6 +309,9 @@ static wnn_status plan(wnn__cpu_graph *g)
         return WNN_STATUS_OUT_OF_MEMORY;
     }
     wnn__ir_last_use(ir, last_use);
+    for (uint32_t n = 0; n < ir->n_nodes; n++) /* a fused gelu reads its x where the chain ends */
+        if (g->gelu_of[n] != WNN__NONE && last_use[g->gelu_of[n]] < n)
+            last_use[g->gelu_of[n]] = n;
 
     uint32_t n_live = 0;
     size_t top = 0;
@@ -334,8 +339,8 @@ static wnn_status plan(wnn__cpu_graph *g)
         }
         /* blocks whose last reader is this node are free for the next one;
         ** outputs' stay until the run narrows them */
-        for (uint32_t j = 0; j < node->n_in; j++) {
-            uint32_t v = node->in[j];
+        for (uint32_t j = 0; j <= node->n_in; j++) {
+            uint32_t v = j < node->n_in ? node->in[j] : g->gelu_of[n];
             if (v != WNN__NONE && last_use[v] == n && g->offset[v] != SIZE_MAX && g->output_of[v] < 0)
                 wnn__arena_unplace(live, &n_live, v);
         }
@@ -410,8 +415,9 @@ wnn_status wnn__cpu_graph_plan(const wnn__ir *ir, wnn__cpu_graph **out)
     g->alias = malloc(nv * sizeof *g->alias);
     g->bias_of = malloc((ir->n_nodes ? ir->n_nodes : 1) * sizeof *g->bias_of);
     g->bias_out = malloc((ir->n_nodes ? ir->n_nodes : 1) * sizeof *g->bias_out);
+    g->gelu_of = malloc((ir->n_nodes ? ir->n_nodes : 1) * sizeof *g->gelu_of);
     if (!g->offset || !g->output_of || !g->views || !g->scratch || !g->dnnl || !g->fused || !g->bytes || !g->alias ||
-        !g->bias_of || !g->bias_out) {
+        !g->bias_of || !g->bias_out || !g->gelu_of) {
         wnn__cpu_graph_free(g);
         return WNN_STATUS_OUT_OF_MEMORY;
     }
@@ -426,13 +432,15 @@ wnn_status wnn__cpu_graph_plan(const wnn__ir *ir, wnn__cpu_graph **out)
     for (uint32_t i = ir->n_outputs; i-- > 0;)
         g->output_of[ir->output_values[i]] = (int32_t)i;
     for (uint32_t n = 0; n < ir->n_nodes; n++)
-        g->bias_of[n] = g->bias_out[n] = WNN__NONE;
+        g->bias_of[n] = g->bias_out[n] = g->gelu_of[n] = WNN__NONE;
     alias_constants(g);
     wnn_status s = compile_dnnl(g);
     if (s == WNN_OK)
         fuse_matmul_bias(g);
     if (s == WNN_OK && promote(g))
         s = promote_values(g);
+    if (s == WNN_OK) /* after promote(): the chain's nodes keep their meaning in float32 */
+        wnn__cpu_fuse_gelu(ir, g->output_of, g->fused, g->gelu_of);
     if (s == WNN_OK)
         s = plan(g);
     if (s != WNN_OK) {
@@ -486,6 +494,7 @@ void wnn__cpu_graph_free(wnn__cpu_graph *g)
     free(g->bytes);
     free(g->alias);
     free(g->bias_of);
+    free(g->gelu_of);
     free(g->bias_out);
     for (uint32_t v = 0; g->const32 && v < g->ir->n_values; v++)
         free(g->const32[v]);
@@ -591,6 +600,16 @@ static wnn_status run_here(wnn__cpu_graph *g, void *const *inputs, void *const *
             wnn_status s = wnn__k_matmul_bias(node, in, &g->views[g->bias_of[n]], out);
             if (s != WNN_OK)
                 return s;
+            continue;
+        }
+        if (g->gelu_of[n] != WNN__NONE) {
+            static const wnn__node gelu = {.op = WNN__OP_GELU, .n_in = 1, .n_out = 1};
+            in[0] = g->views[g->gelu_of[n]];
+            wnn_status s = wnn__cpu_kernel_for(WNN__OP_GELU)(&gelu, in, out);
+            if (s != WNN_OK)
+                return s;
+            if (profile)
+                prof_add(WNN__OP_GELU, t0);
             continue;
         }
         wnn_status s = wnn__cpu_kernel_for(node->op)(node, in, out);
