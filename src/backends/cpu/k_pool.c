@@ -10,7 +10,8 @@
 ** maxPool2d compares in each type's own arithmetic (exact for 64-bit
 ** integers) and copies the winning element; float NaN wins.
 **
-** Each (batch, channel) plane is one task on the wnn pool.
+** Each (batch, channel) plane is one task on the wnn pool; in nhwc, each
+** row of output pixels, whose windows' channels are contiguous vectors.
 */
 #include <math.h>
 #include <stdint.h>
@@ -276,6 +277,91 @@ static void max_planes_f32_rows(void *arg, size_t begin, size_t end)
     }
 }
 
+/* ---- nhwc, float32: a window's channels are contiguous ----------------- */
+
+/* Calls BODY for every output pixel of rows [begin, end) (row = batch *
+** out.h + oy): yp is the pixel's first channel in the output, xp the input
+** index of its window's tap (0, 0) (may lie outside: read only the taps in
+** [ky0, ky1) x [kx0, kx1)). */
+#define FOR_EACH_PIXEL(j, begin, end, BODY)                                                                            \
+    for (size_t r_ = (begin); r_ < (end); r_++) {                                                                      \
+        size_t n_ = r_ / (j)->out.h, oy = r_ % (j)->out.h;                                                             \
+        ptrdiff_t y0_ = (ptrdiff_t)(oy * (j)->sy) - (j)->pt;                                                           \
+        size_t ky0, ky1;                                                                                               \
+        window_span(y0_, (j)->wh, (j)->dy, (j)->in.h, &ky0, &ky1);                                                     \
+        for (size_t ox = 0; ox < (j)->out.w; ox++) {                                                                   \
+            ptrdiff_t x0_ = (ptrdiff_t)(ox * (j)->sx) - (j)->pl;                                                       \
+            size_t kx0, kx1;                                                                                           \
+            window_span(x0_, (j)->ww, (j)->dx, (j)->in.w, &kx0, &kx1);                                                 \
+            size_t yp = n_ * (j)->out.sn + oy * (j)->out.sh + ox * (j)->out.sw;                                        \
+            ptrdiff_t xp = (ptrdiff_t)(n_ * (j)->in.sn) + y0_ * (ptrdiff_t)(j)->in.sh + x0_ * (ptrdiff_t)(j)->in.sw;   \
+            BODY                                                                                                       \
+        }                                                                                                              \
+    }
+
+/* maxPool2d, float32 nhwc: each tap's channels folded into the output pixel
+** as one vector; a pixel that read a NaN is redone channel by channel, so
+** that each channel's result is the element max_planes_f32_fast gives. */
+static void max_rows_nhwc(void *arg, size_t begin, size_t end)
+{
+    const pool_job *j = arg;
+    const float *in = j->x;
+    float *out = j->y;
+    size_t c = j->in.c;
+    FOR_EACH_PIXEL(j, begin, end, {
+        float *acc = out + yp;
+        bool nan = false;
+        for (size_t k = 0; k < c; k++)
+            acc[k] = ky0 < ky1 && kx0 < kx1 ? -INFINITY : 0.0f;
+        for (size_t ky = ky0; ky < ky1; ky++)
+            for (size_t kx = kx0; kx < kx1; kx++)
+                nan |= max_into(acc, in + TAP(j, xp, ky, kx), c, 1);
+        for (size_t k = 0; nan && k < c; k++) {
+            float best = -INFINITY;
+            for (size_t ky = ky0; ky < ky1 && best == best; ky++)
+                for (size_t kx = kx0; kx < kx1; kx++) {
+                    float v = in[TAP(j, xp, ky, kx) + k];
+                    if (v != v || v > best)
+                        best = v;
+                    if (v != v)
+                        break;
+                }
+            acc[k] = best;
+        }
+    })
+}
+
+/* averagePool2d and l2Pool2d, float32 nhwc (staged for float16): sums in
+** double per channel, the taps in the order sum_planes takes them. */
+static void sum_rows_nhwc(void *arg, size_t begin, size_t end)
+{
+    const pool_job *j = arg;
+    const float *in = j->x;
+    float *out = j->y;
+    bool l2 = j->op == WNN__OP_L2_POOL2D;
+    double sum[256];
+    FOR_EACH_PIXEL(j, begin, end, {
+        for (size_t c0 = 0; c0 < j->in.c; c0 += 256) { /* channels a block at a time */
+            size_t m = j->in.c - c0 < 256 ? j->in.c - c0 : 256;
+            for (size_t k = 0; k < m; k++)
+                sum[k] = 0.0;
+            for (size_t ky = ky0; ky < ky1; ky++)
+                for (size_t kx = kx0; kx < kx1; kx++) {
+                    const float *s = in + TAP(j, xp, ky, kx) + c0;
+                    if (l2)
+                        for (size_t k = 0; k < m; k++)
+                            sum[k] += (double)s[k] * s[k];
+                    else
+                        for (size_t k = 0; k < m; k++)
+                            sum[k] += s[k];
+                }
+            size_t count = (ky1 - ky0) * (kx1 - kx0);
+            for (size_t k = 0; k < m; k++)
+                out[yp + c0 + k] = count == 0 ? 0.0f : (float)(l2 ? sqrt(sum[k]) : sum[k] / (double)count);
+        }
+    })
+}
+
 static wnn__range_fn max_planes_for(wnn_data_type t)
 {
     switch (t) {
@@ -311,6 +397,13 @@ static wnn_status pool2d(const wnn__node *node, const wnn__view *in, const wnn__
     size_t planes = j.in.n * j.in.c;
     size_t per_plane = j.out.h * j.out.w * j.wh * j.ww;
     size_t grain = per_plane >= TASK_WORK ? 1 : TASK_WORK / (per_plane ? per_plane : 1);
+    /* nhwc: rows of pixels, each window's channels as vectors */
+    bool rows = layout == WNN_INPUT_LAYOUT_NHWC && j.in.c > 1;
+    size_t per_row = j.out.w * j.wh * j.ww * j.in.c;
+    if (rows) {
+        planes = j.out.n * j.out.h;
+        grain = per_row >= TASK_WORK ? 1 : TASK_WORK / (per_row ? per_row : 1);
+    }
 
     if (node->op == WNN__OP_MAX_POOL2D) {
         wnn__range_fn fn = max_planes_for(j.type);
@@ -318,6 +411,12 @@ static wnn_status pool2d(const wnn__node *node, const wnn__view *in, const wnn__
             return WNN_STATUS_UNSUPPORTED_DATA_TYPE;
         if (j.type == WNN_DATA_TYPE_FLOAT32 && j.in.sw == 1 && j.out.sw == 1)
             fn = max_planes_f32_rows;
+        if (rows && j.type == WNN_DATA_TYPE_FLOAT32)
+            fn = max_rows_nhwc;
+        else if (rows) { /* plane by plane */
+            planes = j.in.n * j.in.c;
+            grain = per_plane >= TASK_WORK ? 1 : TASK_WORK / (per_plane ? per_plane : 1);
+        }
         j.x = in[0].data;
         j.y = out[0].data;
         wnn__parallel_for(planes, grain, fn, &j);
@@ -333,7 +432,7 @@ static wnn_status pool2d(const wnn__node *node, const wnn__view *in, const wnn__
         free(y_owned);
         return WNN_STATUS_OUT_OF_MEMORY;
     }
-    wnn__parallel_for(planes, grain, sum_planes, &j);
+    wnn__parallel_for(planes, grain, rows ? sum_rows_nhwc : sum_planes, &j);
     wnn__stage_out_finish(&out[0], y_owned);
     free(x_owned);
     return WNN_OK;
