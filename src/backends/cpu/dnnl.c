@@ -669,20 +669,24 @@ static size_t conv_threads(const wnn__ir *ir, const wnn__node *conv)
     return macs < CONV_MACS_PER_THREAD ? 1 : wnn__pool_size();
 }
 
+bool wnn__dnnl_takes(const wnn__ir *ir, uint32_t n)
+{
+    const wnn__node *conv = &ir->nodes[n];
+    if (conv->op != WNN__OP_CONV2D || !available())
+        return false;
+    wnn_data_type t = ir->values[conv->in[0]].desc.data_type;
+    return (t == WNN_DATA_TYPE_FLOAT32 || t == WNN_DATA_TYPE_FLOAT16) && is_constant(ir, conv->in[1]) &&
+           is_constant(ir, conv->in[2]) && !window_in_padding(ir, conv);
+}
+
 wnn_status wnn__dnnl_compile(const wnn__ir *ir, uint32_t n, const uint32_t *uses, const bool *is_output,
                              bool *fused, wnn__dnnl_node **out)
 {
     *out = NULL;
+    if (!wnn__dnnl_takes(ir, n))
+        return WNN_OK;
     const wnn__node *conv = &ir->nodes[n];
-    if (conv->op != WNN__OP_CONV2D || !available())
-        return WNN_OK;
     wnn_data_type t = ir->values[conv->in[0]].desc.data_type;
-    if ((t != WNN_DATA_TYPE_FLOAT32 && t != WNN_DATA_TYPE_FLOAT16) || !is_constant(ir, conv->in[1]) ||
-        !is_constant(ir, conv->in[2]))
-        return WNN_OK;
-
-    if (window_in_padding(ir, conv))
-        return WNN_OK;
     chain c = follow(ir, n, uses, is_output);
     wnn__dnnl_node *d = calloc(1, sizeof *d);
     if (!d)
@@ -719,6 +723,12 @@ wnn_status wnn__dnnl_compile(const wnn__ir *ir, uint32_t n, const uint32_t *uses
 }
 
 uint32_t wnn__dnnl_node_output(const wnn__dnnl_node *d) { return d->y; }
+
+uint32_t wnn__dnnl_node_reorders(const wnn__dnnl_node *d)
+{
+    return (d->src_reorder && !d->x_linked) + (d->dst_reorder && !d->y_linked) +
+           (d->res != WNN__NONE && d->dst_reorder && !d->res_linked);
+}
 
 /* ------------------------------------------------------------------------ */
 /* Run                                                                       */
@@ -877,7 +887,11 @@ wnn_status wnn__dnnl_compile(const wnn__ir *ir, uint32_t n, const uint32_t *uses
     return WNN_OK;
 }
 
+bool wnn__dnnl_takes(const wnn__ir *ir, uint32_t n) { return false; }
+
 uint32_t wnn__dnnl_node_output(const wnn__dnnl_node *d) { return WNN__NONE; }
+
+uint32_t wnn__dnnl_node_reorders(const wnn__dnnl_node *d) { return 0; }
 
 wnn_status wnn__dnnl_run(wnn__dnnl_node *d, const wnn__view *views) { return WNN_STATUS_NOT_SUPPORTED; }
 

@@ -26,6 +26,15 @@ typedef struct wnn__dnnl_node wnn__dnnl_node;
 wnn_status wnn__dnnl_compile(const wnn__ir *ir, uint32_t n, const uint32_t *uses, const bool *is_output,
                              bool *fused, wnn__dnnl_node **out);
 
+/* Whether wnn__dnnl_compile would make node n of ir a primitive: a float32 or
+** float16 conv2d with constant filter and bias, a shape oneDNN 2.6 computes
+** right, and oneDNN loaded. (A shape oneDNN then refuses still falls back.) */
+bool wnn__dnnl_takes(const wnn__ir *ir, uint32_t n);
+
+/* Reorders the compiled node runs per run: into and out of oneDNN's layout
+** (none for a value linked or already in it), and of a sum post-op's addend. */
+uint32_t wnn__dnnl_node_reorders(const wnn__dnnl_node *d);
+
 /* The value the compiled node writes (the last of its fused chain). */
 uint32_t wnn__dnnl_node_output(const wnn__dnnl_node *d);
 
