@@ -45,6 +45,7 @@ static void read_all(void)
 {
     config.num_threads = count("WNN_NUM_THREADS", 4096, 0);
     config.cpu_dnnl = on_unless_zero("WNN_CPU_DNNL");
+    config.cpu_nhwc = on_unless_zero("WNN_CPU_NHWC");
     const char *omp = text("WNN_CPU_OPENMP");
     config.cpu_openmp = !omp ? -1 : strcmp(omp, "0") == 0 ? 0 : strcmp(omp, "1") == 0 ? 1 : -1;
     if (omp && config.cpu_openmp < 0)

@@ -7,6 +7,11 @@
 ** the blocks alive at its producing node, and its block is free again after
 ** its last consumer, so a long chain needs about two intermediates of memory.
 **
+** First, an nchw graph whose convolutions oneDNN computes is planned in
+** its nhwc form (layout.c), oneDNN's layout, so that the operators between
+** convolutions need no reorders; the device's IR stays as it was, and the
+** graph owns the form it plans.
+**
 ** Before planning, nodes that oneDNN computes faster (dnnl.h) are compiled
 ** into primitives, and the nodes they fold in are skipped: their
 ** intermediates get no memory, and the chain's last value is placed where
@@ -37,6 +42,7 @@
 #include "backends/cpu/fuse_gelu.h"
 #include "backends/cpu/half_simd.h"
 #include "backends/cpu/kernels.h"
+#include "backends/cpu/layout.h"
 #include "memory/arena.h"
 #include "platform/config.h"
 #include "platform/pool.h"
@@ -44,7 +50,8 @@
 #define ALIGN 64
 
 struct wnn__cpu_graph {
-    const wnn__ir *ir;
+    const wnn__ir *ir;   /* the IR planned: the device's, or its nhwc form */
+    wnn__ir *layout;     /* that nhwc form (layout.c), owned, or NULL */
     size_t *offset;      /* per value: arena offset, or SIZE_MAX if bound elsewhere */
     int32_t *output_of;  /* per value: the first graph output it is, or -1 */
     void *arena;         /* bound by the device, which owns it */
@@ -199,11 +206,13 @@ static bool promote(const wnn__cpu_graph *g)
 static void widen_constants(wnn__cpu_graph *g, void *const *constants)
 {
     for (uint32_t v = 0; v < g->ir->n_values; v++) {
+        if (!g->const32[v])
+            continue;
+        /* constants[] covers the device's IR, whose values come first */
         const void *src = constants ? constants[v] : g->ir->values[v].data;
-        if (g->const32[v] && src)
+        if (src)
             wnn__half_to_float_n(g->const32[v], src, wnn__shape_count(&g->ir->values[v].desc));
-        if (g->const32[v])
-            g->views[v].data = g->const32[v];
+        g->views[v].data = g->const32[v];
     }
 }
 
@@ -430,6 +439,12 @@ wnn_status wnn__cpu_graph_plan(const wnn__ir *ir, wnn__cpu_graph **out)
     wnn__cpu_graph *g = calloc(1, sizeof *g);
     if (!g)
         return WNN_STATUS_OUT_OF_MEMORY;
+    if (wnn__cpu_layout_nhwc(ir, &g->layout) != WNN_OK) {
+        free(g);
+        return WNN_STATUS_OUT_OF_MEMORY;
+    }
+    if (g->layout)
+        ir = g->layout;
     g->ir = ir;
     uint32_t nv = ir->n_values ? ir->n_values : 1;
     for (uint32_t n = 0; n < ir->n_nodes; n++) {
@@ -495,6 +510,15 @@ wnn_status wnn__cpu_graph_plan(const wnn__ir *ir, wnn__cpu_graph **out)
 
 size_t wnn__cpu_graph_arena_size(const wnn__cpu_graph *g) { return g->arena_size; }
 
+void wnn__cpu_graph_census(const wnn__cpu_graph *g, uint32_t *transposes, uint32_t *reorders)
+{
+    *transposes = *reorders = 0;
+    for (uint32_t n = 0; n < g->ir->n_nodes; n++) {
+        *transposes += !g->fused[n] && !g->dnnl[n] && g->ir->nodes[n].op == WNN__OP_TRANSPOSE;
+        *reorders += g->dnnl[n] ? wnn__dnnl_node_reorders(g->dnnl[n]) : 0;
+    }
+}
+
 void wnn__cpu_graph_counts(const wnn__cpu_graph *g, uint32_t *n_inputs, uint32_t *n_outputs)
 {
     *n_inputs = g->ir->n_inputs;
@@ -532,6 +556,7 @@ void wnn__cpu_graph_free(wnn__cpu_graph *g)
     free(g->gelu_of);
     free(g->same_as);
     free(g->bias_out);
+    wnn__cpu_layout_free(g->layout);
     for (uint32_t v = 0; g->const32 && v < g->ir->n_values; v++)
         free(g->const32[v]);
     free(g->const32);

@@ -11,7 +11,8 @@
 
 typedef struct wnn__cpu_graph wnn__cpu_graph;
 
-/* Plans ir (kept by pointer; it must outlive the compiled graph) without
+/* Plans ir (kept by pointer; it must outlive the compiled graph; the plan
+** may be of its nhwc form, layout.h, whose value ids extend ir's) without
 ** an arena; fails with NOT_SUPPORTED when an operator has no cpu kernel. The
 ** device then binds an arena of wnn__cpu_graph_arena_size() bytes (its own)
 ** and, optionally, per-value constant pointers (constants[v] for each
@@ -20,6 +21,9 @@ wnn_status wnn__cpu_graph_plan(const wnn__ir *ir, wnn__cpu_graph **out);
 void wnn__cpu_graph_free(wnn__cpu_graph *g);
 size_t wnn__cpu_graph_arena_size(const wnn__cpu_graph *g);
 void wnn__cpu_graph_counts(const wnn__cpu_graph *g, uint32_t *n_inputs, uint32_t *n_outputs);
+/* What g moves between layouts each run, for tests: transpose nodes it
+** runs, and reorders its oneDNN primitives run (wnn__dnnl_node_reorders). */
+void wnn__cpu_graph_census(const wnn__cpu_graph *g, uint32_t *transposes, uint32_t *reorders);
 void wnn__cpu_graph_bind(wnn__cpu_graph *g, void *arena, void *const *constants);
 
 /* Runs g with host pointers bound to the IR's inputs and outputs. Not
