@@ -265,6 +265,45 @@ static void tile_range(void *arg, size_t begin, size_t end)
     }
 }
 
+/* Rows of [K, L] outputs, L short, read from L runs of K consecutive input
+** elements ls apart: dst[a * L + b] = src[a + b * ls]. A channel shuffle in
+** nhwc is one ([.., 2, C/2] -> [.., C/2, 2]); by tiles or by the gather
+** each element would cost an index computation. */
+static void short_rows(void *arg, size_t begin, size_t end)
+{
+    const tile_plan *p = arg;
+    size_t kn = p->shape[p->k], ln = p->shape[p->last], ls = p->in_stride[p->last];
+    for (size_t t = begin; t < end; t++) {
+        size_t ib = 0, rest = t;
+        for (uint32_t d = p->rank - 2; d-- > 0;) {
+            ib += rest % p->shape[d] * p->in_stride[d];
+            rest /= p->shape[d];
+        }
+        size_t ob = t * kn * ln;
+#define ROWS(T)                                                                                                        \
+    {                                                                                                                  \
+        const T *src = (const T *)p->in + ib;                                                                          \
+        T *dst = (T *)p->out + ob;                                                                                     \
+        if (ln == 2)                                                                                                   \
+            for (size_t a = 0; a < kn; a++) {                                                                          \
+                dst[2 * a] = src[a];                                                                                   \
+                dst[2 * a + 1] = src[a + ls];                                                                          \
+            }                                                                                                          \
+        else                                                                                                           \
+            for (size_t a = 0; a < kn; a++)                                                                            \
+                for (size_t b = 0; b < ln; b++)                                                                        \
+                    dst[a * ln + b] = src[a + b * ls];                                                                 \
+    }
+        switch (p->size) {
+        case 1: ROWS(uint8_t) break;
+        case 2: ROWS(uint16_t) break;
+        case 4: ROWS(uint32_t) break;
+        default: ROWS(uint64_t) break;
+        }
+#undef ROWS
+    }
+}
+
 /* Runs the transpose by tiles when it pays; false when it does not apply. */
 static bool transpose_tiled(const wnn__view *in, const wnn__view *out, const size_t *in_stride, const uint32_t *perm)
 {
@@ -281,6 +320,14 @@ static bool transpose_tiled(const wnn__view *in, const wnn__view *out, const siz
         step *= p.shape[i];
         if (p.in_stride[i] == 1 && p.shape[i] > 1)
             p.k = i;
+    }
+    if (p.k != UINT32_MAX && p.k + 1 == p.last && p.shape[p.k] >= TILE && p.shape[p.last] < TILE / 2) {
+        size_t rows = n / (p.shape[p.k] * p.shape[p.last]);
+        if (n > PARALLEL_MIN)
+            wnn__parallel_for(rows, PARALLEL_GRAIN / (p.shape[p.k] * p.shape[p.last]) + 1, short_rows, &p);
+        else
+            short_rows(&p, 0, rows);
+        return true;
     }
     if (p.k == UINT32_MAX || p.k == p.last || p.shape[p.k] < TILE / 2 || p.shape[p.last] < TILE / 2)
         return false;
