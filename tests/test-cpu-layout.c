@@ -4,7 +4,8 @@
 ** nchw graphs whose convolutions run on oneDNN keep the values between them
 ** in nhwc. Each graph here (convolutions around a concat, around pools, a
 ** squeeze-and-excitation block, and a region of element-wise, resample,
-** split, softmax and reduction nodes ending in a transpose to nhwc) must
+** split, softmax and reduction nodes ending in a transpose to nhwc, a
+** channel shuffle) must
 ** compute what it computes with the step off (WNN_CPU_NHWC=0) and on the
 ** portable kernels alone (WNN_CPU_DNNL=0), and, where oneDNN is present,
 ** run no reorder and only the transposes at the graph's edges
@@ -112,6 +113,16 @@ static wnn_operand *region(wnn_graph_builder *b, wnn_operand *x)
     CHECK(wnn_split(b, wnn_clamp(b, wnn_resample2d(b, h, &ro), &co), 2, &so, parts) == 2);
     wnn_operand *y = wnn_add(b, conv(b, parts[0], C, 3), conv(b, parts[1], C, 1));
     return wnn_transpose(b, wnn_softmax(b, y, 1), to_nhwc);
+}
+
+/* conv -> channel shuffle of 2 groups as ShuffleNet spells it (reshape to
+** [1,2,32,H,W], transpose, reshape back) -> conv; in nhwc the shuffle stays
+** one transpose, of 32 x 2 rows */
+static wnn_operand *shuffle(wnn_graph_builder *b, wnn_operand *x)
+{
+    static const uint32_t split[5] = {1, 2, 32, H, W}, whole[4] = {1, 64, H, W}, perm[5] = {0, 2, 1, 3, 4};
+    wnn_operand *h = wnn_reshape(b, conv(b, x, 64, 1), 5, split);
+    return conv(b, wnn_reshape(b, wnn_transpose(b, h, perm), 4, whole), C, 3);
 }
 
 typedef wnn_operand *(*graph_fn)(wnn_graph_builder *b, wnn_operand *x);
@@ -231,6 +242,7 @@ int main(void)
     one_graph("pools", pools, 2);
     one_graph("squeeze-excite", squeeze_excite, 2);
     one_graph("region", region, 1);
+    one_graph("shuffle", shuffle, 3);
     wnn_context_release(ctx);
     TEST_DONE();
 }

@@ -99,6 +99,8 @@ typedef struct rewrite {
     uint32_t *plain; /* per value of ir: the id holding it in its own layout, or WNN__NONE */
     uint32_t *nhwc;  /* per value of ir: the id holding its nhwc form, or WNN__NONE */
     uint32_t *args;  /* a node's operands and results, as rewritten */
+    uint32_t *uses;  /* per value of ir: the node operands that read it, graph outputs counted */
+    bool *done;      /* per node of ir: rewritten with an earlier node (rewrite_shuffle) */
     bool failed;     /* out of memory */
 } rewrite;
 
@@ -185,10 +187,10 @@ static void emit(rewrite *r, wnn__op op, const wnn__attrs *attrs, const uint32_t
     o->n_nodes++;
 }
 
-static void emit_transpose(rewrite *r, uint32_t x, const uint32_t perm[4], uint32_t y)
+static void emit_transpose(rewrite *r, uint32_t x, const uint32_t *perm, uint32_t rank, uint32_t y)
 {
     wnn__attrs a = {0};
-    memcpy(a.transpose.perm, perm, 4 * sizeof *perm);
+    memcpy(a.transpose.perm, perm, rank * sizeof *perm);
     emit(r, WNN__OP_TRANSPOSE, &a, &x, 1, &y, 1);
 }
 
@@ -198,7 +200,7 @@ static uint32_t plain(rewrite *r, uint32_t v)
 {
     if (v == WNN__NONE || r->plain[v] != WNN__NONE)
         return v == WNN__NONE ? v : r->plain[v];
-    emit_transpose(r, r->nhwc[v], TO_NCHW, v);
+    emit_transpose(r, r->nhwc[v], TO_NCHW, 4, v);
     r->plain[v] = v;
     return v;
 }
@@ -226,7 +228,7 @@ static uint32_t nhwc(rewrite *r, uint32_t v)
             emit(r, WNN__OP_RESHAPE, &none, &p, 1, &x, 1);
         }
         y = new_value(r, &dn);
-        emit_transpose(r, x, TO_NHWC, y);
+        emit_transpose(r, x, TO_NHWC, 4, y);
     }
     r->nhwc[v] = y;
     return y;
@@ -345,8 +347,70 @@ static void rewrite_transpose(rewrite *r, const wnn__node *node)
         r->plain[y] = r->nhwc[x];
         return;
     }
-    emit_transpose(r, r->nhwc[x], perm, y);
+    emit_transpose(r, r->nhwc[x], perm, 4, y);
     r->plain[y] = y;
+}
+
+/* The node after `after` that reads v, when it is v's only reader. */
+static uint32_t only_reader(const rewrite *r, uint32_t after, uint32_t v)
+{
+    if (r->uses[v] != 1)
+        return UINT32_MAX;
+    for (uint32_t n = after + 1; n < r->ir->n_nodes; n++)
+        for (uint32_t j = 0; j < r->ir->nodes[n].n_in; j++)
+            if (r->ir->nodes[n].in[j] == v)
+                return n;
+    return UINT32_MAX;
+}
+
+/* A channel shuffle as ShuffleNet spells it, of a value held in nhwc:
+** reshape [N,C,H,W] -> [N,f1..fk,H,W], a transpose of the f axes alone, and
+** a reshape back to [N,C,H,W]. In nhwc the channels are the last axis, so
+** the same three run there: [N,H,W,C] -> [N,H,W,f1..fk], the f axes
+** permuted alike, -> [N,H,W,C]; else the shuffle would be framed by a
+** transpose back and one in again. Whether node n starts one (then the other
+** two are done). */
+static bool rewrite_shuffle(rewrite *r, uint32_t n)
+{
+    const wnn__ir *ir = r->ir;
+    const wnn__node *first = &ir->nodes[n];
+    uint32_t x = first->in[0];
+    if (first->op != WNN__OP_RESHAPE || x == WNN__NONE || ir->values[x].desc.rank != 4 || r->plain[x] != WNN__NONE)
+        return false;
+    const wnn_operand_desc *xd = &ir->values[x].desc, *sd = &ir->values[first->out[0]].desc;
+    uint32_t rank = sd->rank;
+    if (rank < 5 || sd->shape[0] != xd->shape[0] || sd->shape[rank - 2] != xd->shape[2] ||
+        sd->shape[rank - 1] != xd->shape[3])
+        return false;
+    uint32_t t = only_reader(r, n, first->out[0]);
+    if (t == UINT32_MAX || ir->nodes[t].op != WNN__OP_TRANSPOSE)
+        return false;
+    const uint32_t *perm = ir->nodes[t].attrs.transpose.perm;
+    if (perm[0] != 0 || perm[rank - 2] != rank - 2 || perm[rank - 1] != rank - 1)
+        return false;
+    uint32_t last = only_reader(r, t, ir->nodes[t].out[0]);
+    if (last == UINT32_MAX || ir->nodes[last].op != WNN__OP_RESHAPE)
+        return false;
+    const wnn_operand_desc *yd = &ir->values[ir->nodes[last].out[0]].desc;
+    if (yd->rank != 4 || memcmp(yd->shape, xd->shape, sizeof xd->shape[0] * 4) != 0)
+        return false;
+    /* [N,H,W,f1..fk], then the f axes in the transpose's order */
+    wnn_operand_desc split = {xd->data_type, rank, {xd->shape[0], xd->shape[2], xd->shape[3]}}, moved = split;
+    uint32_t p[WNN_MAX_RANK] = {0, 1, 2};
+    for (uint32_t i = 1; i + 2 < rank; i++) {
+        split.shape[2 + i] = sd->shape[i];
+        moved.shape[2 + i] = sd->shape[perm[i]];
+        p[2 + i] = 2 + perm[i];
+    }
+    wnn_operand_desc yn = nhwc_desc(yd);
+    const wnn__attrs none = {0};
+    uint32_t a = new_value(r, &split), b = new_value(r, &moved), y = new_value(r, &yn);
+    emit(r, WNN__OP_RESHAPE, &none, &r->nhwc[x], 1, &a, 1);
+    emit_transpose(r, a, p, rank, b);
+    emit(r, WNN__OP_RESHAPE, &none, &b, 1, &y, 1);
+    r->nhwc[ir->nodes[last].out[0]] = y;
+    r->done[t] = r->done[last] = true;
+    return true;
 }
 
 /* Node n in its nhwc form when it has one worth running, else as it is. */
@@ -356,6 +420,8 @@ static void rewrite_node(rewrite *r, uint32_t n)
     uint32_t *in = r->args, *out = r->args + node->n_in;
     wnn__attrs a;
     bool plain_out = false;
+    if (r->done[n] || rewrite_shuffle(r, n))
+        return;
     if (node->op == WNN__OP_TRANSPOSE && node->in[0] != WNN__NONE &&
         r->ir->values[node->in[0]].desc.rank == 4 && r->plain[node->in[0]] == WNN__NONE) {
         rewrite_transpose(r, node);
@@ -417,13 +483,15 @@ wnn_status wnn__cpu_layout_nhwc(const wnn__ir *ir, wnn__ir **out)
         if (ir->nodes[n].n_in + ir->nodes[n].n_out > max_args)
             max_args = ir->nodes[n].n_in + ir->nodes[n].n_out;
     r.args = malloc(max_args * sizeof *r.args);
+    r.uses = calloc(nv, sizeof *r.uses);
+    r.done = calloc(ir->n_nodes ? ir->n_nodes : 1, sizeof *r.done);
     if (r.out) {
         *r.out = *ir; /* inputs, outputs and their names are shared */
         r.out->n_nodes = 0;
         r.out->values = malloc(r.cap_values * sizeof *r.out->values);
         r.out->nodes = malloc(r.cap_nodes * sizeof *r.out->nodes);
     }
-    r.failed = !r.out || !r.plain || !r.nhwc || !r.args || !r.out->values || !r.out->nodes;
+    r.failed = !r.out || !r.plain || !r.nhwc || !r.args || !r.uses || !r.done || !r.out->values || !r.out->nodes;
     if (!r.failed) {
         memcpy(r.out->values, ir->values, ir->n_values * sizeof *ir->values);
         for (uint32_t v = 0; v < ir->n_values; v++) {
@@ -433,6 +501,12 @@ wnn_status wnn__cpu_layout_nhwc(const wnn__ir *ir, wnn__ir **out)
                 r.out->values[v].index = 0; /* until a node writes it */
         }
     }
+    for (uint32_t n = 0; n < ir->n_nodes && !r.failed; n++)
+        for (uint32_t j = 0; j < ir->nodes[n].n_in; j++)
+            if (ir->nodes[n].in[j] != WNN__NONE)
+                r.uses[ir->nodes[n].in[j]]++;
+    for (uint32_t i = 0; i < ir->n_outputs && !r.failed; i++)
+        r.uses[ir->output_values[i]]++;
     for (uint32_t n = 0; n < ir->n_nodes && !r.failed; n++)
         rewrite_node(&r, n);
     /* outputs under their own ids */
@@ -447,6 +521,8 @@ wnn_status wnn__cpu_layout_nhwc(const wnn__ir *ir, wnn__ir **out)
     free(r.plain);
     free(r.nhwc);
     free(r.args);
+    free(r.uses);
+    free(r.done);
     if (r.failed) {
         wnn__cpu_layout_free(r.out);
         return WNN_STATUS_OUT_OF_MEMORY;
