@@ -5,7 +5,8 @@
 ** in nhwc. Each graph here (convolutions around a concat, around pools, a
 ** squeeze-and-excitation block, and a region of element-wise, resample,
 ** split, softmax and reduction nodes ending in a transpose to nhwc, a
-** channel shuffle) must
+** channel shuffle, and one of pad, slice, reverse, the normalizations and
+** a reduction that drops the axes) must
 ** compute what it computes with the step off (WNN_CPU_NHWC=0) and on the
 ** portable kernels alone (WNN_CPU_DNNL=0), and, where oneDNN is present,
 ** run no reorder and only the transposes at the graph's edges
@@ -113,6 +114,34 @@ static wnn_operand *region(wnn_graph_builder *b, wnn_operand *x)
     CHECK(wnn_split(b, wnn_clamp(b, wnn_resample2d(b, h, &ro), &co), 2, &so, parts) == 2);
     wnn_operand *y = wnn_add(b, conv(b, parts[0], C, 3), conv(b, parts[1], C, 1));
     return wnn_transpose(b, wnn_softmax(b, y, 1), to_nhwc);
+}
+
+/* conv -> pad (reflection) -> slice with strides -> reverse of the width ->
+** batchNormalization -> instanceNormalization -> l2Pool2d -> conv ->
+** reduceSum over height and width, dropping them (the output, [1,C], comes
+** out in its own layout: no transpose back) */
+static wnn_operand *movement(wnn_graph_builder *b, wnn_operand *x)
+{
+    static const uint32_t begin[4] = {0, 0, 1, 2}, end[4] = {0, 0, 2, 1};
+    static const uint32_t starts[4] = {0, 2, 1, 0}, sizes[4] = {1, 12, 13, 14}, strides[4] = {1, 1, 2, 1};
+    static const uint32_t cs[1] = {12}, width[1] = {3}, axes[2] = {2, 3};
+    wnn_pad_options po = WNN_PAD_OPTIONS_INIT;
+    po.mode = WNN_PAD_MODE_REFLECTION;
+    wnn_operand *h = wnn_slice(b, wnn_pad(b, conv(b, x, 16, 3), begin, end, &po), starts, sizes, strides);
+    wnn_reverse_options rv = WNN_REVERSE_OPTIONS_INIT;
+    rv.axes = width, rv.axes_count = 1;
+    wnn_batch_normalization_options bo = WNN_BATCH_NORMALIZATION_OPTIONS_INIT;
+    bo.scale = constant(b, 1, cs);
+    wnn_operand *var = wnn_add(b, wnn_abs(b, constant(b, 1, cs)), wnn_abs(b, constant(b, 1, cs)));
+    h = wnn_batch_normalization(b, wnn_reverse(b, h, &rv), constant(b, 1, cs), var, &bo);
+    wnn_instance_normalization_options io = WNN_INSTANCE_NORMALIZATION_OPTIONS_INIT;
+    io.bias = constant(b, 1, cs);
+    wnn_pool2d_options lp = WNN_POOL2D_OPTIONS_INIT;
+    lp.window_dimensions[0] = lp.window_dimensions[1] = 2;
+    h = conv(b, wnn_l2_pool2d(b, wnn_instance_normalization(b, h, &io), &lp), C, 3);
+    wnn_reduce_options ro = WNN_REDUCE_OPTIONS_INIT;
+    ro.axes = axes, ro.axes_count = 2;
+    return wnn_reduce_sum(b, h, &ro);
 }
 
 /* conv -> channel shuffle of 2 groups as ShuffleNet spells it (reshape to
@@ -243,6 +272,7 @@ int main(void)
     one_graph("squeeze-excite", squeeze_excite, 2);
     one_graph("region", region, 1);
     one_graph("shuffle", shuffle, 3);
+    one_graph("movement", movement, 1);
     wnn_context_release(ctx);
     TEST_DONE();
 }
