@@ -204,13 +204,18 @@ static size_t threads_wanted(void);
 static void team_start(void)
 {
 #ifndef WNN__POOL_NO_OPENMP
-    /* Unset, the team is for 4 threads and more: with 2 or 3, two pools cost
-    ** little, and on a loaded machine a team's end-of-region barrier waits
-    ** for a thread the scheduler has not run (a 2-core machine at load 8:
-    ** bert_encoder 16 ms on the pthread pool, 250 ms on the team), where the
-    ** pthread pool's caller simply does the chunks itself. */
+    /* Unset, the team is for 2 threads and more. On 2 cores the two pools
+    ** fought too: beside oneDNN's team, whose threads spin after each region,
+    ** wnn's own worker made a third runnable thread, and the runs fell into
+    ** a slow mode at random (idle 2-core machine, bench_models.py, pthread
+    ** pool -> team: resnet18 26.3 / 19.0 -> 17.7 / 19.0 ms, mobilenet_v2 8.0 /
+    ** 9.1 -> 4.9 / 5.3, efficientnet_b0 12.3 / 16.0 -> 9.3 / 9.6). With two
+    ** busy loops beside it, bert_encoder took 636 ms a run on the pthread
+    ** pool (OpenBLAS's threads spinning too) and 15 on the team; resnet18 71
+    ** and 180 (a team's end-of-region barrier waits for a thread the
+    ** scheduler has not run). */
     int mode = wnn__config_get()->cpu_openmp;
-    if (mode == 0 || (mode < 0 && threads_wanted() < 4))
+    if (mode == 0 || (mode < 0 && threads_wanted() < 2))
         return;
     void *h = dlopen("libgomp.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!h)
