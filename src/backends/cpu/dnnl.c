@@ -646,15 +646,12 @@ static bool window_in_padding(const wnn__ir *ir, const wnn__node *conv)
 }
 
 /* The threads a convolution is worth: one below CONV_MACS_PER_THREAD
-** multiply-adds, where a second thread the scheduler has not run holds up a
-** small convolution several times over on a loaded machine
-** (ppocr_mobile_v2_cls on 2 cores: 1.1 ms a run on 1 thread, 5 ms on 2),
-** and the pool's whole count above it. Nothing in between: when a parallel
-** region asks for fewer threads than the one before, libgomp lets the
-** surplus threads exit, and the next larger region creates them again
-** (mobilenet_v2 on 16 threads with a count per convolution: 51 threads
-** created per run, and slower on 16 threads than on 4). A region of one
-** thread leaves the team as it is. */
+** multiply-adds (on a loaded machine a second thread the scheduler has not
+** run holds up a small one: ppocr_mobile_v2_cls, 2 cores, 1.1 ms a run on 1
+** thread, 5 ms on 2), else the pool's whole count. Nothing in between: when
+** a region asks for fewer threads than the one before, libgomp lets the
+** surplus exit and the next larger region creates them again (mobilenet_v2,
+** 16 threads: 51 a run). A region of one thread leaves the team as it is. */
 #define CONV_MACS_PER_THREAD ((uint64_t)1 << 20)
 
 static size_t conv_threads(const wnn__ir *ir, const wnn__node *conv)
