@@ -76,9 +76,9 @@ static bool same_desc(const wnn__ir *ir, uint32_t a, uint32_t b)
            memcmp(x->shape, y->shape, x->rank * sizeof *x->shape) == 0;
 }
 
-/* Matches the chain from s's node; on success marks the skipped nodes and
-** returns the node computing y, else UINT32_MAX. */
-static uint32_t match(const chain_ctx *c, uint32_t first, bool *fused)
+/* Matches the chain from s's node; on success marks the skipped nodes, sets
+** *xp to the chain's x and returns the node computing y, else UINT32_MAX. */
+static uint32_t match(const chain_ctx *c, uint32_t first, bool *fused, uint32_t *xp)
 {
     const wnn__ir *ir = c->ir;
     const wnn__node *s = &ir->nodes[first];
@@ -131,6 +131,7 @@ static uint32_t match(const chain_ctx *c, uint32_t first, bool *fused)
         fused[n1] = true;
     if (n_half != UINT32_MAX)
         fused[n_half] = true;
+    *xp = x;
     return last;
 }
 
@@ -150,8 +151,7 @@ void wnn__cpu_fuse_gelu(const wnn__ir *ir, const int32_t *output_of, bool *fused
             const wnn__node *s = &ir->nodes[n];
             if (fused[n] || (s->op != WNN__OP_DIV && s->op != WNN__OP_MUL))
                 continue;
-            uint32_t x = s->op == WNN__OP_MUL && !isnan(scalar(ir, s->in[0])) ? s->in[1] : s->in[0];
-            uint32_t last = match(&c, n, fused);
+            uint32_t x, last = match(&c, n, fused, &x);
             if (last != UINT32_MAX)
                 gelu_of[last] = x;
         }
