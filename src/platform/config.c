@@ -58,6 +58,7 @@ static void read_all(void)
                                                     : WNN__CONV_AUTO;
     if (conv && config.cpu_conv == WNN__CONV_AUTO)
         fprintf(stderr, "wnn: WNN_CPU_CONV=%s is not gemm or direct; ignored\n", conv);
+    config.attention = on_unless_zero("WNN_ATTENTION");
     config.cuda_graphs = on_unless_zero("WNN_CUDA_GRAPHS");
     config.cuda_fusion = on_unless_zero("WNN_CUDA_FUSION");
     config.cuda_direct_conv = text("WNN_CUDA_DIRECT_CONV") != NULL;

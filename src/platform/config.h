@@ -39,6 +39,7 @@ typedef struct wnn__config {
     bool webgpu_debug;           /* WNN_WEBGPU_DEBUG set: the webgpu device explains refusals on stderr */
     uint32_t webgpu_split_kib;   /* WNN_WEBGPU_SPLIT_KIB: split dispatches over this binding size (tests) */
     bool webgpu_upload_pieces;   /* WNN_WEBGPU_UPLOAD=pieces: large writes as wgpuQueueWriteBuffer pieces */
+    bool attention;              /* WNN_ATTENTION=0 keeps attention chains unfused (backends/attention.c) */
 } wnn__config;
 
 /* The switches, read at the first call. Thread-safe. */

@@ -65,6 +65,9 @@ struct wnn__cpu_graph {
     uint32_t *alias;       /* per value: the constant whose bytes it views (alias_constants()), or WNN__NONE */
     uint32_t *same_as;     /* per value: the value whose bytes it is, for a reshape (alias_reshapes()), or WNN__NONE */
     uint32_t *gelu_of;     /* per node: x, where it computes gelu(x) for a fused chain (fuse_gelu.h), or WNN__NONE */
+    wnn__attention *attn;  /* the attention chains run as one kernel (backends/attention.h) */
+    uint32_t n_attn;
+    uint32_t *attn_at;     /* per node: the chain it runs, or UINT32_MAX */
     uint32_t *bias_of;     /* per node: a matmul's folded bias constant (fuse_matmul_bias()), or WNN__NONE */
     uint32_t *bias_out;    /* per node: the value the matmul with its bias writes */
     bool promoted;         /* float16 values are computed as float32 (promote()) */
@@ -322,6 +325,65 @@ static void alias_reshapes(wnn__cpu_graph *g)
     }
 }
 
+/* Attention chains whose operands are float32 here (float16 ones once the
+** graph is promoted) run as one kernel at the chain's last node
+** (k_attention.c); the other nodes are skipped. Called before
+** fuse_matmul_bias (which would take the first matmul and the mask) and
+** again after promote(). */
+static wnn_status fuse_attention(wnn__cpu_graph *g)
+{
+    const wnn__ir *ir = g->ir;
+    bool *taken = malloc((ir->n_nodes ? ir->n_nodes : 1) * sizeof *taken);
+    if (!taken)
+        return WNN_STATUS_OUT_OF_MEMORY;
+    for (uint32_t n = 0; n < ir->n_nodes; n++)
+        taken[n] = g->fused[n] || g->dnnl[n] || g->bias_of[n] != WNN__NONE || g->gelu_of[n] != WNN__NONE ||
+                   g->attn_at[n] != WNN__NONE;
+    wnn__attention *found;
+    uint32_t count;
+    wnn_status s = wnn__attention_find(ir, taken, &found, &count);
+    free(taken);
+    wnn__attention *grown = s == WNN_OK && count ? realloc(g->attn, (g->n_attn + count) * sizeof *grown) : g->attn;
+    if (s != WNN_OK || (count && !grown)) {
+        free(found);
+        return s != WNN_OK ? s : WNN_STATUS_OUT_OF_MEMORY;
+    }
+    g->attn = grown;
+    for (uint32_t i = 0; i < count; i++) {
+        const wnn__attention *a = &found[i];
+        uint32_t vals[5] = {a->q.value, a->kt.value, a->v.value, a->out.value, a->has_mask ? a->mask.value : a->q.value};
+        bool f32 = true;
+        for (int k = 0; k < 5; k++)
+            f32 = f32 && g->views[vals[k]].desc.data_type == WNN_DATA_TYPE_FLOAT32;
+        if (!f32)
+            continue;
+        for (uint32_t k = 0; k < a->n_nodes; k++)
+            g->fused[a->nodes[k]] = a->nodes[k] != a->last;
+        g->attn[g->n_attn] = *a;
+        g->attn_at[a->last] = g->n_attn++;
+    }
+    free(found);
+    return WNN_OK;
+}
+
+/* The values node n reads besides its inputs: x of a fused gelu, the
+** operands of an attention chain. Returns how many (at most 5). */
+static uint32_t reads_beside(const wnn__cpu_graph *g, uint32_t n, uint32_t *v)
+{
+    uint32_t k = 0;
+    if (g->gelu_of[n] != WNN__NONE)
+        v[k++] = g->gelu_of[n];
+    if (g->attn_at[n] != UINT32_MAX) {
+        const wnn__attention *a = &g->attn[g->attn_at[n]];
+        v[k++] = a->q.value;
+        v[k++] = a->kt.value;
+        v[k++] = a->v.value;
+        if (a->has_mask)
+            v[k++] = a->mask.value;
+    }
+    return k;
+}
+
 static bool in_arena(const wnn__cpu_graph *g, uint32_t v)
 {
     if (g->alias[v] != WNN__NONE)
@@ -342,9 +404,12 @@ static wnn_status plan(wnn__cpu_graph *g)
         return WNN_STATUS_OUT_OF_MEMORY;
     }
     wnn__ir_last_use(ir, last_use);
-    for (uint32_t n = 0; n < ir->n_nodes; n++) /* a fused gelu reads its x where the chain ends */
-        if (g->gelu_of[n] != WNN__NONE && last_use[g->gelu_of[n]] < n)
-            last_use[g->gelu_of[n]] = n;
+    for (uint32_t n = 0; n < ir->n_nodes; n++) { /* a fused chain reads its operands where it ends */
+        uint32_t extra[5], k = reads_beside(g, n, extra);
+        while (k-- > 0)
+            if (last_use[extra[k]] < n)
+                last_use[extra[k]] = n;
+    }
     for (uint32_t v = 0; v < ir->n_values; v++) /* a reshape's block is its source's, alive for both */
         if (g->same_as[v] != WNN__NONE && last_use[g->same_as[v]] < last_use[v])
             last_use[g->same_as[v]] = last_use[v];
@@ -375,8 +440,9 @@ static wnn_status plan(wnn__cpu_graph *g)
         }
         /* blocks whose last reader is this node are free for the next one;
         ** outputs' stay until the run narrows them */
-        for (uint32_t j = 0; j <= node->n_in; j++) {
-            uint32_t v = j < node->n_in ? node->in[j] : g->gelu_of[n];
+        uint32_t extra[5], n_extra = reads_beside(g, n, extra);
+        for (uint32_t j = 0; j < node->n_in + n_extra; j++) {
+            uint32_t v = j < node->n_in ? node->in[j] : extra[j - node->n_in];
             if (v != WNN__NONE && g->same_as[v] != WNN__NONE)
                 v = g->same_as[v];
             if (v != WNN__NONE && last_use[v] == n && g->offset[v] != SIZE_MAX && g->output_of[v] < 0)
@@ -464,7 +530,8 @@ wnn_status wnn__cpu_graph_plan(const wnn__ir *ir, wnn__cpu_graph **out)
     g->bias_out = malloc((ir->n_nodes ? ir->n_nodes : 1) * sizeof *g->bias_out);
     g->gelu_of = malloc((ir->n_nodes ? ir->n_nodes : 1) * sizeof *g->gelu_of);
     g->same_as = malloc(nv * sizeof *g->same_as);
-    if (!g->offset || !g->output_of || !g->views || !g->scratch || !g->dnnl || !g->fused || !g->bytes || !g->alias ||
+    g->attn_at = malloc((ir->n_nodes ? ir->n_nodes : 1) * sizeof *g->attn_at);
+    if (!g->attn_at || !g->offset || !g->output_of || !g->views || !g->scratch || !g->dnnl || !g->fused || !g->bytes || !g->alias ||
         !g->bias_of || !g->bias_out || !g->gelu_of || !g->same_as) {
         wnn__cpu_graph_free(g);
         return WNN_STATUS_OUT_OF_MEMORY;
@@ -480,15 +547,19 @@ wnn_status wnn__cpu_graph_plan(const wnn__ir *ir, wnn__cpu_graph **out)
     for (uint32_t i = ir->n_outputs; i-- > 0;)
         g->output_of[ir->output_values[i]] = (int32_t)i;
     for (uint32_t n = 0; n < ir->n_nodes; n++)
-        g->bias_of[n] = g->bias_out[n] = g->gelu_of[n] = WNN__NONE;
+        g->bias_of[n] = g->bias_out[n] = g->gelu_of[n] = g->attn_at[n] = WNN__NONE;
     alias_constants(g);
     wnn_status s = compile_dnnl(g);
+    if (s == WNN_OK)
+        s = fuse_attention(g);
     if (s == WNN_OK)
         fuse_matmul_bias(g);
     if (s == WNN_OK && promote(g))
         s = promote_values(g);
     if (s == WNN_OK) /* after promote(): the chain's nodes keep their meaning in float32 */
         wnn__cpu_fuse_gelu(ir, g->output_of, g->fused, g->gelu_of);
+    if (s == WNN_OK)
+        s = fuse_attention(g);
     if (s == WNN_OK)
         alias_reshapes(g);
     if (s == WNN_OK)
@@ -514,7 +585,8 @@ void wnn__cpu_graph_census(const wnn__cpu_graph *g, uint32_t *transposes, uint32
 {
     *transposes = *reorders = 0;
     for (uint32_t n = 0; n < g->ir->n_nodes; n++) {
-        *transposes += !g->fused[n] && !g->dnnl[n] && g->ir->nodes[n].op == WNN__OP_TRANSPOSE;
+        *transposes += !g->fused[n] && !g->dnnl[n] && g->attn_at[n] == WNN__NONE &&
+                       g->ir->nodes[n].op == WNN__OP_TRANSPOSE;
         *reorders += g->dnnl[n] ? wnn__dnnl_node_reorders(g->dnnl[n]) : 0;
     }
 }
@@ -555,6 +627,8 @@ void wnn__cpu_graph_free(wnn__cpu_graph *g)
     free(g->bias_of);
     free(g->gelu_of);
     free(g->same_as);
+    free(g->attn);
+    free(g->attn_at);
     free(g->bias_out);
     wnn__cpu_layout_free(g->layout);
     for (uint32_t v = 0; g->const32 && v < g->ir->n_values; v++)
@@ -566,24 +640,28 @@ void wnn__cpu_graph_free(wnn__cpu_graph *g)
 /* WNN_CPU_PROFILE: each operator's calls and time over the process (a
 ** oneDNN convolution counts as conv2d with what it fused), printed to stderr
 ** at exit, the costliest first. */
+/* the profile's row for fused attention chains, after the operators' */
+#define WNN__PROF_ATTENTION WNN__OP_COUNT
+#define PROF_ROWS (WNN__OP_COUNT + 1)
+
 static struct {
     pthread_once_t once;
-    atomic_ulong calls[WNN__OP_COUNT];
-    atomic_ulong ns[WNN__OP_COUNT];
+    atomic_ulong calls[PROF_ROWS];
+    atomic_ulong ns[PROF_ROWS];
 } g_prof = {.once = PTHREAD_ONCE_INIT};
 
 static void prof_print(void)
 {
     unsigned long total = 0;
-    for (int op = 0; op < WNN__OP_COUNT; op++)
+    for (int op = 0; op < PROF_ROWS; op++)
         total += atomic_load(&g_prof.ns[op]);
     fprintf(stderr, "wnn cpu profile (WNN_CPU_PROFILE): %.3f ms in operators, %u threads\n", total / 1e6,
             (unsigned)wnn__pool_size());
     fprintf(stderr, "%-24s %10s %12s %10s %6s\n", "operator", "calls", "total ms", "mean us", "share");
-    bool shown[WNN__OP_COUNT] = {false};
+    bool shown[PROF_ROWS] = {false};
     for (;;) {
         int best = -1;
-        for (int op = 0; op < WNN__OP_COUNT; op++)
+        for (int op = 0; op < PROF_ROWS; op++)
             if (!shown[op] && atomic_load(&g_prof.calls[op]) &&
                 (best < 0 || atomic_load(&g_prof.ns[op]) > atomic_load(&g_prof.ns[best])))
                 best = op;
@@ -591,7 +669,7 @@ static void prof_print(void)
             break;
         shown[best] = true;
         unsigned long calls = atomic_load(&g_prof.calls[best]), ns = atomic_load(&g_prof.ns[best]);
-        fprintf(stderr, "%-24s %10lu %12.3f %10.2f %5.1f%%\n", wnn__op_name((wnn__op)best), calls, ns / 1e6,
+        fprintf(stderr, "%-24s %10lu %12.3f %10.2f %5.1f%%\n", best == WNN__PROF_ATTENTION ? "attention (fused)" : wnn__op_name((wnn__op)best), calls, ns / 1e6,
                 ns / 1e3 / (double)calls, total ? 100.0 * ns / total : 0.0);
     }
 }
@@ -605,7 +683,7 @@ static uint64_t now_ns(void)
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-static void prof_add(wnn__op op, uint64_t since)
+static void prof_add(int op, uint64_t since)
 {
     atomic_fetch_add_explicit(&g_prof.calls[op], 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&g_prof.ns[op], now_ns() - since, memory_order_relaxed);
@@ -661,6 +739,14 @@ static wnn_status run_here(wnn__cpu_graph *g, void *const *inputs, void *const *
             wnn_status s = wnn__k_matmul_bias(node, in, &g->views[g->bias_of[n]], out);
             if (s != WNN_OK)
                 return s;
+            continue;
+        }
+        if (g->attn_at[n] != WNN__NONE) {
+            wnn_status s = wnn__k_attention(&g->attn[g->attn_at[n]], g->views);
+            if (s != WNN_OK)
+                return s;
+            if (profile)
+                prof_add(WNN__PROF_ATTENTION, t0);
             continue;
         }
         if (g->gelu_of[n] != WNN__NONE) {

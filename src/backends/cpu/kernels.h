@@ -10,6 +10,7 @@
 #ifndef WNN_BACKENDS_CPU_KERNELS_H
 #define WNN_BACKENDS_CPU_KERNELS_H
 
+#include "backends/attention.h"
 #include "core/ir.h"
 #include "core/shape.h"
 #include "platform/pool.h"
@@ -72,6 +73,9 @@ wnn_status wnn__k_matmul(const wnn__node *node, const wnn__view *in, const wnn__
 wnn_status wnn__k_matmul_bias(const wnn__node *node, const wnn__view *in, const wnn__view *bias, const wnn__view *out);
 wnn_status wnn__k_gemm(const wnn__node *node, const wnn__view *in, const wnn__view *out);
 /* k_softmax.c */
+/* An attention chain (backends/attention.h) over views indexed by value
+** id, all float32 (k_attention.c). */
+wnn_status wnn__k_attention(const wnn__attention *a, const wnn__view *views);
 wnn_status wnn__k_softmax(const wnn__node *node, const wnn__view *in, const wnn__view *out);
 /* k_conv.c, k_pool.c, k_resample.c */
 wnn_status wnn__k_conv2d(const wnn__node *node, const wnn__view *in, const wnn__view *out);

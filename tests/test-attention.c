@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+** test-attention.c -- attention as exporters spell it (matmul, scalings,
+** the add of a mask, softmax, matmul), which backends run as one kernel
+** (backends/attention.h): in four layouts (plain; BERT's, with transposes
+** around the chain; a key transposed on its last two axes; keys and values
+** broadcast over a batch axis), five placements of the scale, three of the
+** mask, both float types, on random sizes, against the formula in double.
+** Each graph's IR is searched too: the chain must be found once (none for
+** the spellings that must not fuse: a softmax also read as a graph output,
+** a scale applied after the mask, which scales the mask as well), and the
+** cpu device's plan of it must have run no transpose (they become strides).
+** With WNN_ATTENTION=0 (ctest's test-attention-unfused) nothing is found
+** and the same values come node by node.
+*/
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/attention.h"
+#include "backends/cpu/cpu_graph.h"
+#include "core/half.h"
+#include "core/internal.h"
+#include "platform/config.h"
+#include "test.h"
+#include "wnn/wnn.h"
+
+static wnn_context *ctx;
+static uint32_t seed = 3;
+
+static uint32_t rnd(uint32_t n)
+{
+    seed = seed * 1664525u + 1013904223u;
+    return (seed >> 8) % n;
+}
+
+enum { L_PLAIN, L_BERT, L_KEY_T, L_BROADCAST, L_COUNT };
+enum { S_NONE, S_DIV_Q, S_MUL_QK, S_DIV_S, S_MUL_S_DIV_Q, S_COUNT };
+enum { M_NONE, M_ROW, M_INPUT, M_COUNT };
+enum { NEG_NONE, NEG_SOFTMAX_OUT, NEG_SCALE_AFTER_MASK };
+
+typedef struct problem {
+    int layout, scale, mask, neg;
+    bool half;
+    uint32_t batch, m, n, d, e; /* batch: 6 = [2, 3] or [6] */
+    float *q, *k, *v, *mk;      /* logical: [batch][m][d], [batch][n][d], [batch][n][e], mask [batch][m][n] */
+} problem;
+
+static float value(bool half, float x) { return half ? wnn__half_to_float(wnn__float_to_half(x)) : x; }
+
+static void fill(float *x, size_t n, bool half, float scale)
+{
+    for (size_t i = 0; i < n; i++)
+        x[i] = value(half, ((float)rnd(2001) / 1000.0f - 1.0f) * scale);
+}
+
+static wnn_data_type type_of(const problem *p) { return p->half ? WNN_DATA_TYPE_FLOAT16 : WNN_DATA_TYPE_FLOAT32; }
+
+static wnn_operand *scalar(wnn_graph_builder *b, const problem *p, double v)
+{
+    return wnn_graph_builder_constant_scalar(b, type_of(p), v);
+}
+
+/* A tensor holding floats (as float16 when p->half). */
+static wnn_tensor *tensor_of(const problem *p, uint32_t rank, const uint32_t *shape, const float *x, bool out)
+{
+    wnn_tensor_desc td = WNN_TENSOR_DESC_INIT;
+    td.data_type = type_of(p);
+    td.rank = rank;
+    size_t n = 1;
+    for (uint32_t i = 0; i < rank; i++)
+        n *= td.shape[i] = shape[i];
+    td.readable = out;
+    td.writable = true;
+    wnn_tensor *t;
+    CHECK_OK(wnn_context_create_tensor(ctx, &td, &t));
+    if (x) {
+        if (p->half) {
+            uint16_t *h = malloc(n * 2);
+            for (size_t i = 0; i < n; i++)
+                h[i] = wnn__float_to_half(x[i]);
+            CHECK_OK(wnn_context_write_tensor(ctx, t, h, n * 2));
+            free(h);
+        } else {
+            CHECK_OK(wnn_context_write_tensor(ctx, t, x, n * 4));
+        }
+    }
+    return t;
+}
+
+/* The raw bytes of an operand in its layout: element (bt, r, c) of the
+** logical [batch][rows][cols] at raw[(r * batch + bt) * cols + c] when
+** interleaved (BERT's [rows, batch, cols]), else [bt][r][c]; transposed
+** swaps rows and cols in the raw layout. */
+static float *raw_of(const float *x, uint32_t batch, uint32_t rows, uint32_t cols, bool interleaved, bool transposed)
+{
+    float *r = malloc((size_t)batch * rows * cols * sizeof *r);
+    for (uint32_t bt = 0; bt < batch; bt++)
+        for (uint32_t i = 0; i < rows; i++)
+            for (uint32_t j = 0; j < cols; j++) {
+                float v = x[((size_t)bt * rows + i) * cols + j];
+                size_t at = interleaved  ? ((size_t)i * batch + bt) * cols + j
+                            : transposed ? ((size_t)bt * cols + j) * rows + i
+                                         : ((size_t)bt * rows + i) * cols + j;
+                r[at] = v;
+            }
+    return r;
+}
+
+static void run(problem *p)
+{
+    const uint32_t B = p->batch, M = p->m, N = p->n, D = p->d, E = p->e;
+    bool bert = p->layout == L_BERT;
+    uint32_t rank = bert ? 3 : 4;
+    /* logical values */
+    size_t nq = (size_t)B * M * D, nk = (size_t)B * N * D, nv = (size_t)B * N * E, nm = (size_t)B * M * N;
+    p->q = malloc(nq * 4), p->k = malloc(nk * 4), p->v = malloc(nv * 4), p->mk = calloc(nm, 4);
+    fill(p->q, nq, p->half, 2.0f);
+    fill(p->k, nk, p->half, 2.0f);
+    fill(p->v, nv, p->half, 1.0f);
+    if (p->layout == L_BROADCAST) /* keys and values shared by the 2 outer batches */
+        for (uint32_t bt = 3; bt < 6; bt++) {
+            memcpy(p->k + (size_t)bt * N * D, p->k + (size_t)(bt - 3) * N * D, (size_t)N * D * 4);
+            memcpy(p->v + (size_t)bt * N * E, p->v + (size_t)(bt - 3) * N * E, (size_t)N * E * 4);
+        }
+    float *row = malloc(N * 4), *mask_in = malloc((size_t)2 * M * N * 4);
+    fill(row, N, p->half, 3.0f);
+    fill(mask_in, (size_t)2 * M * N, p->half, 3.0f);
+    for (uint32_t i = 0; i < 2 * M * N; i += 7)
+        mask_in[i] = -10000.0f; /* masked out */
+    for (uint32_t bt = 0; bt < B; bt++)
+        for (uint32_t i = 0; i < M; i++)
+            for (uint32_t j = 0; j < N; j++)
+                p->mk[((size_t)bt * M + i) * N + j] = p->mask == M_ROW     ? row[j]
+                                                      : p->mask == M_INPUT ? mask_in[((size_t)(bt / 3) * M + i) * N + j]
+                                                                           : 0.0f;
+
+    /* the graph */
+    wnn_graph_builder *b;
+    CHECK_OK(wnn_graph_builder_create(ctx, &b));
+    uint32_t qs[4] = {2, 3, M, D}, ks[4] = {2, 3, D, N}, vs[4] = {2, 3, N, E};
+    if (bert) {
+        qs[0] = M, qs[1] = B, qs[2] = D;
+        ks[0] = N, ks[1] = B, ks[2] = D;
+        vs[0] = N, vs[1] = B, vs[2] = E;
+    } else if (p->layout == L_KEY_T) {
+        ks[2] = N, ks[3] = D;
+    } else if (p->layout == L_BROADCAST) {
+        ks[0] = 3, ks[1] = D, ks[2] = N; /* rank 3: [3, D, N] */
+        vs[0] = 1;
+    }
+    uint32_t k_rank = p->layout == L_BROADCAST ? 3 : rank;
+    wnn_operand_desc qd = {type_of(p), rank, {0}}, kd = {type_of(p), k_rank, {0}}, vd = {type_of(p), rank, {0}};
+    memcpy(qd.shape, qs, sizeof qs), memcpy(kd.shape, ks, sizeof ks), memcpy(vd.shape, vs, sizeof vs);
+    wnn_operand *q = wnn_graph_builder_input(b, "q", &qd), *kt = wnn_graph_builder_input(b, "k", &kd),
+                *v = wnn_graph_builder_input(b, "v", &vd);
+    static const uint32_t p102[3] = {1, 0, 2}, p120[3] = {1, 2, 0}, p0132[4] = {0, 1, 3, 2};
+    if (bert) {
+        q = wnn_transpose(b, q, p102);
+        kt = wnn_transpose(b, kt, p120);
+        v = wnn_transpose(b, v, p102);
+    } else if (p->layout == L_KEY_T) {
+        kt = wnn_transpose(b, kt, p0132);
+    }
+    double scale = 1.0;
+    if (p->scale == S_DIV_Q)
+        q = wnn_div(b, q, scalar(b, p, 8.0)), scale = 0.125;
+    if (p->scale == S_MUL_QK) {
+        q = wnn_mul(b, scalar(b, p, 0.5), q);
+        kt = wnn_mul(b, kt, scalar(b, p, 0.25));
+        scale = 0.125;
+    }
+    if (p->scale == S_MUL_S_DIV_Q)
+        q = wnn_div(b, q, scalar(b, p, 2.0));
+    wnn_operand *s = wnn_matmul(b, q, kt);
+    if (p->scale == S_DIV_S)
+        s = wnn_div(b, s, scalar(b, p, 4.0)), scale = 0.25;
+    if (p->scale == S_MUL_S_DIV_Q)
+        s = wnn_mul(b, s, scalar(b, p, 0.3)), scale = 0.5 * value(p->half, 0.3f);
+    wnn_operand *mask_op = NULL;
+    if (p->mask == M_ROW) {
+        wnn_operand_desc md = {type_of(p), 2, {1, N}};
+        uint16_t *h = malloc(N * 2);
+        for (uint32_t j = 0; j < N; j++)
+            h[j] = wnn__float_to_half(row[j]);
+        s = wnn_add(b, s, wnn_graph_builder_constant(b, &md, p->half ? (void *)h : (void *)row, N * (p->half ? 2 : 4)));
+        free(h);
+    } else if (p->mask == M_INPUT) {
+        wnn_operand_desc md = {type_of(p), rank, {2, 1, M, N}};
+        if (bert)
+            md.shape[0] = B, md.shape[1] = M, md.shape[2] = N;
+        mask_op = wnn_graph_builder_input(b, "mask", &md);
+        s = wnn_add(b, mask_op, s);
+    }
+    double after = 1.0;
+    if (p->neg == NEG_SCALE_AFTER_MASK)
+        s = wnn_mul(b, s, scalar(b, p, 0.5)), after = 0.5;
+    wnn_operand *sm = wnn_softmax(b, s, rank - 1);
+    wnn_operand *o = wnn_matmul(b, sm, v);
+    if (bert)
+        o = wnn_transpose(b, o, p102);
+    wnn_named_operand outs[2] = {{"o", o}, {"p", sm}};
+    uint32_t n_out = p->neg == NEG_SOFTMAX_OUT ? 2 : 1;
+    CHECK(o != NULL);
+
+    wnn__ir ir;
+    CHECK_OK(wnn__ir_extract(b, outs, n_out, &ir));
+    wnn__attention *found;
+    uint32_t count;
+    CHECK_OK(wnn__attention_find(&ir, NULL, &found, &count));
+    uint32_t want_chains = p->neg == NEG_NONE && wnn__config_get()->attention ? 1 : 0;
+    if (count != want_chains)
+        fprintf(stderr, "attention layout %d scale %d mask %d neg %d: %u chains found, want %u\n", p->layout,
+                p->scale, p->mask, p->neg, count, want_chains);
+    CHECK(count == want_chains);
+    if (count == 1) {
+        CHECK(fabs(found[0].scale - scale) <= 1e-6 * scale);
+        CHECK(found[0].has_mask == (p->mask != M_NONE));
+        CHECK(found[0].out.value == ir.output_values[0]);
+        CHECK(found[0].n_nodes == ir.n_nodes); /* every node of these graphs is the chain's */
+    }
+    free(found);
+    /* the cpu plan runs the chain: none of its transposes is left */
+    wnn__cpu_graph *cg = NULL;
+    CHECK_OK(wnn__cpu_graph_plan(&ir, &cg));
+    uint32_t transposes = UINT32_MAX, reorders;
+    if (cg)
+        wnn__cpu_graph_census(cg, &transposes, &reorders);
+    uint32_t written = bert ? 4 : p->layout == L_KEY_T ? 1 : 0;
+    if (transposes != (count ? 0 : written))
+        fprintf(stderr, "layout %d scale %d mask %d half %d: %u transposes planned\n", p->layout, p->scale, p->mask, p->half, transposes);
+    CHECK(transposes == (count ? 0 : written));
+    wnn__cpu_graph_free(cg);
+    wnn__ir_free(&ir);
+
+    wnn_graph *g;
+    CHECK_OK(wnn_graph_builder_build(b, outs, n_out, &g));
+    wnn_graph_builder_release(b);
+
+    /* the inputs in their layouts */
+    float *rq = raw_of(p->q, B, M, D, bert, false);
+    float *rk = p->layout == L_KEY_T || bert ? raw_of(p->k, B, N, D, bert, false) : raw_of(p->k, B, N, D, false, true);
+    float *rv = raw_of(p->v, B, N, E, bert, false);
+    wnn_tensor *tq = tensor_of(p, rank, qs, rq, false), *tk = tensor_of(p, k_rank, ks, rk, false),
+               *tv = tensor_of(p, rank, vs, rv, false);
+    uint32_t os[4] = {2, 3, M, E}, ps[4] = {2, 3, M, N};
+    if (bert)
+        os[0] = M, os[1] = B, os[2] = E, ps[0] = B, ps[1] = M, ps[2] = N;
+    wnn_tensor *to = tensor_of(p, rank, os, NULL, true), *tp = tensor_of(p, rank, ps, NULL, true), *tm = NULL;
+    wnn_named_tensor ins[4] = {{"q", tq}, {"k", tk}, {"v", tv}, {"mask", NULL}};
+    uint32_t n_in = 3;
+    if (mask_op) {
+        uint32_t ms[4] = {2, 1, M, N};
+        if (bert) /* [6, M, N]: its own mask per batch, from the two halves */
+            ms[0] = B, ms[1] = M, ms[2] = N;
+        float *m6 = NULL;
+        if (bert) {
+            m6 = malloc(nm * 4);
+            memcpy(m6, p->mk, nm * 4);
+        }
+        tm = tensor_of(p, rank, ms, bert ? m6 : mask_in, false);
+        free(m6);
+        ins[3].tensor = tm;
+        n_in = 4;
+    }
+    wnn_named_tensor named_out[2] = {{"o", to}, {"p", tp}};
+    CHECK_OK(wnn_context_dispatch(ctx, g, ins, n_in, named_out, n_out));
+    size_t no = (size_t)B * M * E;
+    float *got = malloc(no * 4);
+    if (p->half) {
+        uint16_t *h = malloc(no * 2);
+        CHECK_OK(wnn_context_read_tensor_sync(ctx, to, h, no * 2));
+        for (size_t i = 0; i < no; i++)
+            got[i] = wnn__half_to_float(h[i]);
+        free(h);
+    } else {
+        CHECK_OK(wnn_context_read_tensor_sync(ctx, to, got, no * 4));
+    }
+
+    /* the formula in double, compared in the output's layout */
+    int bad = 0;
+    double tol = p->half ? 8e-3 : 2e-5;
+    double *sc = malloc(N * sizeof *sc);
+    for (uint32_t bt = 0; bt < B; bt++)
+        for (uint32_t i = 0; i < M; i++) {
+            double mx = -INFINITY, sum = 0;
+            for (uint32_t j = 0; j < N; j++) {
+                double dot = 0;
+                for (uint32_t c = 0; c < D; c++)
+                    dot += (double)p->q[((size_t)bt * M + i) * D + c] * p->k[((size_t)bt * N + j) * D + c];
+                sc[j] = (dot * scale + p->mk[((size_t)bt * M + i) * N + j]) * after;
+                mx = fmax(mx, sc[j]);
+            }
+            for (uint32_t j = 0; j < N; j++)
+                sum += sc[j] = exp(sc[j] - mx);
+            for (uint32_t c = 0; c < E; c++) {
+                double want = 0;
+                for (uint32_t j = 0; j < N; j++)
+                    want += sc[j] / sum * p->v[((size_t)bt * N + j) * E + c];
+                size_t at = bert ? ((size_t)i * B + bt) * E + c : ((size_t)bt * M + i) * E + c;
+                if (!(fabs(got[at] - want) <= tol * (1 + fabs(want))) && bad++ < 3)
+                    fprintf(stderr, "attention layout %d scale %d mask %d neg %d%s [%u,%u,%u,%u,%u]: o[%u][%u][%u] = %.7g, want %.7g\n",
+                            p->layout, p->scale, p->mask, p->neg, p->half ? " f16" : "", B, M, N, D, E, bt, i, c,
+                            got[at], want);
+            }
+        }
+    CHECK(bad == 0);
+    free(sc);
+    free(got);
+    free(rq), free(rk), free(rv), free(row), free(mask_in);
+    free(p->q), free(p->k), free(p->v), free(p->mk);
+    wnn_tensor_release(tq), wnn_tensor_release(tk), wnn_tensor_release(tv), wnn_tensor_release(to);
+    wnn_tensor_release(tp);
+    if (tm)
+        wnn_tensor_release(tm);
+    wnn_graph_release(g);
+}
+
+int main(void)
+{
+    wnn_context_options o = WNN_CONTEXT_OPTIONS_INIT;
+    o.device = test_device();
+    if (wnn_context_create(&o, &ctx) != WNN_OK) {
+        fprintf(stderr, "no %s device: %s\n", o.device, wnn_last_error_message());
+        return 77;
+    }
+    static const uint32_t ms[] = {1, 5, 37, 128}, ns[] = {1, 7, 64, 200}, ds[] = {8, 16, 64}, es[] = {8, 12, 64};
+    for (int layout = 0; layout < L_COUNT; layout++)
+        for (int scale = 0; scale < S_COUNT; scale++)
+            for (int mask = 0; mask < M_COUNT; mask++)
+                for (int half = 0; half < 2; half++) {
+                    problem p = {layout, scale, mask, NEG_NONE, half, 6, ms[rnd(4)], ns[rnd(4)], ds[rnd(3)],
+                                 es[rnd(3)], NULL, NULL, NULL, NULL};
+                    run(&p);
+                }
+    for (int half = 0; half < 2; half++) {
+        problem a = {L_BERT, S_DIV_Q, M_NONE, NEG_SOFTMAX_OUT, half, 6, 5, 7, 8, 12, NULL, NULL, NULL, NULL};
+        run(&a);
+        problem c = {L_PLAIN, S_NONE, M_ROW, NEG_SCALE_AFTER_MASK, half, 6, 37, 64, 16, 8, NULL, NULL, NULL, NULL};
+        run(&c);
+    }
+    wnn_context_release(ctx);
+    TEST_DONE();
+}
