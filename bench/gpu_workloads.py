@@ -138,6 +138,38 @@ def attention(dt):
     return inputs, {}, build, torch_fn
 
 
+def attention_sdpa(dt):
+    """The same graph against PyTorch's fused scaled_dot_product_attention."""
+    inputs, params, build, _ = attention(dt)
+
+    def torch_fn(t, q):
+        return F.scaled_dot_product_attention(t["q"], t["k"], t["v"], scale=0.125)
+
+    return inputs, params, build, torch_fn
+
+
+def attention_bert(dt):
+    """BERT's spelling at batch 32: heads split by reshape and transposes, q scaled, a padding mask."""
+    seq, heads, width = 128, 12, 64
+    inputs = {n: rand((seq, 32 * heads, width), seed=i + 1) for i, n in enumerate(("q", "k", "v"))}
+    mask = np.where(np.arange(seq) % 9 == 8, -10000.0, 0.0).astype(np.float32).reshape(1, 1, seq)
+    p = {"mask": mask}
+
+    def build(g):
+        q, k, v = (g.input(n, (seq, 32 * heads, width), dt) for n in ("q", "k", "v"))
+        q = g.div(g.transpose(q, permutation=[1, 0, 2]), g.constant(8.0, dtype=dt))
+        s = g.matmul(q, g.transpose(k, permutation=[1, 2, 0]))
+        s = g.add(s, g.constant(mask.astype(NP[dt])))
+        o = g.matmul(g.softmax(s, 2), g.transpose(v, permutation=[1, 0, 2]))
+        return g.transpose(o, permutation=[1, 0, 2])
+
+    def torch_fn(t, q):
+        s = torch.matmul(t["q"].transpose(0, 1) / 8.0, t["k"].permute(1, 2, 0)) + q["mask"]
+        return torch.matmul(torch.softmax(s, -1), t["v"].transpose(0, 1)).transpose(0, 1).contiguous()
+
+    return inputs, p, build, torch_fn
+
+
 def layer_norm(dt):
     x = rand((16384, 1024), seed=1)
     p = {"g": rand((1024,), 0.5, 1.5, seed=2), "be": rand((1024,), -0.1, 0.1, seed=3)}
@@ -183,6 +215,8 @@ WORKLOADS = [
     ("ResNet basic block (conv-bn-relu-conv-bn-add-relu), [32,64,56,56]", resnet_block),
     ("transformer MLP (layerNorm, 768->3072, gelu, 3072->768, add), [8,512,768]", mlp),
     ("attention, unfused (matmul, scale, softmax, matmul), [8,12,512,64]", attention),
+    ("attention [8,12,512,64] beside PyTorch's fused scaled_dot_product_attention", attention_sdpa),
+    ("attention as BERT spells it (transposes, scaled q, mask), [32x12,128,64]", attention_bert),
     ("layerNormalization [16384,1024]", layer_norm),
     ("gelu [8192,8192]", unary("gelu", lambda g, x: g.gelu(x), F.gelu)),
     ("reduceSum [8192,8192], last axis", unary("sum", lambda g, x: g.reduceSum(x, axes=[1]), lambda x: x.sum(1))),
