@@ -325,13 +325,16 @@ int main(void)
         fprintf(stderr, "no %s device: %s\n", o.device, wnn_last_error_message());
         return 77;
     }
-    static const uint32_t ms[] = {1, 5, 37, 128}, ns[] = {1, 7, 64, 200}, ds[] = {8, 16, 64}, es[] = {8, 12, 64};
+    /* widths: mostly equal, as the cuda kernel's are (16 to 128), some not */
+    static const uint32_t ms[] = {1, 5, 37, 128}, ns[] = {1, 7, 64, 200}, ds[] = {8, 16, 32, 64, 128},
+                          es[] = {8, 12, 64};
     for (int layout = 0; layout < L_COUNT; layout++)
         for (int scale = 0; scale < S_COUNT; scale++)
             for (int mask = 0; mask < M_COUNT; mask++)
                 for (int half = 0; half < 2; half++) {
-                    problem p = {layout, scale, mask, NEG_NONE, half, 6, ms[rnd(4)], ns[rnd(4)], ds[rnd(3)],
-                                 es[rnd(3)], NULL, NULL, NULL, NULL};
+                    uint32_t d = ds[rnd(5)], e = rnd(3) ? d : es[rnd(3)];
+                    problem p = {layout, scale, mask, NEG_NONE, half, 6, ms[rnd(4)], ns[rnd(4)], d, e,
+                                 NULL, NULL, NULL, NULL};
                     run(&p);
                 }
     for (int half = 0; half < 2; half++) {

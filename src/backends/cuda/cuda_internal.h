@@ -138,6 +138,12 @@ wnn_status wnn__cu_fuse(const wnn__ir *ir, wnn__cu_node *nodes, bool *internal, 
 ** wnn__cu_fuse; fails only for OUT_OF_MEMORY. Called before it. */
 wnn_status wnn__cu_matmul_fold(const wnn__ir *ir, wnn__cu_node *nodes, bool *internal, uint32_t *pos);
 
+/* (ops_attention.c) Runs the attention chains of ir (backends/attention.h)
+** that the fused kernel takes as one kernel at the chain's last node; the
+** chain's other nodes get no run, their results internal, pos the last
+** node. Called before wnn__cu_matmul_fold. Fails only for OUT_OF_MEMORY. */
+wnn_status wnn__cu_attention_fold(const wnn__ir *ir, wnn__cu_node *nodes, bool *internal, uint32_t *pos);
+
 /* ---- cuDNN (cuda_dnn.c) ---------------------------------------------------------- */
 
 /* Moves conv2d nodes that cuDNN 9 takes onto it (libcudnn.so.9 is loaded

@@ -325,6 +325,25 @@ typedef struct wnn__cu_rnn {
 } wnn__cu_rnn;
 /* gru, first half: r = act0(...); with reset_after gh's new gate becomes
 ** r * (rb + gh), else rh = r * h (for the product that follows). */
+/* ---- attention (kernels_attention.cu) ------------------------------------ */
+
+/* An attention chain (backends/attention.h): out = softmax(scale * q kt +
+** mask) v per batch, every operand through element strides (its batch
+** axes, then its two matrix axes; 0 where it broadcasts). */
+typedef struct wnn__cu_attention {
+    uint32_t batch_rank;
+    uint32_t batch[WNN_MAX_RANK];
+    uint32_t batches, m, n, d, e;
+    float scale;
+    int64_t q[WNN_MAX_RANK], kt[WNN_MAX_RANK], v[WNN_MAX_RANK], mask[WNN_MAX_RANK], out[WNN_MAX_RANK];
+} wnn__cu_attention;
+/* Whether the fused kernel takes p for elements of type t (float16, widths
+** multiples of 16 up to 256). */
+bool wnn__cu_attention_supported(const wnn__cu_attention *p, wnn_data_type t);
+/* mask may be NULL. */
+cudaError_t wnn__cu_attention_run(cudaStream_t s, const wnn__cu_attention *p, const void *q, const void *kt,
+                                  const void *v, const void *mask, void *out);
+
 cudaError_t wnn__cu_gru_reset(cudaStream_t s, const wnn__cu_rnn *p, const float *gx, float *gh, const float *b,
                               const float *rb, const float *h, float *rh);
 /* gru, second half: h_new = z * h + n * (1 - z); also into seq when not NULL. */

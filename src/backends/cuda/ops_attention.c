@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+** ops_attention.c -- attention chains (backends/attention.h) moved onto the
+** fused kernel of kernels_attention.cu where it takes them (float16, head
+** widths multiples of 16): the chain's last node runs it, the others
+** nothing, and the scores and probabilities get no memory at all.
+*/
+#include "backends/attention.h"
+#include "backends/cuda/cuda_ops.h"
+
+typedef struct attention_plan {
+    wnn__cu_attention k;
+    uint32_t q, kt, v, mask, out; /* value ids; mask WNN__NONE when none */
+} attention_plan;
+
+static wnn_status run_attention(const wnn__cu_exec *x, const wnn__cu_node *n)
+{
+    const attention_plan *p = n->plan;
+    return wnn__cu_status(wnn__cu_attention_run(x->stream, &p->k, x->ptr[p->q], x->ptr[p->kt], x->ptr[p->v],
+                                                p->mask != WNN__NONE ? x->ptr[p->mask] : NULL, x->ptr[p->out]));
+}
+
+static void strides_of(int64_t *dst, const wnn__attention_operand *o, uint32_t rank)
+{
+    for (uint32_t i = 0; i < rank; i++)
+        dst[i] = (int64_t)o->stride[i];
+}
+
+/* The node's plan and tables, let go. */
+static void clear(wnn__cu_node *cn)
+{
+    if (cn->release && cn->plan)
+        cn->release(cn->plan);
+    free(cn->plan);
+    free(cn->aux_host);
+    cn->plan = cn->aux_host = NULL;
+    cn->release = NULL;
+    cn->run = NULL;
+    cn->scratch_bytes = cn->aux_bytes = 0;
+    cn->alias = false;
+}
+
+wnn_status wnn__cu_attention_fold(const wnn__ir *ir, wnn__cu_node *nodes, bool *internal, uint32_t *pos)
+{
+    bool *taken = malloc((ir->n_nodes ? ir->n_nodes : 1) * sizeof *taken);
+    if (!taken)
+        return WNN_STATUS_OUT_OF_MEMORY;
+    for (uint32_t n = 0; n < ir->n_nodes; n++)
+        taken[n] = pos[n] != n || !nodes[n].run;
+    wnn__attention *found;
+    uint32_t count;
+    wnn_status s = wnn__attention_find(ir, taken, &found, &count);
+    free(taken);
+    for (uint32_t i = 0; s == WNN_OK && i < count; i++) {
+        const wnn__attention *a = &found[i];
+        attention_plan p = {.q = a->q.value, .kt = a->kt.value, .v = a->v.value,
+                            .mask = a->has_mask ? a->mask.value : WNN__NONE, .out = a->out.value};
+        p.k.batch_rank = a->rank - 2;
+        for (uint32_t j = 0; j + 2 < a->rank; j++)
+            p.k.batch[j] = a->batch[j];
+        if (a->batches > UINT32_MAX || a->m > UINT32_MAX || a->n > UINT32_MAX || a->d > UINT32_MAX ||
+            a->e > UINT32_MAX)
+            continue;
+        p.k.batches = (uint32_t)a->batches, p.k.m = (uint32_t)a->m, p.k.n = (uint32_t)a->n;
+        p.k.d = (uint32_t)a->d, p.k.e = (uint32_t)a->e;
+        p.k.scale = a->scale;
+        strides_of(p.k.q, &a->q, a->rank);
+        strides_of(p.k.kt, &a->kt, a->rank);
+        strides_of(p.k.v, &a->v, a->rank);
+        strides_of(p.k.out, &a->out, a->rank);
+        if (a->has_mask)
+            strides_of(p.k.mask, &a->mask, a->rank);
+        if (!wnn__cu_attention_supported(&p.k, a->type))
+            continue;
+        attention_plan *plan = malloc(sizeof *plan);
+        if (!plan) {
+            s = WNN_STATUS_OUT_OF_MEMORY;
+            break;
+        }
+        *plan = p;
+        for (uint32_t k = 0; k < a->n_nodes; k++) {
+            uint32_t n = a->nodes[k];
+            clear(&nodes[n]);
+            pos[n] = a->last;
+            if (n != a->last)
+                internal[ir->nodes[n].out[0]] = true;
+        }
+        nodes[a->last].plan = plan;
+        nodes[a->last].run = run_attention;
+    }
+    free(found);
+    return s;
+}
