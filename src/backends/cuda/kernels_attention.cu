@@ -9,9 +9,9 @@
 ** maximum moves), and the probabilities, packed to float16 in the layout
 ** the next product reads, are multiplied by the step's values into float
 ** accumulators: neither scores nor probabilities reach memory. Keys and
-** values go through shared memory (values transposed), loaded 16 bytes at
-** a time where their rows are contiguous, and the next step's are fetched
-** into registers while this step computes. Operands are read through their
+** values go through double-buffered shared memory, copied asynchronously
+** 16 bytes at a time where their rows are contiguous (the next step's
+** while this step computes), and into fragments with ldmatrix. Operands are read through their
 ** strides, so the transposes around the chain cost nothing. Head widths 16,
 ** 32, 64 and 128 (q's and v's equal); others stay unfused.
 */
@@ -27,11 +27,12 @@ constexpr int BN = 64;    /* keys per step */
 constexpr int WARPS = 4;  /* 16 rows each */
 constexpr int THREADS = WARPS * 32;
 
-/* q and k tiles [64][d + 8] and v transposed [e][64 + 8], in halves: the
-** padding of 8 makes a warp's fragment loads hit 32 distinct banks. */
+/* q [64][d + 8], k and v double-buffered [2][64][d + 8] and [2][64][e + 8],
+** in halves: the padding of 8 makes ldmatrix's eight row reads of a warp
+** hit distinct banks. */
 __host__ __device__ constexpr size_t smem_bytes(int d, int e)
 {
-    return ((size_t)(BM + BN) * (d + 8) + (size_t)e * (BN + 8)) * 2;
+    return ((size_t)3 * 64 * (d + 8) + (size_t)2 * 64 * (e + 8)) * 2;
 }
 
 __device__ __forceinline__ int64_t batch_offset(const wnn__cu_attention &p, const int64_t *stride, uint32_t t)
@@ -57,6 +58,41 @@ __device__ __forceinline__ void mma(float (&c)[4], const uint32_t (&a)[4], uint3
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
+__device__ __forceinline__ uint32_t shared_address(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
+
+/* Four 8x8 matrices of halves from shared memory, lane l giving the
+** address of row l % 8 of matrix l / 8; register k holds matrix k, lane l
+** its row l / 4, columns 2 (l % 4) and the next (transposed: that column's
+** two rows). */
+__device__ __forceinline__ void ldsm4(uint32_t (&r)[4], const __half *p)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(shared_address(p)));
+}
+__device__ __forceinline__ void ldsm4_t(uint32_t (&r)[4], const __half *p)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(shared_address(p)));
+}
+__device__ __forceinline__ void ldsm2(uint32_t (&r)[2], const __half *p)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];"
+                 : "=r"(r[0]), "=r"(r[1])
+                 : "r"(shared_address(p)));
+}
+
+/* 16 bytes from global to shared memory without the registers; zeros
+** when !full (src is then not read). */
+__device__ __forceinline__ void copy16(__half *dst, const __half *src, bool full)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(shared_address(dst)), "l"(src),
+                 "r"(full ? 16 : 0));
+}
+__device__ __forceinline__ void copies_commit() { asm volatile("cp.async.commit_group;"); }
+template <int N> __device__ __forceinline__ void copies_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(N)); }
+
 /* Two floats as halves in one register, lo in the low 16 bits. */
 __device__ __forceinline__ uint32_t pack(float lo, float hi)
 {
@@ -64,74 +100,41 @@ __device__ __forceinline__ uint32_t pack(float lo, float hi)
     return *(uint32_t *)&h;
 }
 
-__device__ __forceinline__ uint32_t word(const __half *p) { return *(const uint32_t *)p; }
-
-/* A tile of 64 rows of W halves (row j at src + j * rs, element c at
-** c * cs), rows at or past limit zeros: fetched into registers (VEC: 16
-** bytes at a time, unit column stride), then put into shared memory row by
-** row (ld apart) or transposed (column c at dst + c * ld), so that the next
-** step's loads overlap this step's products. */
-template <int W, bool VEC, bool TRANSPOSED> struct tile {
-    static constexpr int PER_ROW = W / 8, VECS = (64 * PER_ROW + THREADS - 1) / THREADS;
-    uint4 r[VEC ? VECS : 1];
-
-    /* vector i of the tile: its row and 8-column chunk (rows fastest when
-    ** transposing, so that a warp's scattered stores hit distinct banks) */
-    __device__ static void place(uint32_t i, uint32_t &j, uint32_t &c)
-    {
-        j = TRANSPOSED ? i % 64 : i / PER_ROW;
-        c = (TRANSPOSED ? i / 64 : i % PER_ROW) * 8;
-    }
-    __device__ __forceinline__ void fetch(const __half *src, int64_t rs, uint32_t first, uint32_t limit)
-    {
-        if constexpr (VEC) {
+/* Rows first .. first + 63 of an operand (row j at src + j * rs, element c
+** at c * cs; rows at or past limit zeros) into shared rows of W halves, ld
+** apart. VEC (unit column stride, rows 16-byte aligned): asynchronous
+** 16-byte copies, to be waited for; else element by element, done on
+** return. */
+template <int W, bool VEC>
+__device__ __forceinline__ void load_tile(__half *dst, int ld, const __half *src, int64_t rs, int64_t cs,
+                                          uint32_t first, uint32_t limit)
+{
+    if constexpr (VEC) {
+        constexpr int PER_ROW = W / 8;
 #pragma unroll
-            for (int k = 0; k < VECS; k++) {
-                uint32_t i = threadIdx.x + k * THREADS, j, c;
-                place(i, j, c);
-                r[k] = make_uint4(0, 0, 0, 0);
-                if (i < 64 * PER_ROW && first + j < limit)
-                    r[k] = *(const uint4 *)(src + (int64_t)(first + j) * rs + c);
+        for (int k = 0; k < (64 * PER_ROW + THREADS - 1) / THREADS; k++) {
+            const uint32_t i = threadIdx.x + k * THREADS, j = i / PER_ROW, c = i % PER_ROW * 8;
+            if (i < 64 * PER_ROW) {
+                const bool in = first + j < limit;
+                copy16(dst + j * ld + c, in ? src + (int64_t)(first + j) * rs + c : src, in);
             }
         }
-    }
-    __device__ __forceinline__ void put(__half *dst, int ld, const __half *src, int64_t rs, int64_t cs,
-                                        uint32_t first, uint32_t limit)
-    {
-        if constexpr (VEC) {
-#pragma unroll
-            for (int k = 0; k < VECS; k++) {
-                uint32_t i = threadIdx.x + k * THREADS, j, c;
-                place(i, j, c);
-                if (i >= 64 * PER_ROW)
-                    continue;
-                if constexpr (!TRANSPOSED) {
-                    *(uint4 *)(dst + j * ld + c) = r[k];
-                } else {
-                    const __half *h = (const __half *)&r[k];
-#pragma unroll
-                    for (int x = 0; x < 8; x++)
-                        dst[(c + x) * ld + j] = h[x];
-                }
-            }
-        } else {
-            const __half zero = __float2half(0.0f);
-            for (uint32_t i = threadIdx.x; i < 64 * W; i += THREADS) {
-                uint32_t j = TRANSPOSED ? i % 64 : i / W, c = TRANSPOSED ? i / 64 : i % W;
-                __half x = first + j < limit ? src[(int64_t)(first + j) * rs + (int64_t)c * cs] : zero;
-                dst[TRANSPOSED ? c * ld + j : j * ld + c] = x;
-            }
+    } else {
+        const __half zero = __float2half(0.0f);
+        for (uint32_t i = threadIdx.x; i < 64 * W; i += THREADS) {
+            const uint32_t j = i / W, c = i % W;
+            dst[j * ld + c] = first + j < limit ? src[(int64_t)(first + j) * rs + (int64_t)c * cs] : zero;
         }
     }
-};
+}
 
 template <int D, int E, bool VEC>
 __global__ void __launch_bounds__(THREADS) attention_f16(wnn__cu_attention p, const __half *q, const __half *kt,
                                                          const __half *v, const __half *mask, __half *out)
 {
-    constexpr int LDQ = D + 8, LDV = BN + 8;
+    constexpr int LDQ = D + 8, LDV = E + 8;
     extern __shared__ __align__(128) unsigned char smem[];
-    __half *Qs = (__half *)smem, *Ks = Qs + BM * LDQ, *Vt = Ks + BN * LDQ;
+    __half *Qs = (__half *)smem, *Kbuf = Qs + 64 * LDQ, *Vbuf = Kbuf + 2 * 64 * LDQ;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, tq = lane % 4;
     const uint32_t R = p.batch_rank, t = blockIdx.y, m0 = blockIdx.x * BM;
 
@@ -140,22 +143,21 @@ __global__ void __launch_bounds__(THREADS) attention_f16(wnn__cu_attention p, co
     const __half *mb = mask ? mask + batch_offset(p, p.mask, t) : nullptr;
     /* key j is column j of kt: its elements at kb + j * kn + c * kd */
     const int64_t kd = p.kt[R], kn = p.kt[R + 1], vr = p.v[R], vc = p.v[R + 1];
-    tile<D, VEC, false> ql, kl;
-    tile<E, VEC, true> vl;
-    ql.fetch(qb, p.q[R], m0, p.m);
-    ql.put(Qs, LDQ, qb, p.q[R], p.q[R + 1], m0, p.m);
-    kl.fetch(kb, kn, 0, p.n);
-    vl.fetch(vb, vr, 0, p.n);
-    __syncthreads();
-    uint32_t qa[D / 16][4];
-    const __half *qw = Qs + (warp * 16 + g) * LDQ + 2 * tq;
-#pragma unroll
-    for (int kc = 0; kc < D / 16; kc++) {
-        qa[kc][0] = word(qw + kc * 16);
-        qa[kc][1] = word(qw + 8 * LDQ + kc * 16);
-        qa[kc][2] = word(qw + kc * 16 + 8);
-        qa[kc][3] = word(qw + 8 * LDQ + kc * 16 + 8);
+    load_tile<D, VEC>(Qs, LDQ, qb, p.q[R], p.q[R + 1], m0, p.m);
+    if constexpr (VEC)
+        copies_commit();
+    load_tile<D, VEC>(Kbuf, LDQ, kb, kn, kd, 0, p.n);
+    load_tile<E, VEC>(Vbuf, LDV, vb, vr, vc, 0, p.n);
+    if constexpr (VEC) {
+        copies_commit();
+        copies_wait<1>(); /* q's */
     }
+    __syncthreads();
+    /* q's a fragments: matrix k of ldsm4 is rows (k & 1) * 8, columns (k >> 1) * 8 */
+    uint32_t qa[D / 16][4];
+#pragma unroll
+    for (int kc = 0; kc < D / 16; kc++)
+        ldsm4(qa[kc], Qs + (warp * 16 + lane % 8 + (lane / 8 & 1) * 8) * LDQ + kc * 16 + lane / 16 * 8);
 
     /* this lane's rows: g and g + 8 of the warp's 16 */
     const uint32_t row0 = m0 + warp * 16 + g, row1 = row0 + 8;
@@ -164,24 +166,42 @@ __global__ void __launch_bounds__(THREADS) attention_f16(wnn__cu_attention p, co
     for (int j = 0; j < E / 8; j++)
         o[j][0] = o[j][1] = o[j][2] = o[j][3] = 0.0f;
     float mx0 = -INFINITY, mx1 = -INFINITY, sum0 = 0.0f, sum1 = 0.0f; /* sums over this lane's columns */
-    for (uint32_t n0 = 0; n0 < p.n; n0 += BN) {
-        __syncthreads(); /* the last step's keys and values are used up */
-        kl.put(Ks, LDQ, kb, kn, kd, n0, p.n);
-        vl.put(Vt, LDV, vb, vr, vc, n0, p.n);
-        __syncthreads();
-        if (n0 + BN < p.n) { /* the next step's, on their way during this one */
-            kl.fetch(kb, kn, n0 + BN, p.n);
-            vl.fetch(vb, vr, n0 + BN, p.n);
+    for (uint32_t n0 = 0, step = 0; n0 < p.n; n0 += BN, step++) {
+        const __half *Ks = Kbuf + (step & 1) * 64 * LDQ, *Vs = Vbuf + (step & 1) * 64 * LDV;
+        if constexpr (VEC) {
+            if (n0 + BN < p.n) { /* the next step's, on their way during this one */
+                load_tile<D, VEC>(Kbuf + (~step & 1) * 64 * LDQ, LDQ, kb, kn, kd, n0 + BN, p.n);
+                load_tile<E, VEC>(Vbuf + (~step & 1) * 64 * LDV, LDV, vb, vr, vc, n0 + BN, p.n);
+                copies_commit();
+                copies_wait<1>();
+            } else {
+                copies_wait<0>();
+            }
+        } else if (step) {
+            load_tile<D, VEC>((__half *)Ks, LDQ, kb, kn, kd, n0, p.n);
+            load_tile<E, VEC>((__half *)Vs, LDV, vb, vr, vc, n0, p.n);
         }
+        __syncthreads(); /* this step's keys and values are in */
 
+        /* scores: key tile j's b fragments for chunks kc, kc + 1 in one ldsm4 */
         float s[BN / 8][4];
 #pragma unroll
         for (int j = 0; j < BN / 8; j++) {
             s[j][0] = s[j][1] = s[j][2] = s[j][3] = 0.0f;
-            const __half *kr = Ks + (j * 8 + g) * LDQ + 2 * tq;
+            const __half *kr = Ks + (j * 8 + lane % 8) * LDQ;
+            if constexpr (D == 16) {
+                uint32_t b[2];
+                ldsm2(b, kr + (lane / 8 & 1) * 8);
+                mma(s[j], qa[0], b[0], b[1]);
+            } else {
 #pragma unroll
-            for (int kc = 0; kc < D / 16; kc++)
-                mma(s[j], qa[kc], word(kr + kc * 16), word(kr + kc * 16 + 8));
+                for (int kc = 0; kc < D / 16; kc += 2) {
+                    uint32_t b[4];
+                    ldsm4(b, kr + kc * 16 + lane / 8 * 8);
+                    mma(s[j], qa[kc], b[0], b[1]);
+                    mma(s[j], qa[kc + 1], b[2], b[3]);
+                }
+            }
         }
         float step0 = -INFINITY, step1 = -INFINITY;
 #pragma unroll
@@ -226,13 +246,18 @@ __global__ void __launch_bounds__(THREADS) attention_f16(wnn__cu_attention p, co
             pa[j / 2][(j & 1) * 2] = pack(e0, e1);
             pa[j / 2][(j & 1) * 2 + 1] = pack(e2, e3);
         }
+        /* values: rows kc * 16 + lane of a tile, transposed, are the b
+        ** fragments of chunks kc and kc + 1 for value columns j * 8 */
 #pragma unroll
-        for (int j = 0; j < E / 8; j++) {
-            const __half *vr8 = Vt + (j * 8 + g) * LDV + 2 * tq;
+        for (int j = 0; j < E / 8; j++)
 #pragma unroll
-            for (int kc = 0; kc < BN / 16; kc++)
-                mma(o[j], pa[kc], word(vr8 + kc * 16), word(vr8 + kc * 16 + 8));
-        }
+            for (int kc = 0; kc < BN / 16; kc += 2) {
+                uint32_t b[4];
+                ldsm4_t(b, Vs + (kc * 16 + lane) * LDV + j * 8);
+                mma(o[j], pa[kc], b[0], b[1]);
+                mma(o[j], pa[kc + 1], b[2], b[3]);
+            }
+        __syncthreads(); /* every warp is done with this step's buffers */
     }
 #pragma unroll
     for (int off = 1; off < 4; off <<= 1) {
