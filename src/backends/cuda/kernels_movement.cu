@@ -82,6 +82,29 @@ __global__ void copy_rows(const char *__restrict__ src, char *__restrict__ dst, 
     }
 }
 
+/* A strided copy whose innermost dimension is contiguous on both sides
+** (a slice along the last axis, a transpose that keeps it): words of W
+** bytes, run_words of them per run; the runs walk the other dimensions of
+** p (their strides in bytes here). */
+template <typename W>
+__global__ void copy_runs(const char *__restrict__ src, char *__restrict__ dst, const wnn__cu_strided p,
+                          uint64_t runs, uint32_t run_words)
+{
+    const uint64_t total = runs * run_words;
+    for (uint64_t i = global_id(); i < total; i += global_stride()) {
+        uint64_t rest = i / run_words;
+        int64_t so = 0, doff = 0;
+        for (int d = (int)p.rank - 2; d >= 0; d--) {
+            uint64_t idx = rest % p.shape[d];
+            rest /= p.shape[d];
+            so += (int64_t)idx * p.src_stride[d];
+            doff += (int64_t)idx * p.dst_stride[d];
+        }
+        const uint32_t w = (uint32_t)(i % run_words);
+        reinterpret_cast<W *>(dst + doff)[w] = reinterpret_cast<const W *>(src + so)[w];
+    }
+}
+
 /* ------------------------------------------------------------------------ */
 /* Index maps                                                                */
 /* ------------------------------------------------------------------------ */
@@ -333,6 +356,30 @@ extern "C" cudaError_t wnn__cu_copy_strided(cudaStream_t s, uint32_t elem_size, 
 #undef WNNCU_TRANSPOSE
         return cudaGetLastError();
     }
+    /* contiguous innermost runs of at least 8 bytes: whole words of them */
+    if (q.rank >= 2 && q.src_stride[q.rank - 1] == 1 && q.dst_stride[q.rank - 1] == 1 &&
+        (uint64_t)q.shape[q.rank - 1] * elem_size >= 8) {
+        uint64_t all = (uint64_t)(uintptr_t)src | (uint64_t)(uintptr_t)dst | (uint64_t)q.shape[q.rank - 1] * elem_size;
+        wnn__cu_strided b = q; /* strides in bytes */
+        for (uint32_t d = 0; d + 1 < q.rank; d++) {
+            b.src_stride[d] *= (int64_t)elem_size;
+            b.dst_stride[d] *= (int64_t)elem_size;
+            all |= (uint64_t)b.src_stride[d] | (uint64_t)b.dst_stride[d];
+        }
+        const uint64_t w = (all & 15u) == 0 ? 16 : (all & 7u) == 0 ? 8 : (all & 3u) == 0 ? 4 : 0;
+        if (w) {
+            const uint32_t run_words = (uint32_t)((uint64_t)q.shape[q.rank - 1] * elem_size / w);
+            const uint64_t runs = q.count / q.shape[q.rank - 1];
+            const unsigned blocks = blocks_for(runs * run_words);
+            if (w == 16)
+                copy_runs<uint4><<<blocks, THREADS, 0, s>>>((const char *)src, (char *)dst, b, runs, run_words);
+            else if (w == 8)
+                copy_runs<uint2><<<blocks, THREADS, 0, s>>>((const char *)src, (char *)dst, b, runs, run_words);
+            else
+                copy_runs<uint32_t><<<blocks, THREADS, 0, s>>>((const char *)src, (char *)dst, b, runs, run_words);
+            return cudaGetLastError();
+        }
+    }
 #define WNNCU_STRIDED(T) copy_strided<T><<<blocks_for(p->count), THREADS, 0, s>>>((const T *)src, (T *)dst, *p)
     WNNCU_SIZE_CASES(elem_size, WNNCU_STRIDED)
 #undef WNNCU_STRIDED
@@ -381,6 +428,20 @@ extern "C" cudaError_t wnn__cu_triangular(cudaStream_t s, uint32_t elem_size, ui
 extern "C" cudaError_t wnn__cu_gather_run(cudaStream_t s, uint32_t elem_size, wnn_data_type index_type,
                                           const wnn__cu_gather *p, const void *in, const void *idx, void *out)
 {
+    /* rows of inner elements (an embedding's): moved as the widest words
+    ** that divide them */
+    const uint64_t row = p->inner * elem_size, all = row | (uint64_t)(uintptr_t)in | (uint64_t)(uintptr_t)out;
+    const uint64_t w = (all & 15u) == 0 ? 16 : (all & 7u) == 0 ? 8 : (all & 3u) == 0 ? 4 : 0;
+    if (p->inner && p->count && w > elem_size) {
+        wnn__cu_gather q = *p;
+        q.inner = row / w;
+        q.count = p->count / p->inner * q.inner;
+        if (w == 16)
+            return gather_typed<uint4>(s, index_type, &q, in, idx, out);
+        if (w == 8)
+            return gather_typed<uint2>(s, index_type, &q, in, idx, out);
+        return gather_typed<uint32_t>(s, index_type, &q, in, idx, out);
+    }
 #define WNNCU_G(T) return gather_typed<T>(s, index_type, p, in, idx, out)
     WNNCU_SIZE_CASES(elem_size, WNNCU_G)
 #undef WNNCU_G
