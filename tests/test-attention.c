@@ -2,9 +2,10 @@
 /*
 ** test-attention.c -- attention as exporters spell it (matmul, scalings,
 ** the add of a mask, softmax, matmul), which backends run as one kernel
-** (backends/attention.h): in four layouts (plain; BERT's, with transposes
+** (backends/attention.h): in five layouts (plain; BERT's, with transposes
 ** around the chain; a key transposed on its last two axes; keys and values
-** broadcast over a batch axis), five placements of the scale, three of the
+** broadcast over a batch axis; q, k and v sliced from one projection and
+** reshaped into heads, as nn.MultiheadAttention exports them at batch 1), five placements of the scale, three of the
 ** mask, both float types, on random sizes, against the formula in double.
 ** Each graph's IR is searched too: the chain must be found once (none for
 ** the spellings that must not fuse: a softmax also read as a graph output,
@@ -35,7 +36,7 @@ static uint32_t rnd(uint32_t n)
     return (seed >> 8) % n;
 }
 
-enum { L_PLAIN, L_BERT, L_KEY_T, L_BROADCAST, L_COUNT };
+enum { L_PLAIN, L_BERT, L_KEY_T, L_BROADCAST, L_PACKED, L_COUNT };
 enum { S_NONE, S_DIV_Q, S_MUL_QK, S_DIV_S, S_MUL_S_DIV_Q, S_COUNT };
 enum { M_NONE, M_ROW, M_INPUT, M_COUNT };
 enum { NEG_NONE, NEG_SOFTMAX_OUT, NEG_SCALE_AFTER_MASK };
@@ -110,9 +111,13 @@ static float *raw_of(const float *x, uint32_t batch, uint32_t rows, uint32_t col
 
 static void run(problem *p)
 {
+    if (p->layout == L_PACKED)
+        p->n = p->m, p->e = p->d;
     const uint32_t B = p->batch, M = p->m, N = p->n, D = p->d, E = p->e;
-    bool bert = p->layout == L_BERT;
+    bool packed = p->layout == L_PACKED, bert = p->layout == L_BERT || packed;
     uint32_t rank = bert ? 3 : 4;
+    if (packed) /* self-attention: one projection gives q, k and v */
+        p->n = p->m, p->e = p->d;
     /* logical values */
     size_t nq = (size_t)B * M * D, nk = (size_t)B * N * D, nv = (size_t)B * N * E, nm = (size_t)B * M * N;
     p->q = malloc(nq * 4), p->k = malloc(nk * 4), p->v = malloc(nv * 4), p->mk = calloc(nm, 4);
@@ -153,8 +158,23 @@ static void run(problem *p)
     uint32_t k_rank = p->layout == L_BROADCAST ? 3 : rank;
     wnn_operand_desc qd = {type_of(p), rank, {0}}, kd = {type_of(p), k_rank, {0}}, vd = {type_of(p), rank, {0}};
     memcpy(qd.shape, qs, sizeof qs), memcpy(kd.shape, ks, sizeof ks), memcpy(vd.shape, vs, sizeof vs);
-    wnn_operand *q = wnn_graph_builder_input(b, "q", &qd), *kt = wnn_graph_builder_input(b, "k", &kd),
-                *v = wnn_graph_builder_input(b, "v", &vd);
+    wnn_operand *q, *kt, *v;
+    const uint32_t W = B * D; /* a projection's width: the 6 heads of batch 1 */
+    if (packed) {
+        wnn_operand_desc xd = {type_of(p), 3, {M, 1, 3 * W}};
+        wnn_operand *x = wnn_graph_builder_input(b, "x", &xd);
+        const uint32_t heads[3] = {M, B, D}, size[3] = {M, 1, W};
+        wnn_operand *part[3];
+        for (uint32_t k = 0; k < 3; k++) {
+            const uint32_t start[3] = {0, 0, k * W};
+            part[k] = wnn_reshape(b, wnn_slice(b, x, start, size, NULL), 3, heads);
+        }
+        q = part[0], kt = part[1], v = part[2];
+    } else {
+        q = wnn_graph_builder_input(b, "q", &qd);
+        kt = wnn_graph_builder_input(b, "k", &kd);
+        v = wnn_graph_builder_input(b, "v", &vd);
+    }
     static const uint32_t p102[3] = {1, 0, 2}, p120[3] = {1, 2, 0}, p0132[4] = {0, 1, 3, 2};
     if (bert) {
         q = wnn_transpose(b, q, p102);
@@ -208,7 +228,7 @@ static void run(problem *p)
     CHECK_OK(wnn__ir_extract(b, outs, n_out, &ir));
     wnn__attention *found;
     uint32_t count;
-    CHECK_OK(wnn__attention_find(&ir, NULL, &found, &count));
+    CHECK_OK(wnn__attention_find(&ir, NULL, true, &found, &count));
     uint32_t want_chains = p->neg == NEG_NONE && wnn__config_get()->attention ? 1 : 0;
     if (count != want_chains)
         fprintf(stderr, "attention layout %d scale %d mask %d neg %d: %u chains found, want %u\n", p->layout,
@@ -218,6 +238,8 @@ static void run(problem *p)
         CHECK(fabs(found[0].scale - scale) <= 1e-6 * scale);
         CHECK(found[0].has_mask == (p->mask != M_NONE));
         CHECK(found[0].out.value == ir.output_values[0]);
+        if (found[0].n_nodes != ir.n_nodes)
+            fprintf(stderr, "layout %d scale %d mask %d: chain of %u nodes, graph %u\n", p->layout, p->scale, p->mask, found[0].n_nodes, ir.n_nodes);
         CHECK(found[0].n_nodes == ir.n_nodes); /* every node of these graphs is the chain's */
     }
     free(found);
@@ -227,7 +249,7 @@ static void run(problem *p)
     uint32_t transposes = UINT32_MAX, reorders;
     if (cg)
         wnn__cpu_graph_census(cg, &transposes, &reorders);
-    uint32_t written = bert ? 4 : p->layout == L_KEY_T ? 1 : 0;
+    uint32_t written = bert ? 4 : p->layout == L_KEY_T ? 1 : 0; /* packed: the slices are copies too */
     if (transposes != (count ? 0 : written))
         fprintf(stderr, "layout %d scale %d mask %d half %d: %u transposes planned\n", p->layout, p->scale, p->mask, p->half, transposes);
     CHECK(transposes == (count ? 0 : written));
@@ -242,14 +264,35 @@ static void run(problem *p)
     float *rq = raw_of(p->q, B, M, D, bert, false);
     float *rk = p->layout == L_KEY_T || bert ? raw_of(p->k, B, N, D, bert, false) : raw_of(p->k, B, N, D, false, true);
     float *rv = raw_of(p->v, B, N, E, bert, false);
-    wnn_tensor *tq = tensor_of(p, rank, qs, rq, false), *tk = tensor_of(p, k_rank, ks, rk, false),
-               *tv = tensor_of(p, rank, vs, rv, false);
+    wnn_tensor *tq, *tk, *tv;
+    if (packed) { /* x[m][0][part * W + h * D + d] for head h */
+        const uint32_t xs[3] = {M, 1, 3 * W};
+        float *x = malloc((size_t)M * 3 * W * 4);
+        const float *parts[3] = {p->q, p->k, p->v};
+        for (uint32_t m = 0; m < M; m++)
+            for (uint32_t bt = 0; bt < B; bt++)
+                for (uint32_t k = 0; k < 3; k++)
+                    for (uint32_t c = 0; c < D; c++)
+                        x[(size_t)m * 3 * W + k * W + bt * D + c] = parts[k][((size_t)bt * M + m) * D + c];
+        tq = tensor_of(p, 3, xs, x, false);
+        tk = tv = NULL;
+        free(x);
+    } else {
+        tq = tensor_of(p, rank, qs, rq, false);
+        tk = tensor_of(p, k_rank, ks, rk, false);
+        tv = tensor_of(p, rank, vs, rv, false);
+    }
     uint32_t os[4] = {2, 3, M, E}, ps[4] = {2, 3, M, N};
     if (bert)
         os[0] = M, os[1] = B, os[2] = E, ps[0] = B, ps[1] = M, ps[2] = N;
     wnn_tensor *to = tensor_of(p, rank, os, NULL, true), *tp = tensor_of(p, rank, ps, NULL, true), *tm = NULL;
     wnn_named_tensor ins[4] = {{"q", tq}, {"k", tk}, {"v", tv}, {"mask", NULL}};
     uint32_t n_in = 3;
+    if (packed) {
+        ins[0].name = "x";
+        ins[1] = ins[3]; /* the mask, if any, goes second */
+        n_in = 1;
+    }
     if (mask_op) {
         uint32_t ms[4] = {2, 1, M, N};
         if (bert) /* [6, M, N]: its own mask per batch, from the two halves */
@@ -261,8 +304,8 @@ static void run(problem *p)
         }
         tm = tensor_of(p, rank, ms, bert ? m6 : mask_in, false);
         free(m6);
-        ins[3].tensor = tm;
-        n_in = 4;
+        ins[n_in].name = "mask";
+        ins[n_in++].tensor = tm;
     }
     wnn_named_tensor named_out[2] = {{"o", to}, {"p", tp}};
     CHECK_OK(wnn_context_dispatch(ctx, g, ins, n_in, named_out, n_out));
@@ -310,7 +353,9 @@ static void run(problem *p)
     free(got);
     free(rq), free(rk), free(rv), free(row), free(mask_in);
     free(p->q), free(p->k), free(p->v), free(p->mk);
-    wnn_tensor_release(tq), wnn_tensor_release(tk), wnn_tensor_release(tv), wnn_tensor_release(to);
+    wnn_tensor_release(tq), wnn_tensor_release(to);
+    if (tk)
+        wnn_tensor_release(tk), wnn_tensor_release(tv);
     wnn_tensor_release(tp);
     if (tm)
         wnn_tensor_release(tm);

@@ -24,6 +24,7 @@ typedef struct walk {
     const uint32_t *reads;   /* per value: node inputs naming it */
     const bool *is_output;   /* per value */
     bool *used;              /* per node: taken, or in a chain found */
+    bool views;              /* operands may be views of slices */
     wnn__attention *a;       /* the chain being built */
 } walk;
 
@@ -101,23 +102,91 @@ static void contiguous(const wnn_operand_desc *d, size_t *stride)
     }
 }
 
+/* Strides for new_shape over the elements that old_shape walks with
+** old_stride (a view), if one exists: each run of old dimensions that is
+** contiguous within itself may be split or merged, nothing else. */
+static bool view_strides(const wnn_operand_desc *old, const size_t *old_stride, const wnn_operand_desc *now,
+                         size_t *stride)
+{
+    if (old->rank == 0 || now->rank == 0)
+        return false;
+    int v = (int)now->rank - 1;
+    size_t base = old_stride[old->rank - 1], old_n = 1, new_n = 1;
+    for (int d = (int)old->rank - 1; d >= 0; d--) {
+        old_n *= old->shape[d];
+        bool run_ends = d == 0 || (old->shape[d - 1] != 1 && old_stride[d - 1] != old_n * base);
+        if (!run_ends)
+            continue;
+        while (v >= 0 && (new_n < old_n || now->shape[v] == 1)) {
+            stride[v] = new_n * base;
+            new_n *= now->shape[v];
+            v--;
+        }
+        if (new_n != old_n)
+            return false;
+        if (d > 0) {
+            base = old_stride[d - 1];
+            old_n = new_n = 1;
+        }
+    }
+    return v == -1;
+}
+
+/* If the backend reads views and value x is a slice (with unit steps), or
+** a reshape of one that a view expresses, read by the chain alone: the
+** slice's input, the element offset and x's strides in it. */
+static bool slice_view(walk *w, uint32_t x, uint32_t *value, size_t *offset, size_t *stride)
+{
+    if (!w->views)
+        return false;
+    uint32_t at_r, at_s;
+    const wnn__node *r = producer(w, x, &at_r), *sl = r;
+    if (r && r->op == WNN__OP_RESHAPE && r->in[0] != WNN__NONE)
+        sl = producer(w, r->in[0], &at_s);
+    else
+        at_s = at_r, r = NULL;
+    if (!sl || sl->op != WNN__OP_SLICE || sl->in[0] == WNN__NONE)
+        return false;
+    const wnn_operand_desc *in = &w->ir->values[sl->in[0]].desc, *sd = &w->ir->values[sl->out[0]].desc;
+    size_t cs[WNN_MAX_RANK], ss[WNN_MAX_RANK], off = 0;
+    contiguous(in, cs);
+    for (uint32_t i = 0; i < in->rank; i++) {
+        if (sl->attrs.slice.strides[i] != 1)
+            return false;
+        off += (size_t)sl->attrs.slice.starts[i] * cs[i];
+        ss[i] = cs[i];
+    }
+    if (r ? !view_strides(sd, ss, &w->ir->values[x].desc, stride) : false)
+        return false;
+    if (!r)
+        memcpy(stride, ss, in->rank * sizeof *stride);
+    uint32_t kept = w->a->n_nodes;
+    if ((r && !add_node(w, at_r)) || !add_node(w, at_s)) {
+        w->a->n_nodes = kept;
+        return false;
+    }
+    *value = sl->in[0];
+    *offset = off;
+    return true;
+}
+
 /* o reads value v of the chain's rank; a transpose producing v that only
-** the chain reads becomes strides over its input. */
+** the chain reads becomes strides over its input, and a slice view below
+** either (slice_view) an offset and strides in the slice's input. */
 static bool operand(walk *w, uint32_t v, wnn__attention_operand *o)
 {
     const wnn_operand_desc *vd = &w->ir->values[v].desc;
     uint32_t at;
     const wnn__node *t = producer(w, v, &at);
-    if (t && t->op == WNN__OP_TRANSPOSE && t->in[0] != WNN__NONE && add_node(w, at)) {
-        size_t base[WNN_MAX_RANK];
-        contiguous(&w->ir->values[t->in[0]].desc, base);
-        o->value = t->in[0];
-        for (uint32_t i = 0; i < vd->rank; i++)
-            o->stride[i] = base[t->attrs.transpose.perm[i]];
-    } else {
-        o->value = v;
-        contiguous(vd, o->stride);
-    }
+    bool transposed = t && t->op == WNN__OP_TRANSPOSE && t->in[0] != WNN__NONE && add_node(w, at);
+    uint32_t base_value = transposed ? t->in[0] : v;
+    size_t base[WNN_MAX_RANK];
+    o->offset = 0;
+    o->value = base_value;
+    if (!slice_view(w, base_value, &o->value, &o->offset, base))
+        contiguous(&w->ir->values[base_value].desc, base);
+    for (uint32_t i = 0; i < vd->rank; i++)
+        o->stride[i] = transposed ? base[t->attrs.transpose.perm[i]] : base[i];
     return true;
 }
 
@@ -255,7 +324,8 @@ static bool match(walk *w, uint32_t sm)
     return isfinite(a->scale);
 }
 
-wnn_status wnn__attention_find(const wnn__ir *ir, const bool *taken, wnn__attention **found, uint32_t *count)
+wnn_status wnn__attention_find(const wnn__ir *ir, const bool *taken, bool views, wnn__attention **found,
+                               uint32_t *count)
 {
     *found = NULL;
     *count = 0;
@@ -279,7 +349,7 @@ wnn_status wnn__attention_find(const wnn__ir *ir, const bool *taken, wnn__attent
     }
     for (uint32_t i = 0; st == WNN_OK && i < ir->n_outputs; i++)
         is_output[ir->output_values[i]] = true;
-    walk w = {ir, reads, is_output, used, &a};
+    walk w = {ir, reads, is_output, used, views, &a};
     for (uint32_t n = 0; st == WNN_OK && n < ir->n_nodes; n++) {
         if (ir->nodes[n].op != WNN__OP_SOFTMAX || used[n] || !match(&w, n))
             continue;

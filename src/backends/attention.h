@@ -14,7 +14,11 @@
 ** where q and kt may each be multiplied (or q divided) by scalar constants
 ** first, q, kt and v may each be the result of a transpose, and o may be
 ** read by a transpose alone: those transposes become strides, the scalars
-** one scale. Every intermediate is read by the next node of the chain alone
+** one scale. Where the backend reads views (wnn__attention_find's views),
+** an operand may also be a slice, or a reshape of a slice that a view can
+** express (the q, k and v that nn.MultiheadAttention cuts from one
+** projection): the operand is then read inside the slice's input, at an
+** offset. Every intermediate is read by the next node of the chain alone
 ** and is no graph output; all values have one float type. Backends link
 ** this file themselves (the cuda module compiles it too).
 */
@@ -26,14 +30,15 @@
 
 #include "core/ir.h"
 
-#define WNN__ATTENTION_MAX_NODES 16
+#define WNN__ATTENTION_MAX_NODES 24
 
 /* An operand read (or, for out, written) with strides: element
 ** [i0, .., ir-1] of the logical operand is element
-** sum(i_k * stride[k]) of value's bytes. A batch axis the operand
-** broadcasts over has stride 0. */
+** offset + sum(i_k * stride[k]) of value's bytes. A batch axis the operand
+** broadcasts over has stride 0. offset is 0 but for views of a slice. */
 typedef struct wnn__attention_operand {
     uint32_t value;
+    size_t offset;
     size_t stride[WNN_MAX_RANK];
 } wnn__attention_operand;
 
@@ -56,16 +61,19 @@ typedef struct wnn__attention {
 } wnn__attention;
 
 /* Finds the attention chains of ir whose nodes no other pass has taken
-** (taken[n]; NULL: none) and none of which is a graph output. *found is a
-** malloc'd array of *count chains (NULL when none); their nodes are
-** disjoint. Fails only with OUT_OF_MEMORY. WNN_ATTENTION=0 in the
-** environment finds none (the config's attention switch). */
-wnn_status wnn__attention_find(const wnn__ir *ir, const bool *taken, wnn__attention **found, uint32_t *count);
+** (taken[n]; NULL: none) and none of which is a graph output; views: the
+** operands may be views of slices (offsets). *found is a malloc'd array of
+** *count chains (NULL when none); their nodes are disjoint. Fails only with
+** OUT_OF_MEMORY. WNN_ATTENTION=0 in the environment finds none (the
+** config's attention switch). */
+wnn_status wnn__attention_find(const wnn__ir *ir, const bool *taken, bool views, wnn__attention **found,
+                               uint32_t *count);
 
-/* The element offset of batch t (0 <= t < a->batches) of operand o. */
+/* The element offset of batch t (0 <= t < a->batches) of operand o, its
+** offset included. */
 static inline size_t wnn__attention_batch_offset(const wnn__attention *a, const wnn__attention_operand *o, size_t t)
 {
-    size_t off = 0;
+    size_t off = o->offset;
     for (uint32_t i = a->rank - 2; i-- > 0;) {
         off += (t % a->batch[i]) * o->stride[i];
         t /= a->batch[i];

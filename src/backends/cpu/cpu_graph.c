@@ -341,7 +341,7 @@ static wnn_status fuse_attention(wnn__cpu_graph *g)
                    g->attn_at[n] != WNN__NONE;
     wnn__attention *found;
     uint32_t count;
-    wnn_status s = wnn__attention_find(ir, taken, &found, &count);
+    wnn_status s = wnn__attention_find(ir, taken, true, &found, &count);
     free(taken);
     wnn__attention *grown = s == WNN_OK && count ? realloc(g->attn, (g->n_attn + count) * sizeof *grown) : g->attn;
     if (s != WNN_OK || (count && !grown)) {

@@ -49,10 +49,13 @@ wnn_status wnn__cu_attention_fold(const wnn__ir *ir, wnn__cu_node *nodes, bool *
         taken[n] = pos[n] != n || !nodes[n].run;
     wnn__attention *found;
     uint32_t count;
-    wnn_status s = wnn__attention_find(ir, taken, &found, &count);
+    /* no views: the kernel reads its operands from their own bases */
+    wnn_status s = wnn__attention_find(ir, taken, false, &found, &count);
     free(taken);
     for (uint32_t i = 0; s == WNN_OK && i < count; i++) {
         const wnn__attention *a = &found[i];
+        if (a->q.offset || a->kt.offset || a->v.offset || a->out.offset || (a->has_mask && a->mask.offset))
+            continue; /* views were not asked for */
         attention_plan p = {.q = a->q.value, .kt = a->kt.value, .v = a->v.value,
                             .mask = a->has_mask ? a->mask.value : WNN__NONE, .out = a->out.value};
         p.k.batch_rank = a->rank - 2;
