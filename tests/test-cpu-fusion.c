@@ -557,6 +557,57 @@ static void reshape_views(void)
     wnn_graph_release(g);
 }
 
+/* A transpose that only moves dimensions of 1 ([4, 1, 12] -> [1, 4, 12])
+** is a view of its input's bytes, like a reshape: computed values read
+** through it while the source is read again after, and one that moves real
+** dimensions beside it (a copy), against the arithmetic in double. */
+static void transpose_views(void)
+{
+    enum { N = 48 };
+    static float x[N], got[N], got2[N];
+    fill(x, N, false);
+    wnn_graph_builder *b;
+    CHECK_OK(wnn_graph_builder_create(ctx, &b));
+    wnn_operand_desc d = {WNN_DATA_TYPE_FLOAT32, 3, {4, 1, 12}};
+    wnn_operand *in = wnn_graph_builder_input(b, "x", &d);
+    wnn_operand *h = wnn_relu(b, in);
+    static const uint32_t swap01[3] = {1, 0, 2}, reverse[3] = {2, 1, 0};
+    wnn_operand *t = wnn_exp(b, wnn_neg(b, wnn_transpose(b, h, swap01))); /* [1, 4, 12], read through the view */
+    wnn_operand *y = wnn_add(b, wnn_transpose(b, t, swap01), h);           /* h read after */
+    wnn_operand *r = wnn_neg(b, wnn_transpose(b, h, reverse));            /* [12, 1, 4]: a copy */
+    wnn_named_operand named[2] = {{"y", y}, {"r", r}};
+    wnn_graph *g;
+    CHECK_OK(wnn_graph_builder_build(b, named, 2, &g));
+    wnn_graph_builder_release(b);
+    wnn_tensor_desc td = WNN_TENSOR_DESC_INIT;
+    td.data_type = WNN_DATA_TYPE_FLOAT32, td.writable = td.readable = true;
+    td.rank = 3, td.shape[0] = 4, td.shape[1] = 1, td.shape[2] = 12;
+    wnn_tensor *tx, *ty, *tr;
+    CHECK_OK(wnn_context_create_tensor(ctx, &td, &tx));
+    CHECK_OK(wnn_context_create_tensor(ctx, &td, &ty));
+    td.shape[0] = 12, td.shape[2] = 4;
+    CHECK_OK(wnn_context_create_tensor(ctx, &td, &tr));
+    CHECK_OK(wnn_context_write_tensor(ctx, tx, x, sizeof x));
+    wnn_named_tensor ins[1] = {{"x", tx}}, outs[2] = {{"y", ty}, {"r", tr}};
+    for (int run = 0; run < 2; run++)
+        CHECK_OK(wnn_context_dispatch(ctx, g, ins, 1, outs, 2));
+    CHECK_OK(wnn_context_read_tensor_sync(ctx, ty, got, sizeof got));
+    CHECK_OK(wnn_context_read_tensor_sync(ctx, tr, got2, sizeof got2));
+    int bad = 0;
+    for (size_t i = 0; i < N; i++) {
+        double hv = x[i] > 0 ? x[i] : 0.0, want = exp(-hv) + hv;
+        size_t row = i / 12, col = i % 12; /* r[col][0][row] */
+        if (!(fabs(got[i] - want) <= 1e-6 * (1 + fabs(want)) && got2[col * 4 + row] == (float)-hv) && bad++ < 3)
+            fprintf(stderr, "transpose views: y[%zu] = %.7g, want %.7g; r = %.7g, want %.7g\n", i, got[i], want,
+                    got2[col * 4 + row], -hv);
+    }
+    CHECK(bad == 0);
+    wnn_tensor_release(tx);
+    wnn_tensor_release(ty);
+    wnn_tensor_release(tr);
+    wnn_graph_release(g);
+}
+
 int main(void)
 {
     wnn_context_options o = WNN_CONTEXT_OPTIONS_INIT;
@@ -578,6 +629,7 @@ int main(void)
     erf_gelu(0, false, true);
     erf_gelu(2, true, true);
     reshape_views();
+    transpose_views();
     wnn_context_release(ctx);
     TEST_DONE();
 }

@@ -302,18 +302,40 @@ static void fuse_matmul_bias(wnn__cpu_graph *g)
     }
 }
 
+/* Whether transpose node keeps the order of its input's dimensions larger
+** than 1 (it only moves 1s: [1, S, D] -> [S, 1, D]), so that its result is
+** its input's bytes, as a reshape's is. */
+static bool moves_only_ones(const wnn__ir *ir, const wnn__node *node)
+{
+    const wnn_operand_desc *in = &ir->values[node->in[0]].desc;
+    int last = -1;
+    for (uint32_t i = 0; i < in->rank; i++) {
+        uint32_t from = node->attrs.transpose.perm[i];
+        if (in->shape[from] == 1)
+            continue;
+        if ((int)from < last)
+            return false;
+        last = (int)from;
+    }
+    return true;
+}
+
 /* A reshape of a value computed in the arena, in its plain layout, that no
 ** graph output is on either side: the result is the same bytes, so the
 ** reshape is skipped and its result views its source's block, which lives
 ** until both have been read (bert_encoder: 22 reshapes a run, 9 us each
-** on 2 threads). Runs last of the fusions: a source another pass keeps
-** from being computed has a reader in that pass alone. */
+** on 2 threads). A transpose that only moves dimensions of 1 is such a
+** reshape too (nn.MultiheadAttention's batch-first transposes at batch 1).
+** Runs last of the fusions: a source another pass keeps from being
+** computed has a reader in that pass alone. */
 static void alias_reshapes(wnn__cpu_graph *g)
 {
     const wnn__ir *ir = g->ir;
     for (uint32_t n = 0; n < ir->n_nodes; n++) {
         const wnn__node *node = &ir->nodes[n];
-        if (node->op != WNN__OP_RESHAPE || g->fused[n] || node->in[0] == WNN__NONE)
+        if ((node->op != WNN__OP_RESHAPE && node->op != WNN__OP_TRANSPOSE) || g->fused[n] ||
+            g->attn_at[n] != WNN__NONE || node->in[0] == WNN__NONE ||
+            (node->op == WNN__OP_TRANSPOSE && !moves_only_ones(ir, node)))
             continue;
         uint32_t x = node->in[0], y = node->out[0];
         uint32_t root = g->same_as[x] != WNN__NONE ? g->same_as[x] : x;
