@@ -218,6 +218,8 @@ static const char environment_page[] =
     "  WNN_CPU_CONV=gemm|direct  cpu conv2d by im2col+GEMM or by the direct loop,\n"
     "                          instead of choosing by shape\n"
     "  WNN_CPU_DNNL=0          cpu conv2d without oneDNN, even where libdnnl.so.2 is\n"
+    "  WNN_ATTENTION=0         cpu and cuda run attention chains (matmul, scale,\n"
+    "                          mask, softmax, matmul) operator by operator\n"
     "  WNN_CUDA_GRAPHS=0       cuda runs each dispatch kernel by kernel instead of\n"
     "                          replaying a captured CUDA graph\n"
     "  WNN_CUDA_FUSION=0       cuda runs every operator as its own kernel\n"
