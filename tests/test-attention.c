@@ -231,15 +231,16 @@ static void run(problem *p)
     CHECK_OK(wnn__attention_find(&ir, NULL, true, &found, &count));
     uint32_t want_chains = p->neg == NEG_NONE && wnn__config_get()->attention ? 1 : 0;
     if (count != want_chains)
-        fprintf(stderr, "attention layout %d scale %d mask %d neg %d: %u chains found, want %u\n", p->layout,
-                p->scale, p->mask, p->neg, count, want_chains);
+        fprintf(stderr, "attention layout %d scale %d mask %d neg %d: %u chains found, want %u\n", p->layout, p->scale,
+                p->mask, p->neg, count, want_chains);
     CHECK(count == want_chains);
     if (count == 1) {
         CHECK(fabs(found[0].scale - scale) <= 1e-6 * scale);
         CHECK(found[0].has_mask == (p->mask != M_NONE));
         CHECK(found[0].out.value == ir.output_values[0]);
         if (found[0].n_nodes != ir.n_nodes)
-            fprintf(stderr, "layout %d scale %d mask %d: chain of %u nodes, graph %u\n", p->layout, p->scale, p->mask, found[0].n_nodes, ir.n_nodes);
+            fprintf(stderr, "layout %d scale %d mask %d: chain of %u nodes, graph %u\n", p->layout, p->scale, p->mask,
+                    found[0].n_nodes, ir.n_nodes);
         CHECK(found[0].n_nodes == ir.n_nodes); /* every node of these graphs is the chain's */
     }
     free(found);
@@ -252,7 +253,8 @@ static void run(problem *p)
     /* unfused, at most the graph's (one that only moves 1s is a view) */
     uint32_t written = bert ? 4 : p->layout == L_KEY_T ? 1 : 0;
     if (count ? transposes != 0 : transposes > written)
-        fprintf(stderr, "layout %d scale %d mask %d half %d: %u transposes planned\n", p->layout, p->scale, p->mask, p->half, transposes);
+        fprintf(stderr, "layout %d scale %d mask %d half %d: %u transposes planned\n", p->layout, p->scale, p->mask,
+                p->half, transposes);
     CHECK(count ? transposes == 0 : transposes <= written);
     wnn__cpu_graph_free(cg);
     wnn__ir_free(&ir);
@@ -344,7 +346,9 @@ static void run(problem *p)
                     want += sc[j] / sum * p->v[((size_t)bt * N + j) * E + c];
                 size_t at = bert ? ((size_t)i * B + bt) * E + c : ((size_t)bt * M + i) * E + c;
                 if (!(fabs(got[at] - want) <= tol * (1 + fabs(want))) && bad++ < 3)
-                    fprintf(stderr, "attention layout %d scale %d mask %d neg %d%s [%u,%u,%u,%u,%u]: o[%u][%u][%u] = %.7g, want %.7g\n",
+                    fprintf(stderr,
+                            "attention layout %d scale %d mask %d neg %d%s [%u,%u,%u,%u,%u]: o[%u][%u][%u] = %.7g, "
+                            "want %.7g\n",
                             p->layout, p->scale, p->mask, p->neg, p->half ? " f16" : "", B, M, N, D, E, bt, i, c,
                             got[at], want);
             }
@@ -379,8 +383,8 @@ int main(void)
             for (int mask = 0; mask < M_COUNT; mask++)
                 for (int half = 0; half < 2; half++) {
                     uint32_t d = ds[rnd(5)], e = rnd(3) ? d : es[rnd(3)];
-                    problem p = {layout, scale, mask, NEG_NONE, half, 6, ms[rnd(4)], ns[rnd(4)], d, e,
-                                 NULL, NULL, NULL, NULL};
+                    problem p = {layout,     scale, mask, NEG_NONE, half, 6,    ms[rnd(4)],
+                                 ns[rnd(4)], d,     e,    NULL,     NULL, NULL, NULL};
                     run(&p);
                 }
     for (int half = 0; half < 2; half++) {

@@ -21,27 +21,12 @@
 
 typedef struct walk {
     const wnn__ir *ir;
-    const uint32_t *reads;   /* per value: node inputs naming it */
-    const bool *is_output;   /* per value */
-    bool *used;              /* per node: taken, or in a chain found */
-    bool views;              /* operands may be views of slices */
-    wnn__attention *a;       /* the chain being built */
+    const uint32_t *reads; /* per value: node inputs naming it */
+    const bool *is_output; /* per value */
+    bool *used;            /* per node: taken, or in a chain found */
+    bool views;            /* operands may be views of slices */
+    wnn__attention *a;     /* the chain being built */
 } walk;
-
-/* The value of a one-element float constant, or NAN. */
-static double scalar(const wnn__ir *ir, uint32_t v)
-{
-    if (v == WNN__NONE)
-        return NAN;
-    const wnn__value *val = &ir->values[v];
-    if (val->kind != WNN__VALUE_CONSTANT || !val->data || wnn__shape_count(&val->desc) != 1)
-        return NAN;
-    if (val->desc.data_type == WNN_DATA_TYPE_FLOAT32)
-        return *(const float *)val->data;
-    if (val->desc.data_type == WNN_DATA_TYPE_FLOAT16)
-        return wnn__half_to_float(*(const uint16_t *)val->data);
-    return NAN;
-}
 
 /* The node computing v, if v is a node's only output, read once (by the
 ** chain), no graph output, and the node is free; else NULL. */
@@ -73,7 +58,7 @@ static uint32_t peel_scale(walk *w, uint32_t v, bool may_divide, double *scale)
     const wnn__node *n = producer(w, v, &at);
     if (!n || (n->op != WNN__OP_MUL && !(may_divide && n->op == WNN__OP_DIV)))
         return v;
-    double c1 = scalar(w->ir, n->in[1]), c0 = n->op == WNN__OP_MUL ? scalar(w->ir, n->in[0]) : NAN;
+    double c1 = wnn__ir_scalar(w->ir, n->in[1]), c0 = n->op == WNN__OP_MUL ? wnn__ir_scalar(w->ir, n->in[0]) : NAN;
     uint32_t x;
     double c;
     if (!isnan(c1) && c1 != 0) {
@@ -86,8 +71,7 @@ static uint32_t peel_scale(walk *w, uint32_t v, bool may_divide, double *scale)
         return v;
     }
     const wnn_operand_desc *xd = &w->ir->values[x].desc, *vd = &w->ir->values[v].desc;
-    if (xd->rank != vd->rank || memcmp(xd->shape, vd->shape, vd->rank * sizeof *vd->shape) != 0 ||
-        !add_node(w, at))
+    if (xd->rank != vd->rank || memcmp(xd->shape, vd->shape, vd->rank * sizeof *vd->shape) != 0 || !add_node(w, at))
         return v;
     *scale *= c;
     return x;
@@ -308,8 +292,7 @@ static bool match(walk *w, uint32_t sm)
         a->last = tn;
     }
     /* shapes: q [.., M, D], kt [.., D, N], v [.., N, E], all of one type */
-    const wnn_operand_desc *qd = &ir->values[q].desc, *kd = &ir->values[kt].desc,
-                           *vd = &ir->values[second->in[1]].desc;
+    const wnn_operand_desc *qd = &ir->values[q].desc, *kd = &ir->values[kt].desc, *vd = &ir->values[second->in[1]].desc;
     if (qd->data_type != a->type || kd->data_type != a->type || vd->data_type != a->type || qd->rank < 2 ||
         kd->rank < 2 || vd->rank < 2)
         return false;

@@ -10,8 +10,12 @@
 #ifndef WNN_CORE_IR_H
 #define WNN_CORE_IR_H
 
+#include <math.h>
+
 #include "wnn/wnn.h"
+#include "core/half.h"
 #include "core/ops.h"
+#include "core/shape.h"
 
 #define WNN__NONE UINT32_MAX /* an absent optional operand */
 
@@ -66,6 +70,23 @@ static inline void wnn__ir_last_use(const wnn__ir *ir, uint32_t *last)
         for (uint32_t j = 0; j < ir->nodes[n].n_in; j++)
             if (ir->nodes[n].in[j] != WNN__NONE)
                 last[ir->nodes[n].in[j]] = n;
+}
+
+/* The value of v when it is a one-element float32 or float16 constant (a
+** scale, an offset a fusion looks for), else NAN; v may be WNN__NONE.
+** Header-only, as wnn__ir_last_use. */
+static inline double wnn__ir_scalar(const wnn__ir *ir, uint32_t v)
+{
+    if (v == WNN__NONE)
+        return NAN;
+    const wnn__value *val = &ir->values[v];
+    if (val->kind != WNN__VALUE_CONSTANT || !val->data || wnn__shape_count(&val->desc) != 1)
+        return NAN;
+    if (val->desc.data_type == WNN_DATA_TYPE_FLOAT32)
+        return *(const float *)val->data;
+    if (val->desc.data_type == WNN_DATA_TYPE_FLOAT16)
+        return wnn__half_to_float(*(const uint16_t *)val->data);
+    return NAN;
 }
 
 #endif

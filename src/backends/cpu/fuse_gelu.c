@@ -36,19 +36,6 @@ typedef struct chain_ctx {
     const bool *fused;      /* nodes other passes have taken */
 } chain_ctx;
 
-/* The value of a one-element float constant, or NAN. */
-static double scalar(const wnn__ir *ir, uint32_t v)
-{
-    const wnn__value *val = &ir->values[v];
-    if (v == WNN__NONE || val->kind != WNN__VALUE_CONSTANT || !val->data || wnn__shape_count(&val->desc) != 1)
-        return NAN;
-    if (val->desc.data_type == WNN_DATA_TYPE_FLOAT32)
-        return *(const float *)val->data;
-    if (val->desc.data_type == WNN_DATA_TYPE_FLOAT16)
-        return wnn__half_to_float(*(const uint16_t *)val->data);
-    return NAN;
-}
-
 static bool near(double got, double want) { return fabs(got - want) <= 1e-6 * fabs(want) + 1e-7; }
 
 /* v's one reader, if v is read once, by an op node, and is no graph output. */
@@ -83,11 +70,11 @@ static uint32_t match(const chain_ctx *c, uint32_t first, bool *fused, uint32_t 
     const wnn__ir *ir = c->ir;
     const wnn__node *s = &ir->nodes[first];
     uint32_t x;
-    if (s->op == WNN__OP_DIV && near(scalar(ir, s->in[1]), sqrt(2.0)))
+    if (s->op == WNN__OP_DIV && near(wnn__ir_scalar(ir, s->in[1]), sqrt(2.0)))
         x = s->in[0];
-    else if (s->op == WNN__OP_MUL && near(scalar(ir, s->in[1]), sqrt(0.5)))
+    else if (s->op == WNN__OP_MUL && near(wnn__ir_scalar(ir, s->in[1]), sqrt(0.5)))
         x = s->in[0];
-    else if (s->op == WNN__OP_MUL && near(scalar(ir, s->in[0]), sqrt(0.5)))
+    else if (s->op == WNN__OP_MUL && near(wnn__ir_scalar(ir, s->in[0]), sqrt(0.5)))
         x = s->in[1];
     else
         return UINT32_MAX;
@@ -96,21 +83,21 @@ static uint32_t match(const chain_ctx *c, uint32_t first, bool *fused, uint32_t 
         return UINT32_MAX;
     uint32_t n_erf, n_add, n1, n2 = UINT32_MAX, n_half = UINT32_MAX;
     const wnn__node *erf = only_reader(c, sv, WNN__OP_ERF, &n_erf);
-    const wnn__node *add = erf && same_desc(ir, x, erf->out[0]) ? only_reader(c, erf->out[0], WNN__OP_ADD, &n_add)
-                                                                 : NULL;
-    if (!add || !near(scalar(ir, other(add, erf->out[0])), 1.0) || !same_desc(ir, x, add->out[0]))
+    const wnn__node *add =
+        erf && same_desc(ir, x, erf->out[0]) ? only_reader(c, erf->out[0], WNN__OP_ADD, &n_add) : NULL;
+    if (!add || !near(wnn__ir_scalar(ir, other(add, erf->out[0])), 1.0) || !same_desc(ir, x, add->out[0]))
         return UINT32_MAX;
     uint32_t a = add->out[0];
     const wnn__node *m1 = only_reader(c, a, WNN__OP_MUL, &n1);
     if (!m1 || !same_desc(ir, x, m1->out[0]))
         return UINT32_MAX;
     uint32_t beside = other(m1, a), last;
-    if (beside == x || near(scalar(ir, beside), 0.5)) {
+    if (beside == x || near(wnn__ir_scalar(ir, beside), 0.5)) {
         /* (x * a) * 0.5 or (a * 0.5) * x */
         const wnn__node *m2 = only_reader(c, m1->out[0], WNN__OP_MUL, &n2);
         uint32_t third = m2 ? other(m2, m1->out[0]) : WNN__NONE;
-        bool ok = m2 && same_desc(ir, x, m2->out[0]) &&
-                  (beside == x ? near(scalar(ir, third), 0.5) : third == x);
+        bool ok =
+            m2 && same_desc(ir, x, m2->out[0]) && (beside == x ? near(wnn__ir_scalar(ir, third), 0.5) : third == x);
         if (!ok)
             return UINT32_MAX;
         last = n2;
@@ -121,8 +108,8 @@ static uint32_t match(const chain_ctx *c, uint32_t first, bool *fused, uint32_t 
             return UINT32_MAX;
         n_half = ir->values[beside].index;
         const wnn__node *h = &ir->nodes[n_half];
-        if (h->op != WNN__OP_MUL || c->fused[n_half] || other(h, x) == WNN__NONE || !near(scalar(ir, other(h, x)), 0.5) ||
-            !same_desc(ir, x, beside))
+        if (h->op != WNN__OP_MUL || c->fused[n_half] || other(h, x) == WNN__NONE ||
+            !near(wnn__ir_scalar(ir, other(h, x)), 0.5) || !same_desc(ir, x, beside))
             return UINT32_MAX;
         last = n1;
     }

@@ -22,8 +22,8 @@ typedef struct attn_job {
     const wnn__attention *a;
     const float *q, *kt, *v, *mask;
     float *out;
-    size_t rows;   /* query rows per block */
-    size_t blocks; /* per batch */
+    size_t rows;       /* query rows per block */
+    size_t blocks;     /* per batch */
     atomic_int status; /* WNN_OK, or a failure of some block */
 } attn_job;
 
@@ -84,10 +84,10 @@ static void attn_blocks(void *arg, size_t begin, size_t end)
         size_t lq, lk, lv, lo;
         const float *q = operand(j->q + wnn__attention_batch_offset(a, &a->q, t) + m0 * qs[R - 2], mr, d, qs[R - 2],
                                  qs[R - 1], qb, &tq, &lq);
-        const float *k = operand(j->kt + wnn__attention_batch_offset(a, &a->kt, t), d, n, ks[R - 2], ks[R - 1], kb,
-                                 &tk, &lk);
-        const float *v = operand(j->v + wnn__attention_batch_offset(a, &a->v, t), n, e, vs[R - 2], vs[R - 1], vb,
-                                 &tv, &lv);
+        const float *k =
+            operand(j->kt + wnn__attention_batch_offset(a, &a->kt, t), d, n, ks[R - 2], ks[R - 1], kb, &tk, &lk);
+        const float *v =
+            operand(j->v + wnn__attention_batch_offset(a, &a->v, t), n, e, vs[R - 2], vs[R - 1], vb, &tv, &lv);
         wnn__cpu_sgemm(tq, tk, mr, n, d, a->scale, q, lq, k, lk, 0.0f, s, n);
         const float *mask = a->has_mask ? j->mask + wnn__attention_batch_offset(a, &a->mask, t) : NULL;
         for (size_t i = 0; i < mr; i++) {

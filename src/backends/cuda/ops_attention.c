@@ -56,13 +56,15 @@ wnn_status wnn__cu_attention_fold(const wnn__ir *ir, wnn__cu_node *nodes, bool *
         const wnn__attention *a = &found[i];
         if (a->q.offset || a->kt.offset || a->v.offset || a->out.offset || (a->has_mask && a->mask.offset))
             continue; /* views were not asked for */
-        attention_plan p = {.q = a->q.value, .kt = a->kt.value, .v = a->v.value,
-                            .mask = a->has_mask ? a->mask.value : WNN__NONE, .out = a->out.value};
+        attention_plan p = {.q = a->q.value,
+                            .kt = a->kt.value,
+                            .v = a->v.value,
+                            .mask = a->has_mask ? a->mask.value : WNN__NONE,
+                            .out = a->out.value};
         p.k.batch_rank = a->rank - 2;
         for (uint32_t j = 0; j + 2 < a->rank; j++)
             p.k.batch[j] = a->batch[j];
-        if (a->batches > UINT32_MAX || a->m > UINT32_MAX || a->n > UINT32_MAX || a->d > UINT32_MAX ||
-            a->e > UINT32_MAX)
+        if (a->batches > UINT32_MAX || a->m > UINT32_MAX || a->n > UINT32_MAX || a->d > UINT32_MAX || a->e > UINT32_MAX)
             continue;
         p.k.batches = (uint32_t)a->batches, p.k.m = (uint32_t)a->m, p.k.n = (uint32_t)a->n;
         p.k.d = (uint32_t)a->d, p.k.e = (uint32_t)a->e;
