@@ -227,6 +227,8 @@ static const char environment_page[] =
     "                          (set to any value)\n"
     "  WNN_CUDA_CUDNN=0        cuda conv2d without cuDNN, even where libcudnn.so.9\n"
     "                          loads\n"
+    "  WNN_CUDA_CUDNN_GRAPH=0  cuda conv2d through cuDNN's legacy algorithms only\n"
+    "  WNN_CUDA_CUDNN_VERBOSE=1  each cuda conv2d's timed choices on stderr\n"
     "  WNN_WEBGPU_UPLOAD=staged|pieces  webgpu writes of 4 MiB or more through\n"
     "                          wnn's own mapped staging buffers (default) or as\n"
     "                          wgpuQueueWriteBuffer calls of 2 MiB\n"

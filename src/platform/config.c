@@ -63,6 +63,8 @@ static void read_all(void)
     config.cuda_fusion = on_unless_zero("WNN_CUDA_FUSION");
     config.cuda_direct_conv = text("WNN_CUDA_DIRECT_CONV") != NULL;
     config.cuda_cudnn = on_unless_zero("WNN_CUDA_CUDNN");
+    config.cuda_cudnn_graph = on_unless_zero("WNN_CUDA_CUDNN_GRAPH");
+    config.cuda_cudnn_verbose = text("WNN_CUDA_CUDNN_VERBOSE") != NULL;
     config.cuda_staging_kib = count("WNN_CUDA_STAGING_KIB", 262144, 8192);
     if (config.cuda_staging_kib < 64) {
         fprintf(stderr, "wnn: WNN_CUDA_STAGING_KIB=%u is below 64; 64 used\n", config.cuda_staging_kib);

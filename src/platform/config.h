@@ -30,6 +30,8 @@ typedef struct wnn__config {
     bool cuda_fusion;            /* WNN_CUDA_FUSION=0 turns element-wise fusion off */
     bool cuda_direct_conv;       /* WNN_CUDA_DIRECT_CONV set: direct convolution kernels */
     bool cuda_cudnn;             /* WNN_CUDA_CUDNN=0 turns cuDNN convolutions off */
+    bool cuda_cudnn_graph;       /* WNN_CUDA_CUDNN_GRAPH=0: cuDNN's legacy convolution API alone */
+    bool cuda_cudnn_verbose;     /* WNN_CUDA_CUDNN_VERBOSE set: each convolution's choice on stderr */
     uint32_t cuda_staging_kib;   /* WNN_CUDA_STAGING_KIB: pinned staging chunk (64 .. 262144; 8192) */
     uint32_t cuda_copy_threads;  /* WNN_CUDA_COPY_THREADS: threads of a staged copy; 0: the pool's */
     uint32_t null_copy_delay_us; /* WNN_NULL_COPY_DELAY_US: the null device's copy latency */

@@ -176,6 +176,7 @@ static wnn_status cu_device_open(uint32_t index, wnn__device **out)
     d->use_graphs = wnn__config_get()->cuda_graphs;
     d->use_fusion = wnn__config_get()->cuda_fusion;
     d->use_cudnn = wnn__config_get()->cuda_cudnn && !wnn__config_get()->cuda_direct_conv;
+    d->use_cudnn_graph = wnn__config_get()->cuda_cudnn_graph;
     d->stage_bytes = (size_t)wnn__config_get()->cuda_staging_kib << 10;
     pthread_mutexattr_t attr;
     pthread_mutexattr_init(&attr);

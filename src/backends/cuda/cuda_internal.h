@@ -45,6 +45,7 @@ struct wnn__device {
     bool use_graphs;  /* WNN_CUDA_GRAPHS=0 turns capture off */
     bool use_fusion;  /* WNN_CUDA_FUSION=0 turns element-wise fusion off */
     bool use_cudnn;   /* WNN_CUDA_CUDNN=0 (or WNN_CUDA_DIRECT_CONV) keeps cuDNN out */
+    bool use_cudnn_graph; /* WNN_CUDA_CUDNN_GRAPH=0 keeps cuDNN's graph API out (cuda_dnn.c) */
     bool dnn_tried;   /* the cuDNN handle was asked for (cuda_dnn.c) */
     void *dnn;        /* cudnnHandle_t on stream, or NULL */
 };

@@ -279,6 +279,13 @@ typedef struct wnn__cu_conv {
 cudaError_t wnn__cu_conv2d(cudaStream_t s, wnn_data_type t, const wnn__cu_conv *p, const void *in,
                            const void *filter, const void *bias, void *out);
 
+/* The epilogue of a convolution run apart from it: y = y + bias[channel] +
+** z, then relu (x < 0 ? 0 : x) when asked, in place; bias (one per channel)
+** and z (like y) may be NULL. Element i's channel is (i / inner) % channels
+** (inner: h * w for nchw, 1 for nhwc). float32 and float16. */
+cudaError_t wnn__cu_conv_epilogue(cudaStream_t s, wnn_data_type t, uint64_t count, uint32_t channels,
+                                  uint32_t inner, const void *bias, const void *z, bool relu, void *y);
+
 /* im2col for conv2d through a matrix product: cols[(n - n0) * P + p][k] for
 ** images [n0, n0 + images), P = h_out * w_out output pixels, k = (ic * kh +
 ** ky) * kw + kx over all input channels (groups must be 1); 0 where the tap

@@ -264,6 +264,69 @@ extern "C" cudaError_t wnn__cu_conv2d(cudaStream_t s, wnn_data_type t, const wnn
     return cudaGetLastError();
 }
 
+/* y = y + bias[channel] + z, then relu when asked (x < 0 ? 0 : x, NaN kept),
+** in place, in float32 and rounded once. The channel of element i is
+** (i / inner) % channels. */
+template <typename T>
+__global__ void conv_epilogue(T *__restrict__ y, const T *__restrict__ bias, const T *__restrict__ z, uint32_t channels,
+                              uint32_t inner, bool relu, uint64_t count)
+{
+    for (uint64_t i = global_id(); i < count; i += global_stride()) {
+        float v = load_f(y, i);
+        if (bias)
+            v += load_f(bias, (i / inner) % channels);
+        if (z)
+            v += load_f(z, i);
+        store_f(y, i, relu && v < 0.0f ? 0.0f : v);
+    }
+}
+
+/* The same over float16 in 16-byte words of 8 elements, where the 8 share
+** a channel (inner % 8 == 0) or are 8 consecutive channels (inner == 1,
+** channels % 8 == 0). */
+__global__ void conv_epilogue_h8(uint4 *__restrict__ y, const h16 *__restrict__ bias, const uint4 *__restrict__ z,
+                                 uint32_t channels, uint32_t inner, bool relu, uint64_t words)
+{
+    for (uint64_t w = global_id(); w < words; w += global_stride()) {
+        uint4 yv = y[w], zv = z ? z[w] : make_uint4(0, 0, 0, 0);
+        h16 *ye = reinterpret_cast<h16 *>(&yv);
+        const h16 *ze = reinterpret_cast<const h16 *>(&zv);
+        uint64_t first = w * 8;
+        uint32_t c0 = (uint32_t)((first / inner) % channels);
+#pragma unroll
+        for (int k = 0; k < 8; k++) {
+            float v = h2f(ye[k]);
+            if (bias)
+                v += h2f(bias[inner == 1 ? c0 + k : c0]);
+            if (z)
+                v += h2f(ze[k]);
+            ye[k] = f2h(relu && v < 0.0f ? 0.0f : v);
+        }
+        y[w] = yv;
+    }
+}
+
+extern "C" cudaError_t wnn__cu_conv_epilogue(cudaStream_t s, wnn_data_type t, uint64_t count, uint32_t channels,
+                                             uint32_t inner, const void *bias, const void *z, bool relu, void *y)
+{
+    if (!channels || !inner)
+        return cudaErrorInvalidValue;
+    if (t == WNN_DATA_TYPE_FLOAT16 && count % 8 == 0 && ((uintptr_t)y | (uintptr_t)z) % 16 == 0 &&
+        (inner % 8 == 0 || (inner == 1 && channels % 8 == 0))) {
+        conv_epilogue_h8<<<blocks_for(count / 8), THREADS, 0, s>>>((uint4 *)y, (const h16 *)bias, (const uint4 *)z,
+                                                                   channels, inner, relu, count / 8);
+    } else if (t == WNN_DATA_TYPE_FLOAT16) {
+        conv_epilogue<h16><<<blocks_for(count), THREADS, 0, s>>>((h16 *)y, (const h16 *)bias, (const h16 *)z, channels,
+                                                                 inner, relu, count);
+    } else if (t == WNN_DATA_TYPE_FLOAT32) {
+        conv_epilogue<float><<<blocks_for(count), THREADS, 0, s>>>((float *)y, (const float *)bias, (const float *)z,
+                                                                   channels, inner, relu, count);
+    } else {
+        return cudaErrorInvalidValue;
+    }
+    return cudaGetLastError();
+}
+
 extern "C" bool wnn__cu_pool_supported(wnn__op op, wnn_data_type t)
 {
     if (op == WNN__OP_MAX_POOL2D)
