@@ -66,14 +66,97 @@ __global__ void binary_general(const T *__restrict__ a, const T *__restrict__ b,
     }
 }
 
+/* An input read as element (i / q) % m for output element i: a bias row
+** repeated (q 1, m the row), one value per row or per channel (q the
+** elements that share it), a block between broadcast axes, or the output's
+** own layout (q 1, m the count). Sizes fit 32 bits (the builder's limit). */
+struct row_form {
+    uint32_t q, m;
+};
+
+/* Input k of plan p in row form: its axes read with stride 0 on both ends
+** and contiguously in between; false when it is read any other way. */
+static bool row_form_of(const wnn__cu_bcast *p, uint32_t k, row_form *f)
+{
+    if ((p->scalar_mask >> k) & 1u) {
+        *f = row_form{1, 1};
+        return true;
+    }
+    int d = (int)p->rank - 1;
+    uint64_t q = 1, m = 1;
+    for (; d >= 0 && p->stride[k][d] == 0; d--)
+        q *= p->shape[d];
+    for (; d >= 0 && p->stride[k][d] == m; d--)
+        m *= p->shape[d];
+    for (; d >= 0; d--)
+        if (p->stride[k][d] != 0)
+            return false;
+    *f = row_form{(uint32_t)q, (uint32_t)m};
+    return true;
+}
+
+/* N elements of an input in row form from output element base (N divides
+** base): one wide load when they are consecutive in it, one value when
+** they share one. */
+template <typename T, int N>
+__device__ __forceinline__ void row_load(T (&x)[N], const T *__restrict__ a, row_form f, uint32_t base)
+{
+    if (f.q == 1 && f.m % N == 0) {
+        vload<T, N>(x, a + base % f.m);
+    } else if (f.q % N == 0) {
+        const T v = a[(base / f.q) % f.m];
+#pragma unroll
+        for (int k = 0; k < N; k++)
+            x[k] = v;
+    } else {
+#pragma unroll
+        for (int k = 0; k < N; k++)
+            x[k] = a[((base + k) / f.q) % f.m];
+    }
+}
+
+template <int OP, typename T>
+__global__ void binary_rows(const T *__restrict__ a, const T *__restrict__ b,
+                            typename binary_result<OP, T>::type *__restrict__ o, uint32_t n, row_form fa, row_form fb)
+{
+    typedef typename binary_result<OP, T>::type R;
+    constexpr int N = vec_width<T, R>::value;
+    const uint32_t nvec = n / N;
+    for (uint64_t v = global_id(); v < nvec; v += global_stride()) {
+        T x[N], y[N];
+        R r[N];
+        row_load<T, N>(x, a, fa, (uint32_t)v * N);
+        row_load<T, N>(y, b, fb, (uint32_t)v * N);
+#pragma unroll
+        for (int k = 0; k < N; k++)
+            r[k] = binary<OP, T>(x[k], y[k]);
+        vstore<R, N>(o + v * N, r);
+    }
+    const uint64_t i = (uint64_t)nvec * N + global_id();
+    if (i < n)
+        o[i] = binary<OP, T>(a[(i / fa.q) % fa.m], b[(i / fb.q) % fb.m]);
+}
+
+/* Whether input form f can be read N at a time: wide loads aligned, or one
+** value per N outputs. */
+static bool row_vectorizable(row_form f, const void *ptr, int n)
+{
+    return (f.q == 1 && f.m % n == 0 && aligned16(ptr)) || f.q % n == 0 || f.m == 1;
+}
+
 template <int OP, typename T>
 cudaError_t launch_binary(cudaStream_t s, const wnn__cu_bcast *p, const void *a, const void *b, void *o)
 {
     typedef typename binary_result<OP, T>::type R;
     constexpr int N = vec_width<T, R>::value;
+    row_form fa, fb;
     if (p->flat && aligned16(a) && aligned16(b) && aligned16(o))
         binary_flat<OP, T><<<blocks_for(p->count / N + 1), THREADS, 0, s>>>((const T *)a, (const T *)b, (R *)o,
                                                                             p->count, p->scalar_mask);
+    else if (p->count <= UINT32_MAX && aligned16(o) && row_form_of(p, 0, &fa) && row_form_of(p, 1, &fb) &&
+             row_vectorizable(fa, a, N) && row_vectorizable(fb, b, N))
+        binary_rows<OP, T><<<blocks_for(p->count / N + 1), THREADS, 0, s>>>((const T *)a, (const T *)b, (R *)o,
+                                                                            (uint32_t)p->count, fa, fb);
     else
         binary_general<OP, T><<<blocks_for(p->count), THREADS, 0, s>>>((const T *)a, (const T *)b, (R *)o, *p);
     return cudaGetLastError();
@@ -183,6 +266,27 @@ __global__ void scaled_broadcast(const T *__restrict__ src, T *__restrict__ dst,
     }
 }
 
+/* The same from a source in row form, 16 bytes at a time. */
+template <typename T>
+__global__ void scaled_rows(const T *__restrict__ src, T *__restrict__ dst, uint32_t n, row_form f, float beta)
+{
+    constexpr int N = 16 / sizeof(T);
+    const uint32_t nvec = n / N;
+    for (uint64_t v = global_id(); v < nvec; v += global_stride()) {
+        T x[N];
+        row_load<T, N>(x, src, f, (uint32_t)v * N);
+        if (beta != 1.0f) {
+#pragma unroll
+            for (int k = 0; k < N; k++)
+                store_f(x, k, beta * load_f(x, k));
+        }
+        vstore<T, N>(dst + v * N, x);
+    }
+    const uint64_t i = (uint64_t)nvec * N + global_id();
+    if (i < n)
+        store_f(dst, i, beta * load_f(src, (i / f.q) % f.m));
+}
+
 } // namespace
 
 /* ------------------------------------------------------------------------ */
@@ -237,7 +341,17 @@ extern "C" cudaError_t wnn__cu_where(cudaStream_t s, uint32_t elem_size, const w
 extern "C" cudaError_t wnn__cu_scaled_broadcast(cudaStream_t s, wnn_data_type t, const wnn__cu_bcast *p,
                                                 double beta, const void *src, void *dst)
 {
-    if (t == WNN_DATA_TYPE_FLOAT32)
+    row_form f;
+    int n = t == WNN_DATA_TYPE_FLOAT16 ? 8 : 4;
+    bool rows = (t == WNN_DATA_TYPE_FLOAT32 || t == WNN_DATA_TYPE_FLOAT16) && p->count <= UINT32_MAX &&
+                aligned16(dst) && row_form_of(p, 0, &f) && row_vectorizable(f, src, n);
+    if (rows && t == WNN_DATA_TYPE_FLOAT32)
+        scaled_rows<float><<<blocks_for(p->count / 4 + 1), THREADS, 0, s>>>((const float *)src, (float *)dst,
+                                                                          (uint32_t)p->count, f, (float)beta);
+    else if (rows)
+        scaled_rows<h16><<<blocks_for(p->count / 8 + 1), THREADS, 0, s>>>((const h16 *)src, (h16 *)dst,
+                                                                        (uint32_t)p->count, f, (float)beta);
+    else if (t == WNN_DATA_TYPE_FLOAT32)
         scaled_broadcast<float><<<blocks_for(p->count), THREADS, 0, s>>>((const float *)src, (float *)dst, *p,
                                                                          (float)beta);
     else if (t == WNN_DATA_TYPE_FLOAT16)
