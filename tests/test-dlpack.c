@@ -939,6 +939,18 @@ static void test_import_refusals(const char *device)
     CHECK(r[0] == 0 && r[1] == 1);
     wnn_tensor_release(t);
 
+    /* the producer's stream: 0 and values below -1 refused, the others
+    ** taken (host memory waits for none) */
+    const int64_t streams[] = {0, -2, INT64_MIN, WNN_DLPACK_STREAM_NO_SYNC, 1, 2, 12345};
+    for (size_t i = 0; i < COUNT_OF(streams); i++) {
+        wnn_dlpack_import_options so = WNN_DLPACK_IMPORT_OPTIONS_INIT;
+        so.has_stream = true;
+        so.stream = streams[i];
+        bool bad = streams[i] == 0 || streams[i] < WNN_DLPACK_STREAM_NO_SYNC;
+        wnn_tensor_release(
+            import_foreign(ctx, make_foreign(f32, 1, two, NULL, 8), &so, bad ? WNN_STATUS_INVALID_ARGUMENT : WNN_OK));
+    }
+
     /* versions: only the deleter is touched */
     for (uint32_t major = 0; major < 4; major += 2) {
         f = make_foreign(f32, 1, two, NULL, 8);

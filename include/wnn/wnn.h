@@ -1618,9 +1618,19 @@ typedef struct wnn_dlpack_import_options {
     bool readable;        /* the new tensor's usage flags, as in wnn_tensor_desc */
     bool writable;
     bool bool_as_uint8;   /* accept kDLBool (8 bits) as a uint8 tensor */
+    /* The producer's stream, for device memory of a device with queues
+    ** (CUDA: a cudaStream_t, 1 the legacy default stream, 2 the per-thread
+    ** one): the context's queue waits for the work queued on it before it
+    ** touches the memory. has_stream false: the legacy default stream,
+    ** which a producer handed stream 1 ordered its work before.
+    ** WNN_DLPACK_STREAM_NO_SYNC: no wait (the caller has ordered it); 0 and
+    ** values below -1 are INVALID_ARGUMENT. Ignored for host memory. A
+    ** DLPack 1.3 C exchange API producer's current_work_stream goes here. */
+    bool has_stream;
+    int64_t stream;
 } wnn_dlpack_import_options;
 
-#define WNN_DLPACK_IMPORT_OPTIONS_INIT {false, WNN_DLPACK_COPY_IF_NEEDED, true, true, false}
+#define WNN_DLPACK_IMPORT_OPTIONS_INIT {false, WNN_DLPACK_COPY_IF_NEEDED, true, true, false, false, 0}
 
 /* Makes a tensor of ctx from a DLPack managed tensor, taking ownership of
 ** managed whatever the outcome: wnn calls its deleter exactly once (on

@@ -429,6 +429,84 @@ done:
     return capsule;
 }
 
+/* The DLPack 1.3 C exchange table of x's type (the
+** __dlpack_c_exchange_api__ attribute, a "dlpack_exchange_api" capsule),
+** when it has a usable one of major version 1; NULL otherwise, with no
+** exception. */
+static const DLPackExchangeAPI *exchange_table_of(PyObject *x)
+{
+    PyObject *cap = PyObject_GetAttrString((PyObject *)Py_TYPE(x), "__dlpack_c_exchange_api__");
+    if (!cap) {
+        PyErr_Clear();
+        return NULL;
+    }
+    const DLPackExchangeAPI *api =
+        PyCapsule_IsValid(cap, "dlpack_exchange_api") ? PyCapsule_GetPointer(cap, "dlpack_exchange_api") : NULL;
+    Py_DECREF(cap);
+    if (!api || api->header.version.major != 1 || !api->managed_tensor_from_py_object_no_sync ||
+        !api->current_work_stream)
+        return NULL;
+    return api;
+}
+
+/* x through its type's C exchange table, without Python calls: the
+** producer's tensor unsynchronized, then wnn's queue ordered after the
+** producer's current work stream. Returns the new wnn tensor; NULL with an
+** exception on failure; NULL with none (*declined) when the memory is not
+** of the target context's device, after giving it back, for the caller to
+** take the Python protocol instead. */
+static PyObject *from_exchange(const DLPackExchangeAPI *api, PyObject *x, WnnContextObject *ctx,
+                               wnn_dlpack_copy copy, bool *declined)
+{
+    *declined = false;
+    DLManagedTensorVersioned *managed = NULL;
+    if (api->managed_tensor_from_py_object_no_sync(x, &managed) != 0 || !managed) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_BufferError, "the producer's DLPack exchange API failed");
+        return NULL;
+    }
+    DLDevice dev = managed->dl_tensor.device;
+    WnnContextObject *target = ctx ? (WnnContextObject *)Py_NewRef(ctx)
+                                   : context_for_device((int32_t)dev.device_type, dev.device_id);
+    wnn_device_info info;
+    bool same = target && wnn_context_get_device_info(target->ctx, &info) == WNN_OK &&
+                (int32_t)info.dlpack_device_type == (int32_t)dev.device_type &&
+                info.dlpack_device_id == dev.device_id;
+    if (!same) { /* another device, or host memory wanted: the Python protocol knows how */
+        PyErr_Clear();
+        Py_XDECREF(target);
+        if (managed->deleter) managed->deleter(managed);
+        *declined = true;
+        return NULL;
+    }
+    void *stream = NULL;
+    if (dev.device_type == kDLCUDA && api->current_work_stream(dev.device_type, dev.device_id, &stream) != 0) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_BufferError, "the producer's current_work_stream failed");
+        Py_DECREF(target);
+        if (managed->deleter) managed->deleter(managed);
+        return NULL;
+    }
+    void *given = wrap_foreign(managed, false);
+    if (!given) {
+        call_foreign(managed, false);
+        Py_DECREF(target);
+        return PyErr_NoMemory();
+    }
+    wnn_dlpack_import_options o = WNN_DLPACK_IMPORT_OPTIONS_INIT;
+    o.copy = copy;
+    o.bool_as_uint8 = true;
+    if (dev.device_type == kDLCUDA) {
+        o.has_stream = true;
+        o.stream = stream ? (int64_t)(intptr_t)stream : 1; /* NULL: the legacy default stream */
+    }
+    wnn_tensor *t;
+    wnn_status s;
+    Py_BEGIN_ALLOW_THREADS s = wnn_context_import_dlpack(target->ctx, given, &o, &t);
+    Py_END_ALLOW_THREADS
+    PyObject *r = s == WNN_OK ? wnnpy_tensor_new(target, t) : dlpack_raise(s);
+    Py_DECREF(target);
+    return r;
+}
+
 /* wnn to wnn: the C calls directly, no capsule. */
 static PyObject *from_wnn(WnnTensorObject *x, WnnContextObject *ctx, wnn_dlpack_copy copy)
 {
@@ -462,10 +540,15 @@ PyObject *wnnpy_from_dlpack(PyObject *module, PyObject *const *args, Py_ssize_t 
     if (PyObject_TypeCheck(x, &WnnTensor_Type)) {
         r = from_wnn((WnnTensorObject *)x, ctx ? ctx : ((WnnTensorObject *)x)->ctx, copy);
     } else {
-        PyObject *capsule = PyCapsule_CheckExact(x) ? Py_NewRef(x)
-                                                    : call_producer(x, ctx && is_host_context(ctx), copy);
-        r = capsule ? import_capsule(capsule, ctx, copy) : NULL;
-        Py_XDECREF(capsule);
+        const DLPackExchangeAPI *api = PyCapsule_CheckExact(x) ? NULL : exchange_table_of(x);
+        bool declined = true;
+        if (api) r = from_exchange(api, x, ctx, copy, &declined);
+        if (declined) {
+            PyObject *capsule = PyCapsule_CheckExact(x) ? Py_NewRef(x)
+                                                        : call_producer(x, ctx && is_host_context(ctx), copy);
+            r = capsule ? import_capsule(capsule, ctx, copy) : NULL;
+            Py_XDECREF(capsule);
+        }
     }
     Py_XDECREF(ctx);
     return r;

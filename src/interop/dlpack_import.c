@@ -506,11 +506,16 @@ wnn_status wnn_context_import_dlpack(wnn_context *ctx, void *managed, const wnn_
     wnn_status s = !ctx   ? wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "%s: context is NULL", fn)
                    : !out ? wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "%s: out is NULL", fn)
                           : check(ctx, o, &src);
-    /* A foreign producer ordered its work before the legacy default stream
-    ** (the stream a consumer without one of its own names, 1): the device's
-    ** queue waits for that stream before it touches the memory. */
-    if (s == WNN_OK && src.foreign_device && ctx->backend->wait_for_stream &&
-        (s = ctx->backend->wait_for_stream(ctx->device, 1)) != WNN_OK)
+    /* A foreign producer ordered its work before the stream it names, by
+    ** default the legacy default stream (the one a consumer without a
+    ** stream of its own names, 1): the device's queue waits for that stream
+    ** before it touches the memory. */
+    if (s == WNN_OK && o->has_stream && (o->stream == 0 || o->stream < WNN_DLPACK_STREAM_NO_SYNC))
+        s = wnn__fail(WNN_STATUS_INVALID_ARGUMENT, "%s: stream %lld is not a stream (0 and values below -1 are refused)",
+                      fn, (long long)o->stream);
+    int64_t producer = o->has_stream ? o->stream : 1;
+    if (s == WNN_OK && src.foreign_device && ctx->backend->wait_for_stream && producer != WNN_DLPACK_STREAM_NO_SYNC &&
+        (s = ctx->backend->wait_for_stream(ctx->device, (uintptr_t)producer)) != WNN_OK)
         wnn__fail(s, "%s: ordering \"%s\" after the producer's stream failed", fn, ctx->info.name);
     if (s != WNN_OK) {
         call_deleter(managed, src.legacy);
