@@ -16,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/gelu.h"
 #include "core/half.h"
+#include "core/internal.h"
 #include "test.h"
 #include "wnn/wnn.h"
 
@@ -423,7 +425,7 @@ static void matmul_bias(uint32_t batch, uint32_t m, uint32_t k, uint32_t n, bool
 }
 
 /* gelu spelled out as exporters write it, x * 0.5 * (1 + erf(x / sqrt(2))),
-** which the cpu device runs as one gelu kernel (fuse_gelu.c): in each of its
+** which the cpu device runs as one gelu kernel (backends/gelu.c): in each of its
 ** forms (div or mul by 1/sqrt(2); the product associated three ways), in
 ** float32 and float16, followed by a node that reads x again after the chain
 ** (in the form where x's last reader is inside the chain, none: x must
@@ -456,6 +458,28 @@ static void erf_gelu(int form, bool half, bool broken)
         y = wnn_add(b, y, in);
     wnn_named_operand named[2] = {{"y", y}, {"e", e}};
     uint32_t n_out = broken && form != 0 ? 2 : 1;
+    /* the chain is found (float16's constants are rounded: its sqrt(2) is
+    ** 1.4140625), or not when broken */
+    wnn__ir ir;
+    CHECK_OK(wnn__ir_extract(b, named, n_out, &ir));
+    int32_t *output_of = malloc(ir.n_values * sizeof *output_of);
+    bool *taken = calloc(ir.n_nodes, sizeof *taken);
+    uint32_t *gelu_of = malloc(ir.n_nodes * sizeof *gelu_of), found = 0;
+    for (uint32_t v = 0; v < ir.n_values; v++)
+        output_of[v] = -1;
+    for (uint32_t i = 0; i < ir.n_outputs; i++)
+        output_of[ir.output_values[i]] = (int32_t)i;
+    for (uint32_t n = 0; n < ir.n_nodes; n++)
+        gelu_of[n] = WNN__NONE;
+    wnn__gelu_find(&ir, output_of, taken, gelu_of);
+    for (uint32_t n = 0; n < ir.n_nodes; n++)
+        found += gelu_of[n] != WNN__NONE;
+    if (found != (broken ? 0u : 1u))
+        fprintf(stderr, "erf gelu form %d%s%s: %u chains found\n", form, half ? " f16" : "", broken ? " broken" : "",
+                found);
+    CHECK(found == (broken ? 0u : 1u));
+    free(output_of), free(taken), free(gelu_of);
+    wnn__ir_free(&ir);
     wnn_graph *g;
     CHECK_OK(wnn_graph_builder_build(b, named, n_out, &g));
     wnn_graph_builder_release(b);

@@ -6,7 +6,7 @@
 #   public API (include/wnn) <- core <- interop            (core: objects, timeline)
 #   core -> backends/backend.h (the table) -> backends/<name>
 #   backends see only the IR (core/ir.h, ops.h, ops.def, half.h, shape.h) and the patterns
-#   found in it (backends/attention.h, which each backend compiles in), memory/, platform/
+#   found in it (backends/attention.h, gelu.h, which each backend compiles in), memory/, platform/
 #   memory/ and platform/ are below core; onnx/, tools/ and python/ see only include/wnn
 #   (tools also core/shape.h: the shape and number rules, header-only on the public types).
 #
@@ -35,7 +35,7 @@ rule() {
     done
 }
 
-IR='core/(ir\.h|ops\.h|ops\.def|half\.h|shape\.h)|backends/attention\.h'
+IR='core/(ir\.h|ops\.h|ops\.def|half\.h|shape\.h)|backends/attention\.h|backends/gelu\.h'
 PUBLIC='wnn/[a-z_]+\.h'
 rule src/platform "platform/[a-z_]+\.h|$PUBLIC" "platform/ is below everything: it sees only itself and the public header"
 rule src/memory "memory/[a-z_]+\.h|platform/[a-z_]+\.h|backends/backend\.h|$PUBLIC" \

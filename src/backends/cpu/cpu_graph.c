@@ -39,7 +39,7 @@
 
 #include "backends/cpu/cpu_graph.h"
 #include "backends/cpu/dnnl.h"
-#include "backends/cpu/fuse_gelu.h"
+#include "backends/gelu.h"
 #include "backends/cpu/half_simd.h"
 #include "backends/cpu/kernels.h"
 #include "backends/cpu/layout.h"
@@ -64,7 +64,7 @@ struct wnn__cpu_graph {
     size_t *bytes;         /* per value: its size in oneDNN's layout (wnn__dnnl_link), or 0 */
     uint32_t *alias;       /* per value: the constant whose bytes it views (alias_constants()), or WNN__NONE */
     uint32_t *same_as;     /* per value: the value whose bytes it is, for a reshape (alias_reshapes()), or WNN__NONE */
-    uint32_t *gelu_of;     /* per node: x, where it computes gelu(x) for a fused chain (fuse_gelu.h), or WNN__NONE */
+    uint32_t *gelu_of;     /* per node: x, where it computes gelu(x) for a fused chain (backends/gelu.h), or WNN__NONE */
     wnn__attention *attn;  /* the attention chains run as one kernel (backends/attention.h) */
     uint32_t n_attn;
     uint32_t *attn_at;     /* per node: the chain it runs, or UINT32_MAX */
@@ -579,7 +579,7 @@ wnn_status wnn__cpu_graph_plan(const wnn__ir *ir, wnn__cpu_graph **out)
     if (s == WNN_OK && promote(g))
         s = promote_values(g);
     if (s == WNN_OK) /* after promote(): the chain's nodes keep their meaning in float32 */
-        wnn__cpu_fuse_gelu(ir, g->output_of, g->fused, g->gelu_of);
+        wnn__gelu_find(ir, g->output_of, g->fused, g->gelu_of);
     if (s == WNN_OK)
         s = fuse_attention(g);
     if (s == WNN_OK)

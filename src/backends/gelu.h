@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
-** fuse_gelu.h -- the erf spelling of gelu, run as one kernel (fuse_gelu.c).
+** gelu.h -- the erf spelling of gelu, found for a backend to run as one
+** kernel (gelu.c, compiled into each backend that uses it).
 */
-#ifndef WNN_BACKENDS_CPU_FUSE_GELU_H
-#define WNN_BACKENDS_CPU_FUSE_GELU_H
+#ifndef WNN_BACKENDS_GELU_H
+#define WNN_BACKENDS_GELU_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -15,6 +16,6 @@
 ** node n that computes the chain's result (WNN__NONE elsewhere, as the
 ** caller set it). output_of[v] >= 0 marks graph outputs. x must stay alive
 ** until node n: the caller's memory plan extends its last use. */
-void wnn__cpu_fuse_gelu(const wnn__ir *ir, const int32_t *output_of, bool *fused, uint32_t *gelu_of);
+void wnn__gelu_find(const wnn__ir *ir, const int32_t *output_of, bool *fused, uint32_t *gelu_of);
 
 #endif
