@@ -227,6 +227,8 @@ wnn_status wnn__cu_graph_compile(wnn__device *d, wnn__allocator *alloc, const wn
     if (s == WNN_OK && d->use_fusion)
         s = wnn__cu_matmul_fold(ir, g->nodes, internal, pos);
     if (s == WNN_OK && d->use_fusion)
+        s = wnn__cu_gelu_fold(ir, g->nodes, internal, pos);
+    if (s == WNN_OK && d->use_fusion)
         s = wnn__cu_fuse(ir, g->nodes, internal, pos);
     if (s == WNN_OK)
         s = plan_memory(g, internal, pos);

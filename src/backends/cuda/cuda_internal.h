@@ -145,6 +145,13 @@ wnn_status wnn__cu_matmul_fold(const wnn__ir *ir, wnn__cu_node *nodes, bool *int
 ** node. Called before wnn__cu_matmul_fold. Fails only for OUT_OF_MEMORY. */
 wnn_status wnn__cu_attention_fold(const wnn__ir *ir, wnn__cu_node *nodes, bool *internal, uint32_t *pos);
 
+/* (ops_elementwise.c) Runs gelu as exporters spell it, x * 0.5 * (1 +
+** erf(x / sqrt(2))) (backends/gelu.h), as one gelu kernel at the chain's
+** last node; the chain's other nodes get no run, their results internal,
+** pos the last node. Called before wnn__cu_fuse. Fails only for
+** OUT_OF_MEMORY. */
+wnn_status wnn__cu_gelu_fold(const wnn__ir *ir, wnn__cu_node *nodes, bool *internal, uint32_t *pos);
+
 /* ---- cuDNN (cuda_dnn.c) ---------------------------------------------------------- */
 
 /* Moves conv2d nodes that cuDNN 9 takes onto it (libcudnn.so.9 is loaded
