@@ -43,6 +43,7 @@ typedef struct cu_graph {
     wnn__cu_node *nodes;
     uint8_t *loc;      /* per value: LOC_* */
     size_t *at;        /* per value: input/output index, arena offset, or alias source */
+    size_t *off;       /* per alias: its byte offset into its source */
     void **constants;  /* per value: device copy of a constant */
     size_t *const_blocks;
     void *arena;
@@ -58,6 +59,15 @@ static uint32_t root_of(const cu_graph *g, uint32_t v)
     while (g->loc[v] == LOC_ALIAS)
         v = (uint32_t)g->at[v];
     return v;
+}
+
+/* The byte offset of alias v into its root's memory. */
+static size_t offset_in_root(const cu_graph *g, uint32_t v)
+{
+    size_t off = 0;
+    for (; g->loc[v] == LOC_ALIAS; v = (uint32_t)g->at[v])
+        off += g->off[v];
+    return off;
 }
 
 static size_t aligned(size_t n) { return (n + CU_ALIGN - 1) / CU_ALIGN * CU_ALIGN; }
@@ -81,15 +91,21 @@ static wnn_status plan_memory(cu_graph *g, const bool *internal, const uint32_t 
         g->loc[ir->output_values[i]] = LOC_OUTPUT;
         g->at[ir->output_values[i]] = i;
     }
-    /* reshape-like nodes share their input's memory unless their output is a
-    ** graph output (which has memory of its own) */
+    /* reshape-like nodes share their input's memory, and contiguous slices
+    ** and gathers of one index are views into it at an offset (of values in
+    ** the arena, at its alignment, which kernels and cuBLAS count on: an
+    ** input's memory may be aligned to its element only), unless their
+    ** output is a graph output (which has memory of its own) */
     for (uint32_t n = 0; n < nn; n++) {
         wnn__cu_node *cn = &g->nodes[n];
         const wnn__node *node = cn->node;
         if (cn->alias && node->n_in >= 1 && node->in[0] != WNN__NONE && node->n_out == 1 &&
-            g->loc[node->out[0]] == LOC_ARENA) {
+            g->loc[node->out[0]] == LOC_ARENA &&
+            (cn->alias_offset == 0 ||
+             (cn->alias_offset % CU_ALIGN == 0 && g->loc[root_of(g, node->in[0])] == LOC_ARENA))) {
             g->loc[node->out[0]] = LOC_ALIAS;
             g->at[node->out[0]] = node->in[0];
+            g->off[node->out[0]] = cn->alias_offset;
             cn->run = NULL;
         }
     }
@@ -180,6 +196,7 @@ static void drop_graph(wnn__device *d, cu_graph *g)
     free(g->nodes);
     free(g->loc);
     free(g->at);
+    free(g->off);
     free(g->constants);
     free(g->const_blocks);
     free(g->ptr);
@@ -204,11 +221,12 @@ wnn_status wnn__cu_graph_compile(wnn__device *d, wnn__allocator *alloc, const wn
     g->nodes = calloc(ir->n_nodes ? ir->n_nodes : 1, sizeof *g->nodes);
     g->loc = calloc(nv, sizeof *g->loc);
     g->at = calloc(nv, sizeof *g->at);
+    g->off = calloc(nv, sizeof *g->off);
     g->constants = calloc(nv, sizeof *g->constants);
     g->const_blocks = calloc(nv, sizeof *g->const_blocks);
     g->ptr = calloc(nv, sizeof *g->ptr);
     wnn_status s = WNN_OK;
-    if (!g->nodes || !g->loc || !g->at || !g->constants || !g->const_blocks || !g->ptr)
+    if (!g->nodes || !g->loc || !g->at || !g->off || !g->constants || !g->const_blocks || !g->ptr)
         s = WNN_STATUS_OUT_OF_MEMORY;
     for (uint32_t n = 0; s == WNN_OK && n < ir->n_nodes; n++) {
         g->nodes[n].node = &ir->nodes[n];
@@ -281,7 +299,7 @@ static void resolve(cu_graph *g, void *const *inputs, void *const *outputs)
     }
     for (uint32_t v = 0; v < ir->n_values; v++)
         if (g->loc[v] == LOC_ALIAS)
-            g->ptr[v] = g->ptr[root_of(g, v)];
+            g->ptr[v] = (char *)g->ptr[root_of(g, v)] + offset_in_root(g, v);
 }
 
 /* Queues every node, then copies an operand bound to several output names

@@ -113,6 +113,7 @@ struct wnn__cu_node {
     void *aux_host;      /* a table to upload once (malloc'd; freed after upload) */
     size_t aux_bytes;
     bool alias;          /* output 0 may share input 0's memory (reshape, identity) */
+    size_t alias_offset; /* at this byte offset into it (a contiguous slice or gather) */
     /* set by cuda_graph.c */
     size_t scratch_offset;
     void *aux;

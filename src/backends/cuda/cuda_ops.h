@@ -66,6 +66,12 @@ static inline bool is_index_type(wnn_data_type t)
     return t == WNN_DATA_TYPE_INT32 || t == WNN_DATA_TYPE_UINT32 || t == WNN_DATA_TYPE_INT64;
 }
 
+/* Whether out, a part of in of the same rank and type (a slice with unit
+** steps, a gather of one index), is one contiguous run of in's elements:
+** the axes before the first one it cuts are 1 in out, those after it whole
+** (then the planner may make it a view, wnn__cu_node.alias_offset). */
+bool wnn__cu_contiguous_part(const wnn_operand_desc *in, const wnn_operand_desc *out);
+
 /* A zeroed plan of size bytes kept by n. */
 static inline void *new_plan(wnn__cu_node *n, size_t size)
 {

@@ -84,6 +84,17 @@ static wnn_status prep_gather_common(const wnn__ir *ir, wnn__cu_node *n, gather_
     return WNN_OK;
 }
 
+/* The one index of constant v (int32, uint32 or int64). */
+static bool constant_index(const wnn__value *v, int64_t *out)
+{
+    switch (v->desc.data_type) {
+    case WNN_DATA_TYPE_INT32: *out = *(const int32_t *)v->data; return true;
+    case WNN_DATA_TYPE_UINT32: *out = *(const uint32_t *)v->data; return true;
+    case WNN_DATA_TYPE_INT64: *out = *(const int64_t *)v->data; return true;
+    default: return false;
+    }
+}
+
 wnn_status wnn__cu_prep_gather(const wnn__ir *ir, wnn__cu_node *n)
 {
     gather_plan *p;
@@ -98,6 +109,18 @@ wnn_status wnn__cu_prep_gather(const wnn__ir *ir, wnn__cu_node *n)
     p->u.g.n_idx = wnn__shape_count(in_desc(ir, n->node, 1));
     p->u.g.count = p->out_count;
     n->run = run_gather;
+    /* one constant index after axes of 1: the output is one contiguous run
+    ** of the input, which the planner may make a view of it */
+    const wnn__value *iv = &ir->values[n->node->in[1]];
+    int64_t at;
+    if (p->u.g.outer == 1 && p->u.g.n_idx == 1 && iv->kind == WNN__VALUE_CONSTANT && iv->data &&
+        constant_index(iv, &at)) {
+        int64_t len = (int64_t)p->u.g.axis_len; /* clamped and wrapped as the kernel does */
+        at = at < -len ? -len : at >= len ? len - 1 : at;
+        at = at < 0 ? at + len : at;
+        n->alias = true;
+        n->alias_offset = (size_t)at * p->u.g.inner * elem_size(in->data_type);
+    }
     return WNN_OK;
 }
 

@@ -22,6 +22,22 @@ static wnn_status run_copy(const wnn__cu_exec *x, const wnn__cu_node *n)
                                           x->stream));
 }
 
+bool wnn__cu_contiguous_part(const wnn_operand_desc *in, const wnn_operand_desc *out)
+{
+    if (in->rank != out->rank || in->data_type != out->data_type)
+        return false;
+    uint32_t k = 0; /* the first axis cut short; those before it must be 1, those after it whole */
+    while (k < in->rank && out->shape[k] == in->shape[k])
+        k++;
+    for (uint32_t i = 0; i < k && k < in->rank; i++)
+        if (in->shape[i] != 1)
+            return false;
+    for (uint32_t i = k + 1; i < in->rank; i++)
+        if (out->shape[i] != in->shape[i])
+            return false;
+    return true;
+}
+
 /* Output 0 is a bit-exact copy of input 0 (reshape, identity, same-type
 ** cast); the planner may let it share the input's memory instead. */
 wnn_status wnn__cu_prep_copy(const wnn__ir *ir, wnn__cu_node *n)
@@ -113,11 +129,19 @@ wnn_status wnn__cu_prep_slice(const wnn__ir *ir, wnn__cu_node *n)
     const wnn_operand_desc *in = in_desc(ir, n->node, 0), *out = out_desc(ir, n->node, 0);
     int64_t in_stride[WNN_MAX_RANK], src[WNN_MAX_RANK], base = 0;
     signed_strides(in, in_stride);
+    bool steps_1 = true;
     for (uint32_t i = 0; i < out->rank; i++) {
         base += (int64_t)n->node->attrs.slice.starts[i] * in_stride[i];
         src[i] = (int64_t)n->node->attrs.slice.strides[i] * in_stride[i];
+        steps_1 = steps_1 && n->node->attrs.slice.strides[i] == 1;
     }
-    return prep_strided(n, out, src, base);
+    wnn_status s = prep_strided(n, out, src, base);
+    /* a slice that is one contiguous run of its input may be a view of it */
+    if (s == WNN_OK && steps_1 && wnn__cu_contiguous_part(in, out)) {
+        n->alias = true;
+        n->alias_offset = (size_t)base * elem_size(out->data_type);
+    }
+    return s;
 }
 
 wnn_status wnn__cu_prep_expand(const wnn__ir *ir, wnn__cu_node *n)
