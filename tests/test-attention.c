@@ -367,6 +367,111 @@ static void run(problem *p)
     wnn_graph_release(g);
 }
 
+/* Self-attention as PyTorch 2's multi-head attention exports it: each of
+** q, k and v is [S, b, H*D], cut into heads by reshape [S, b*H, D],
+** transpose (1, 0, 2) and reshape [b, H, S, D]; k then transposed on its
+** last two axes; q and kt each scaled by 1/D^(1/4); the result transposed
+** (2, 0, 1, 3) and reshaped back to [S, b, H*D]. The chain takes every node
+** but that last reshape (the heads become strides: no copies), and the
+** result matches the formula in double. */
+static void torch2_heads(bool half, uint32_t S, uint32_t D)
+{
+    enum { b = 2, H = 3 };
+    const uint32_t E = H * D;
+    const size_t n = (size_t)S * b * E;
+    wnn_data_type t = half ? WNN_DATA_TYPE_FLOAT16 : WNN_DATA_TYPE_FLOAT32;
+    problem sp = {0};
+    sp.half = half;
+    wnn_graph_builder *g;
+    CHECK_OK(wnn_graph_builder_create(ctx, &g));
+    wnn_operand_desc xd = {t, 3, {S, b, E}};
+    const uint32_t flat[3] = {S, b * H, D}, heads[4] = {b, H, S, D}, back[3] = {S, b, E};
+    static const uint32_t p102[3] = {1, 0, 2}, p0132[4] = {0, 1, 3, 2}, p2013[4] = {2, 0, 1, 3};
+    const char *names[3] = {"q", "k", "v"};
+    wnn_operand *op[3];
+    for (int i = 0; i < 3; i++)
+        op[i] = wnn_reshape(g, wnn_transpose(g, wnn_reshape(g, wnn_graph_builder_input(g, names[i], &xd), 3, flat), p102),
+                            4, heads);
+    double c = 1.0 / sqrt(sqrt((double)D));
+    wnn_operand *q = wnn_mul(g, op[0], scalar(g, &sp, c));
+    wnn_operand *kt = wnn_mul(g, wnn_transpose(g, op[1], p0132), scalar(g, &sp, c));
+    wnn_operand *o = wnn_matmul(g, wnn_softmax(g, wnn_matmul(g, q, kt), 3), op[2]);
+    o = wnn_reshape(g, wnn_transpose(g, o, p2013), 3, back);
+    wnn_named_operand outs[1] = {{"o", o}};
+    wnn__ir ir;
+    CHECK_OK(wnn__ir_extract(g, outs, 1, &ir));
+    wnn__attention *found;
+    uint32_t count;
+    CHECK_OK(wnn__attention_find(&ir, NULL, true, &found, &count));
+    uint32_t want = wnn__config_get()->attention ? 1 : 0;
+    CHECK(count == want);
+    /* all but the last reshape, which views the result */
+    if (count == 1 && found[0].n_nodes + 1 != ir.n_nodes)
+        fprintf(stderr, "torch2 heads: chain of %u nodes, graph %u\n", found[0].n_nodes, ir.n_nodes);
+    CHECK(count == 0 || found[0].n_nodes + 1 == ir.n_nodes);
+    free(found);
+    wnn__ir_free(&ir);
+    wnn_graph *gr;
+    CHECK_OK(wnn_graph_builder_build(g, outs, 1, &gr));
+    wnn_graph_builder_release(g);
+
+    float *x[3], *got = malloc(n * 4);
+    wnn_tensor *tx[3];
+    const uint32_t xs[3] = {S, b, E};
+    for (int i = 0; i < 3; i++) {
+        x[i] = malloc(n * 4);
+        fill(x[i], n, half, i == 2 ? 1.0f : 2.0f);
+        tx[i] = tensor_of(&sp, 3, xs, x[i], false);
+    }
+    wnn_tensor *to = tensor_of(&sp, 3, xs, NULL, true);
+    wnn_named_tensor ins[3] = {{"q", tx[0]}, {"k", tx[1]}, {"v", tx[2]}}, named_out[1] = {{"o", to}};
+    CHECK_OK(wnn_context_dispatch(ctx, gr, ins, 3, named_out, 1));
+    if (half) {
+        uint16_t *h = malloc(n * 2);
+        CHECK_OK(wnn_context_read_tensor_sync(ctx, to, h, n * 2));
+        for (size_t i = 0; i < n; i++)
+            got[i] = wnn__half_to_float(h[i]);
+        free(h);
+    } else {
+        CHECK_OK(wnn_context_read_tensor_sync(ctx, to, got, n * 4));
+    }
+    /* element (s, bb, h*D + d) of q, k and v is head (bb, h)'s row s */
+    int bad = 0;
+    double tol = half ? 8e-3 : 2e-5, *sc = malloc(S * sizeof *sc);
+    for (uint32_t bb = 0; bb < b; bb++)
+        for (uint32_t h = 0; h < H; h++)
+            for (uint32_t i = 0; i < S; i++) {
+                double mx = -INFINITY, sum = 0;
+                for (uint32_t j = 0; j < S; j++) {
+                    double dot = 0;
+                    for (uint32_t d = 0; d < D; d++)
+                        dot += (double)x[0][((size_t)i * b + bb) * E + h * D + d] *
+                               x[1][((size_t)j * b + bb) * E + h * D + d];
+                    sc[j] = dot / sqrt((double)D);
+                    mx = sc[j] > mx ? sc[j] : mx;
+                }
+                for (uint32_t j = 0; j < S; j++)
+                    sum += sc[j] = exp(sc[j] - mx);
+                for (uint32_t d = 0; d < D; d++) {
+                    double w = 0;
+                    for (uint32_t j = 0; j < S; j++)
+                        w += sc[j] / sum * x[2][((size_t)j * b + bb) * E + h * D + d];
+                    size_t at = ((size_t)i * b + bb) * E + h * D + d;
+                    if (!(fabs(got[at] - w) <= tol * (1.0 + fabs(w))) && bad++ < 3)
+                        fprintf(stderr, "torch2 heads%s S %u D %u: o[%zu] = %.6g, want %.6g\n", half ? " f16" : "", S,
+                                D, at, got[at], w);
+                }
+            }
+    CHECK(bad == 0);
+    free(sc), free(got);
+    for (int i = 0; i < 3; i++) {
+        free(x[i]);
+        wnn_tensor_release(tx[i]);
+    }
+    wnn_tensor_release(to);
+    wnn_graph_release(gr);
+}
+
 int main(void)
 {
     wnn_context_options o = WNN_CONTEXT_OPTIONS_INIT;
@@ -393,6 +498,10 @@ int main(void)
         problem c = {L_PLAIN, S_NONE, M_ROW, NEG_SCALE_AFTER_MASK, half, 6, 37, 64, 16, 8, NULL, NULL, NULL, NULL};
         run(&c);
     }
+    static const uint32_t heads_s[] = {1, 9, 64}, heads_d[] = {16, 32, 64};
+    for (int half = 0; half < 2; half++)
+        for (int i = 0; i < 3; i++)
+            torch2_heads(half, heads_s[i], heads_d[rnd(3)]);
     wnn_context_release(ctx);
     TEST_DONE();
 }

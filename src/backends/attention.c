@@ -154,24 +154,58 @@ static bool slice_view(walk *w, uint32_t x, uint32_t *value, size_t *offset, siz
     return true;
 }
 
-/* o reads value v of the chain's rank; a transpose producing v that only
-** the chain reads becomes strides over its input, and a slice view below
-** either (slice_view) an offset and strides in the slice's input. */
+#define OPERAND_PATH 8 /* transposes and reshapes looked through below an operand */
+
+/* o reads value v of the chain's rank. The transposes and reshapes that
+** produce v, each read by the chain alone, become strides over the value
+** below them, as far down as views express them (a reshape may only split
+** or merge runs that are contiguous in the strides so far): PyTorch's
+** multi-head attention cuts the heads out of a projection as reshape,
+** transpose, reshape. Below those, a slice view (slice_view) gives an
+** offset and strides in the slice's input. */
 static bool operand(walk *w, uint32_t v, wnn__attention_operand *o)
 {
-    const wnn_operand_desc *vd = &w->ir->values[v].desc;
-    uint32_t at;
-    const wnn__node *t = producer(w, v, &at);
-    bool transposed = t && t->op == WNN__OP_TRANSPOSE && t->in[0] != WNN__NONE && add_node(w, at);
-    uint32_t base_value = transposed ? t->in[0] : v;
-    size_t base[WNN_MAX_RANK];
-    o->offset = 0;
-    o->value = base_value;
-    if (!slice_view(w, base_value, &o->value, &o->offset, base))
-        contiguous(&w->ir->values[base_value].desc, base);
-    for (uint32_t i = 0; i < vd->rank; i++)
-        o->stride[i] = transposed ? base[t->attrs.transpose.perm[i]] : base[i];
-    return true;
+    const wnn__node *path[OPERAND_PATH];
+    uint32_t at[OPERAND_PATH];
+    int np = 0;
+    for (uint32_t cur = v; np < OPERAND_PATH; np++) {
+        const wnn__node *t = producer(w, cur, &at[np]);
+        if (!t || (t->op != WNN__OP_TRANSPOSE && t->op != WNN__OP_RESHAPE) || t->in[0] == WNN__NONE)
+            break;
+        path[np] = t;
+        cur = t->in[0];
+    }
+    const uint32_t kept = w->a->n_nodes;
+    /* the longest path a view expresses: path[0] produces v, path[k] the
+    ** input of path[k - 1]; with top 0 v is read as it is */
+    for (int top = np; top >= 0; top--) {
+        w->a->n_nodes = kept;
+        uint32_t base_value = top == 0 ? v : path[top - 1]->in[0];
+        size_t s[WNN_MAX_RANK], next[WNN_MAX_RANK];
+        o->offset = 0;
+        o->value = base_value;
+        if (!slice_view(w, base_value, &o->value, &o->offset, s))
+            contiguous(&w->ir->values[base_value].desc, s);
+        bool ok = true;
+        for (int k = top - 1; k >= 0 && ok; k--) {
+            const wnn__node *t = path[k];
+            const wnn_operand_desc *in = &w->ir->values[t->in[0]].desc, *out = &w->ir->values[t->out[0]].desc;
+            if (t->op == WNN__OP_TRANSPOSE)
+                for (uint32_t i = 0; i < out->rank; i++)
+                    next[i] = s[t->attrs.transpose.perm[i]];
+            else
+                ok = view_strides(in, s, out, next);
+            memcpy(s, next, sizeof s);
+        }
+        for (int k = 0; k < top && ok; k++)
+            ok = add_node(w, at[k]);
+        if (!ok)
+            continue;
+        memcpy(o->stride, s, sizeof o->stride);
+        return true;
+    }
+    w->a->n_nodes = kept;
+    return false;
 }
 
 /* Aligns operand o (of shape d, strides over d's axes) right against the
