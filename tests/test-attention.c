@@ -390,8 +390,8 @@ static void torch2_heads(bool half, uint32_t S, uint32_t D)
     const char *names[3] = {"q", "k", "v"};
     wnn_operand *op[3];
     for (int i = 0; i < 3; i++)
-        op[i] = wnn_reshape(g, wnn_transpose(g, wnn_reshape(g, wnn_graph_builder_input(g, names[i], &xd), 3, flat), p102),
-                            4, heads);
+        op[i] = wnn_reshape(
+            g, wnn_transpose(g, wnn_reshape(g, wnn_graph_builder_input(g, names[i], &xd), 3, flat), p102), 4, heads);
     double c = 1.0 / sqrt(sqrt((double)D));
     wnn_operand *q = wnn_mul(g, op[0], scalar(g, &sp, c));
     wnn_operand *kt = wnn_mul(g, wnn_transpose(g, op[1], p0132), scalar(g, &sp, c));

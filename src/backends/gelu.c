@@ -106,8 +106,7 @@ static uint32_t match(const chain_ctx *c, uint32_t first, bool *fused, uint32_t 
         /* (x * a) * 0.5 or (a * 0.5) * x */
         const wnn__node *m2 = only_reader(c, m1->out[0], WNN__OP_MUL, &n2);
         uint32_t third = m2 ? other(m2, m1->out[0]) : WNN__NONE;
-        bool ok =
-            m2 && same_desc(ir, x, m2->out[0]) && (beside == x ? near(ir, third, 0.5) : third == x);
+        bool ok = m2 && same_desc(ir, x, m2->out[0]) && (beside == x ? near(ir, third, 0.5) : third == x);
         if (!ok)
             return UINT32_MAX;
         last = n2;
@@ -118,8 +117,8 @@ static uint32_t match(const chain_ctx *c, uint32_t first, bool *fused, uint32_t 
             return UINT32_MAX;
         n_half = ir->values[beside].index;
         const wnn__node *h = &ir->nodes[n_half];
-        if (h->op != WNN__OP_MUL || c->fused[n_half] || other(h, x) == WNN__NONE ||
-            !near(ir, other(h, x), 0.5) || !same_desc(ir, x, beside))
+        if (h->op != WNN__OP_MUL || c->fused[n_half] || other(h, x) == WNN__NONE || !near(ir, other(h, x), 0.5) ||
+            !same_desc(ir, x, beside))
             return UINT32_MAX;
         last = n1;
     }
