@@ -289,6 +289,19 @@ static void short_rows(void *arg, size_t begin, size_t end)
                 dst[2 * a] = src[a];                                                                                   \
                 dst[2 * a + 1] = src[a + ls];                                                                          \
             }                                                                                                          \
+        else if (ln == 3) /* an image's channels into nhwc */                                                          \
+            for (size_t a = 0; a < kn; a++) {                                                                          \
+                dst[3 * a] = src[a];                                                                                   \
+                dst[3 * a + 1] = src[a + ls];                                                                          \
+                dst[3 * a + 2] = src[a + 2 * ls];                                                                      \
+            }                                                                                                          \
+        else if (ln == 4)                                                                                              \
+            for (size_t a = 0; a < kn; a++) {                                                                          \
+                dst[4 * a] = src[a];                                                                                   \
+                dst[4 * a + 1] = src[a + ls];                                                                          \
+                dst[4 * a + 2] = src[a + 2 * ls];                                                                      \
+                dst[4 * a + 3] = src[a + 3 * ls];                                                                      \
+            }                                                                                                          \
         else                                                                                                           \
             for (size_t a = 0; a < kn; a++)                                                                            \
                 for (size_t b = 0; b < ln; b++)                                                                        \
