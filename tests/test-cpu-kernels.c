@@ -298,14 +298,16 @@ static void exps(void)
     free(y);
 }
 
-/* maxPool2d on float32, both layouts, padding, strides and dilations, with
-** NaN in some inputs, against a loop here: the maximum, or the window's
-** first NaN. */
+/* maxPool2d on float32, both layouts (nhwc also with more channels than a
+** vector holds), padding, strides and dilations, with NaN in some inputs,
+** against a loop here: the maximum, or the window's first NaN. */
 static void max_pools(void)
 {
     for (int k = 0; k < 24; k++) {
         uint32_t c = 1 + rnd(5), h = 3 + rnd(14), w = 3 + rnd(14), wh = 1 + rnd(3), ww = 1 + rnd(3);
         bool nhwc = k % 2;
+        if (k % 4 == 1) /* nhwc with 12 to 16 channels: vectors of 8 and a tail */
+            c += 11;
         wnn_operand_desc d = {WNN_DATA_TYPE_FLOAT32, 4, {2, nhwc ? h : c, nhwc ? w : h, nhwc ? c : w}};
         wnn_pool2d_options o = WNN_POOL2D_OPTIONS_INIT;
         o.window_dimensions[0] = wh, o.window_dimensions[1] = ww;

@@ -299,23 +299,84 @@ static void max_planes_f32_rows(void *arg, size_t begin, size_t end)
         }                                                                                                              \
     }
 
+#define PIXEL_TAPS 64 /* taps of a window max_pixel_avx2 takes at once */
+
+#if WNN_CPU_X86
+/* out[i] = the max over taps t of in[tap[t] + i], i < c, 8 channels at a
+** time in a register across all the taps (folding each tap into the output
+** in memory loaded and stored it once a tap); returns whether a NaN was
+** read. n_taps >= 1. */
+WNN_AVX2 static bool max_pixel_avx2(float *out, const float *in, const size_t *tap, size_t n_taps, size_t c)
+{
+    __m256 nan = _mm256_setzero_ps();
+    size_t i = 0;
+    for (; i + 8 <= c; i += 8) {
+        __m256 m = _mm256_set1_ps(-INFINITY);
+        for (size_t t = 0; t < n_taps; t++) {
+            __m256 v = _mm256_loadu_ps(in + tap[t] + i);
+            nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+            m = _mm256_max_ps(v, m);
+        }
+        _mm256_storeu_ps(out + i, m);
+    }
+    bool any = _mm256_movemask_ps(nan) != 0;
+    for (; i < c; i++) {
+        float m = -INFINITY;
+        for (size_t t = 0; t < n_taps; t++) {
+            float v = in[tap[t] + i];
+            any |= v != v;
+            m = v > m ? v : m;
+        }
+        out[i] = m;
+    }
+    return any;
+}
+#endif
+
 /* maxPool2d, float32 nhwc: each tap's channels folded into the output pixel
 ** as one vector; a pixel that read a NaN is redone channel by channel, so
 ** that each channel's result is the element max_planes_f32_fast gives. */
+/* One output pixel's channels of max_rows_nhwc, at acc, from the taps in
+** [ky0, ky1) x [kx0, kx1) of the window at xp (none: 0); returns whether a
+** NaN was read. */
+static bool max_pixel(const pool_job *j, float *acc, ptrdiff_t xp, size_t ky0, size_t ky1, size_t kx0, size_t kx1,
+                      bool avx2)
+{
+    const float *in = j->x;
+    size_t c = j->in.c, n_taps = (ky1 > ky0 ? ky1 - ky0 : 0) * (kx1 > kx0 ? kx1 - kx0 : 0);
+#if WNN_CPU_X86
+    if (avx2 && n_taps >= 1 && n_taps <= PIXEL_TAPS) {
+        size_t tap[PIXEL_TAPS], t = 0;
+        for (size_t ky = ky0; ky < ky1; ky++)
+            for (size_t kx = kx0; kx < kx1; kx++)
+                tap[t++] = TAP(j, xp, ky, kx);
+        return max_pixel_avx2(acc, in, tap, n_taps, c);
+    }
+#endif
+    (void)avx2;
+    bool nan = false;
+    for (size_t k = 0; k < c; k++)
+        acc[k] = n_taps ? -INFINITY : 0.0f;
+    for (size_t ky = ky0; ky < ky1; ky++)
+        for (size_t kx = kx0; kx < kx1; kx++)
+            nan |= max_into(acc, in + TAP(j, xp, ky, kx), c, 1);
+    return nan;
+}
+
 static void max_rows_nhwc(void *arg, size_t begin, size_t end)
 {
     const pool_job *j = arg;
     const float *in = j->x;
     float *out = j->y;
     size_t c = j->in.c;
+#if WNN_CPU_X86
+    const bool avx2 = wnn__cpu_has_avx2();
+#else
+    const bool avx2 = false;
+#endif
     FOR_EACH_PIXEL(j, begin, end, {
         float *acc = out + yp;
-        bool nan = false;
-        for (size_t k = 0; k < c; k++)
-            acc[k] = ky0 < ky1 && kx0 < kx1 ? -INFINITY : 0.0f;
-        for (size_t ky = ky0; ky < ky1; ky++)
-            for (size_t kx = kx0; kx < kx1; kx++)
-                nan |= max_into(acc, in + TAP(j, xp, ky, kx), c, 1);
+        bool nan = max_pixel(j, acc, xp, ky0, ky1, kx0, kx1, avx2);
         for (size_t k = 0; nan && k < c; k++) {
             float best = -INFINITY;
             for (size_t ky = ky0; ky < ky1 && best == best; ky++)
