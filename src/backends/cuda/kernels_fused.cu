@@ -149,37 +149,35 @@ __device__ __forceinline__ void fused_compute(uint8_t op, float (&d)[V], const f
     case OPV:                                                                                         \
         _Pragma("unroll") for (int j = 0; j < V; j++) d[j] = EXPR;                              \
         break;
+/* the cheap cases, which both switches have (simple_op's list) */
+#define WNNCU_FUSED_SIMPLE_CASES                                                                      \
+    WNNCU_FUSED_CASE(WNN__OP_ADD, float_binary<WNN__OP_ADD>(a[j], b[j]))                              \
+    WNNCU_FUSED_CASE(WNN__OP_SUB, float_binary<WNN__OP_SUB>(a[j], b[j]))                              \
+    WNNCU_FUSED_CASE(WNN__OP_MUL, float_binary<WNN__OP_MUL>(a[j], b[j]))                              \
+    WNNCU_FUSED_CASE(WNN__OP_MAX, float_binary<WNN__OP_MAX>(a[j], b[j]))                              \
+    WNNCU_FUSED_CASE(WNN__OP_MIN, float_binary<WNN__OP_MIN>(a[j], b[j]))                              \
+    WNNCU_FUSED_CASE(WNN__OP_ABS, float_unary<WNN__OP_ABS>(a[j]))                                     \
+    WNNCU_FUSED_CASE(WNN__OP_NEG, float_unary<WNN__OP_NEG>(a[j]))
     if constexpr (SIMPLE) {
         switch (op) {
-        WNNCU_FUSED_CASE(WNN__OP_ADD, float_binary<WNN__OP_ADD>(a[j], b[j]))
-        WNNCU_FUSED_CASE(WNN__OP_SUB, float_binary<WNN__OP_SUB>(a[j], b[j]))
-        WNNCU_FUSED_CASE(WNN__OP_MUL, float_binary<WNN__OP_MUL>(a[j], b[j]))
-        WNNCU_FUSED_CASE(WNN__OP_MAX, float_binary<WNN__OP_MAX>(a[j], b[j]))
-        WNNCU_FUSED_CASE(WNN__OP_MIN, float_binary<WNN__OP_MIN>(a[j], b[j]))
-        WNNCU_FUSED_CASE(WNN__OP_ABS, float_unary<WNN__OP_ABS>(a[j]))
-        WNNCU_FUSED_CASE(WNN__OP_NEG, float_unary<WNN__OP_NEG>(a[j]))
+        WNNCU_FUSED_SIMPLE_CASES
         default: WNNCU_FUSED_CASE(WNN__OP_RELU, float_unary<WNN__OP_RELU>(a[j]))
         }
     } else {
-    switch (op) {
-    WNNCU_FUSED_CASE(WNN__OP_ADD, float_binary<WNN__OP_ADD>(a[j], b[j]))
-    WNNCU_FUSED_CASE(WNN__OP_SUB, float_binary<WNN__OP_SUB>(a[j], b[j]))
-    WNNCU_FUSED_CASE(WNN__OP_MUL, float_binary<WNN__OP_MUL>(a[j], b[j]))
-    WNNCU_FUSED_CASE(WNN__OP_DIV, float_binary<WNN__OP_DIV>(a[j], b[j]))
-    WNNCU_FUSED_CASE(WNN__OP_MAX, float_binary<WNN__OP_MAX>(a[j], b[j]))
-    WNNCU_FUSED_CASE(WNN__OP_MIN, float_binary<WNN__OP_MIN>(a[j], b[j]))
-    WNNCU_FUSED_CASE(WNN__OP_POW, float_binary<WNN__OP_POW>(a[j], b[j]))
-    WNNCU_FUSED_CASE(WNN__OP_ABS, float_unary<WNN__OP_ABS>(a[j]))
-    WNNCU_FUSED_CASE(WNN__OP_NEG, float_unary<WNN__OP_NEG>(a[j]))
-    WNNCU_FUSED_CASE(WNN__OP_EXP, float_unary<WNN__OP_EXP>(a[j]))
-    WNNCU_FUSED_CASE(WNN__OP_LOG, float_unary<WNN__OP_LOG>(a[j]))
-    WNNCU_FUSED_CASE(WNN__OP_SQRT, float_unary<WNN__OP_SQRT>(a[j]))
-    WNNCU_FUSED_CASE(WNN__OP_RELU, float_unary<WNN__OP_RELU>(a[j]))
-    WNNCU_FUSED_CASE(WNN__OP_SIGMOID, float_unary<WNN__OP_SIGMOID>(a[j]))
-    WNNCU_FUSED_CASE(WNN__OP_GELU, HALF ? gelu_half(a[j]) : gelu_float(a[j]))
-    default: WNNCU_FUSED_CASE(WNN__OP_TANH, float_unary<WNN__OP_TANH>(a[j]))
+        switch (op) {
+        WNNCU_FUSED_SIMPLE_CASES
+        WNNCU_FUSED_CASE(WNN__OP_DIV, float_binary<WNN__OP_DIV>(a[j], b[j]))
+        WNNCU_FUSED_CASE(WNN__OP_POW, float_binary<WNN__OP_POW>(a[j], b[j]))
+        WNNCU_FUSED_CASE(WNN__OP_EXP, float_unary<WNN__OP_EXP>(a[j]))
+        WNNCU_FUSED_CASE(WNN__OP_LOG, float_unary<WNN__OP_LOG>(a[j]))
+        WNNCU_FUSED_CASE(WNN__OP_SQRT, float_unary<WNN__OP_SQRT>(a[j]))
+        WNNCU_FUSED_CASE(WNN__OP_RELU, float_unary<WNN__OP_RELU>(a[j]))
+        WNNCU_FUSED_CASE(WNN__OP_SIGMOID, float_unary<WNN__OP_SIGMOID>(a[j]))
+        WNNCU_FUSED_CASE(WNN__OP_GELU, HALF ? gelu_half(a[j]) : gelu_float(a[j]))
+        default: WNNCU_FUSED_CASE(WNN__OP_TANH, float_unary<WNN__OP_TANH>(a[j]))
+        }
     }
-    }
+#undef WNNCU_FUSED_SIMPLE_CASES
 #undef WNNCU_FUSED_CASE
     if constexpr (HALF) { /* in pairs: one packing conversion for two */
 #pragma unroll
