@@ -63,6 +63,22 @@ static wnn_operand *scalar(wnn_graph_builder *b, const problem *p, double v)
     return wnn_graph_builder_constant_scalar(b, type_of(p), v);
 }
 
+/* The n elements of tensor t (float16 when half) as floats, malloc'd. */
+static float *read_floats(wnn_tensor *t, size_t n, bool half)
+{
+    float *got = malloc(n * 4);
+    if (half) {
+        uint16_t *h = malloc(n * 2);
+        CHECK_OK(wnn_context_read_tensor_sync(ctx, t, h, n * 2));
+        for (size_t i = 0; i < n; i++)
+            got[i] = wnn__half_to_float(h[i]);
+        free(h);
+    } else {
+        CHECK_OK(wnn_context_read_tensor_sync(ctx, t, got, n * 4));
+    }
+    return got;
+}
+
 /* A tensor holding floats (as float16 when p->half). */
 static wnn_tensor *tensor_of(const problem *p, uint32_t rank, const uint32_t *shape, const float *x, bool out)
 {
@@ -313,16 +329,7 @@ static void run(problem *p)
     wnn_named_tensor named_out[2] = {{"o", to}, {"p", tp}};
     CHECK_OK(wnn_context_dispatch(ctx, g, ins, n_in, named_out, n_out));
     size_t no = (size_t)B * M * E;
-    float *got = malloc(no * 4);
-    if (p->half) {
-        uint16_t *h = malloc(no * 2);
-        CHECK_OK(wnn_context_read_tensor_sync(ctx, to, h, no * 2));
-        for (size_t i = 0; i < no; i++)
-            got[i] = wnn__half_to_float(h[i]);
-        free(h);
-    } else {
-        CHECK_OK(wnn_context_read_tensor_sync(ctx, to, got, no * 4));
-    }
+    float *got = read_floats(to, no, p->half);
 
     /* the formula in double, compared in the output's layout */
     int bad = 0;
@@ -415,7 +422,7 @@ static void torch2_heads(bool half, uint32_t S, uint32_t D)
     CHECK_OK(wnn_graph_builder_build(g, outs, 1, &gr));
     wnn_graph_builder_release(g);
 
-    float *x[3], *got = malloc(n * 4);
+    float *x[3];
     wnn_tensor *tx[3];
     const uint32_t xs[3] = {S, b, E};
     for (int i = 0; i < 3; i++) {
@@ -426,15 +433,7 @@ static void torch2_heads(bool half, uint32_t S, uint32_t D)
     wnn_tensor *to = tensor_of(&sp, 3, xs, NULL, true);
     wnn_named_tensor ins[3] = {{"q", tx[0]}, {"k", tx[1]}, {"v", tx[2]}}, named_out[1] = {{"o", to}};
     CHECK_OK(wnn_context_dispatch(ctx, gr, ins, 3, named_out, 1));
-    if (half) {
-        uint16_t *h = malloc(n * 2);
-        CHECK_OK(wnn_context_read_tensor_sync(ctx, to, h, n * 2));
-        for (size_t i = 0; i < n; i++)
-            got[i] = wnn__half_to_float(h[i]);
-        free(h);
-    } else {
-        CHECK_OK(wnn_context_read_tensor_sync(ctx, to, got, n * 4));
-    }
+    float *got = read_floats(to, n, half);
     /* element (s, bb, h*D + d) of q, k and v is head (bb, h)'s row s */
     int bad = 0;
     double tol = half ? 8e-3 : 2e-5, *sc = malloc(S * sizeof *sc);
