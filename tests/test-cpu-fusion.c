@@ -471,7 +471,7 @@ static void erf_gelu(int form, bool half, bool broken)
         output_of[ir.output_values[i]] = (int32_t)i;
     for (uint32_t n = 0; n < ir.n_nodes; n++)
         gelu_of[n] = WNN__NONE;
-    wnn__gelu_find(&ir, output_of, taken, gelu_of);
+    wnn__gelu_find(&ir, output_of, taken, gelu_of, NULL);
     for (uint32_t n = 0; n < ir.n_nodes; n++)
         found += gelu_of[n] != WNN__NONE;
     if (found != (broken ? 0u : 1u))

@@ -36,6 +36,7 @@ typedef struct chain_ctx {
     const uint32_t *reads;  /* per value: how many node inputs name it */
     const uint32_t *reader; /* per value: the last node reading it */
     const bool *fused;      /* nodes other passes have taken */
+    uint32_t *at;           /* per node skipped: the node computing its chain, or NULL */
 } chain_ctx;
 
 /* Whether v is a one-element constant equal to want as its type holds it:
@@ -122,16 +123,18 @@ static uint32_t match(const chain_ctx *c, uint32_t first, bool *fused, uint32_t 
             return UINT32_MAX;
         last = n1;
     }
-    fused[first] = fused[n_erf] = fused[n_add] = true;
-    if (last != n1)
-        fused[n1] = true;
-    if (n_half != UINT32_MAX)
-        fused[n_half] = true;
+    const uint32_t skipped[5] = {first, n_erf, n_add, last != n1 ? n1 : UINT32_MAX, n_half};
+    for (int i = 0; i < 5; i++)
+        if (skipped[i] != UINT32_MAX) {
+            fused[skipped[i]] = true;
+            if (c->at)
+                c->at[skipped[i]] = last;
+        }
     *xp = x;
     return last;
 }
 
-void wnn__gelu_find(const wnn__ir *ir, const int32_t *output_of, bool *fused, uint32_t *gelu_of)
+void wnn__gelu_find(const wnn__ir *ir, const int32_t *output_of, bool *fused, uint32_t *gelu_of, uint32_t *at)
 {
     uint32_t nv = ir->n_values ? ir->n_values : 1;
     uint32_t *reads = calloc(nv, sizeof *reads), *reader = calloc(nv, sizeof *reader);
@@ -142,7 +145,7 @@ void wnn__gelu_find(const wnn__ir *ir, const int32_t *output_of, bool *fused, ui
                     reads[ir->nodes[n].in[j]]++;
                     reader[ir->nodes[n].in[j]] = n;
                 }
-        chain_ctx c = {ir, output_of, reads, reader, fused};
+        chain_ctx c = {ir, output_of, reads, reader, fused, at};
         for (uint32_t n = 0; n < ir->n_nodes; n++) {
             const wnn__node *s = &ir->nodes[n];
             if (fused[n] || (s->op != WNN__OP_DIV && s->op != WNN__OP_MUL))

@@ -579,7 +579,7 @@ wnn_status wnn__cpu_graph_plan(const wnn__ir *ir, wnn__cpu_graph **out)
     if (s == WNN_OK && promote(g))
         s = promote_values(g);
     if (s == WNN_OK) /* after promote(): the chain's nodes keep their meaning in float32 */
-        wnn__gelu_find(ir, g->output_of, g->fused, g->gelu_of);
+        wnn__gelu_find(ir, g->output_of, g->fused, g->gelu_of, NULL);
     if (s == WNN_OK)
         s = fuse_attention(g);
     if (s == WNN_OK)

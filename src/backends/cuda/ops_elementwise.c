@@ -154,21 +154,27 @@ wnn_status wnn__cu_gelu_fold(const wnn__ir *ir, wnn__cu_node *nodes, bool *inter
 {
     uint32_t nn = ir->n_nodes ? ir->n_nodes : 1, nv = ir->n_values ? ir->n_values : 1;
     int32_t *output_of = malloc(nv * sizeof *output_of);
-    bool *taken = calloc(nn, sizeof *taken), *before = calloc(nn, sizeof *before);
-    uint32_t *gelu_of = malloc(nn * sizeof *gelu_of);
-    wnn_status s = output_of && taken && before && gelu_of ? WNN_OK : WNN_STATUS_OUT_OF_MEMORY;
+    bool *taken = calloc(nn, sizeof *taken);
+    uint32_t *gelu_of = malloc(nn * sizeof *gelu_of), *at = malloc(nn * sizeof *at);
+    wnn_status s = output_of && taken && gelu_of && at ? WNN_OK : WNN_STATUS_OUT_OF_MEMORY;
     if (s == WNN_OK) {
         for (uint32_t v = 0; v < nv; v++)
             output_of[v] = -1;
         for (uint32_t i = 0; i < ir->n_outputs; i++)
             output_of[ir->output_values[i]] = (int32_t)i;
         for (uint32_t n = 0; n < ir->n_nodes; n++) {
-            before[n] = taken[n] = pos[n] != n || !nodes[n].run;
-            gelu_of[n] = WNN__NONE;
+            taken[n] = pos[n] != n || !nodes[n].run;
+            gelu_of[n] = at[n] = WNN__NONE;
         }
-        wnn__gelu_find(ir, output_of, taken, gelu_of);
+        wnn__gelu_find(ir, output_of, taken, gelu_of, at);
     }
     for (uint32_t n = 0; s == WNN_OK && n < ir->n_nodes; n++) {
+        if (at[n] != WNN__NONE) { /* a node the chain skips runs at the one computing its result */
+            drop_plan(&nodes[n]);
+            internal[ir->nodes[n].out[0]] = true;
+            pos[n] = at[n];
+            continue;
+        }
         if (gelu_of[n] == WNN__NONE)
             continue;
         const wnn__node *node = &ir->nodes[n];
@@ -184,36 +190,10 @@ wnn_status wnn__cu_gelu_fold(const wnn__ir *ir, wnn__cu_node *nodes, bool *inter
         nodes[n].plan = p;
         nodes[n].run = run_gelu_chain;
     }
-    /* the chain's other nodes run at the one computing its result */
-    for (uint32_t n = 0; s == WNN_OK && n < ir->n_nodes; n++) {
-        if (!taken[n] || before[n])
-            continue;
-        uint32_t last = n;
-        for (uint32_t v = ir->nodes[n].out[0]; last == n;) {
-            /* follow the chain's values to the node that reads them */
-            uint32_t next = UINT32_MAX;
-            for (uint32_t m = n + 1; m < ir->n_nodes && next == UINT32_MAX; m++)
-                for (uint32_t j = 0; j < ir->nodes[m].n_in; j++)
-                    if (ir->nodes[m].in[j] == v)
-                        next = m;
-            if (next == UINT32_MAX)
-                break;
-            if (gelu_of[next] != WNN__NONE)
-                last = next;
-            else
-                v = ir->nodes[next].out[0];
-        }
-        if (last == n) { /* cannot happen for a chain gelu.c found; leave the node be */
-            continue;
-        }
-        drop_plan(&nodes[n]);
-        internal[ir->nodes[n].out[0]] = true;
-        pos[n] = last;
-    }
     free(output_of);
     free(taken);
-    free(before);
     free(gelu_of);
+    free(at);
     return s;
 }
 
