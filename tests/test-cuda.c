@@ -556,6 +556,87 @@ static void clamp_cast_cases(void)
         }
 }
 
+/* gelu against double over a dense sweep of floats, on the unary kernel
+** and inside a fused run (gelu of x + 0): WebNN allows 18 ulp, the same
+** bound test-cpu-kernels holds the cpu to. Bit patterns are spaced evenly
+** over each sign's (1e-30, 12], so every binade between is sampled, with
+** the edges of the fast range (+-10), zeros, infinities and NaN. */
+static uint32_t build_gelu_pair(wnn_graph_builder *b, wnn_operand **x, wnn_operand **y, const tcase *c)
+{
+    (void)c;
+    y[0] = wnn_gelu(b, x[0]);
+    y[1] = wnn_gelu(b, wnn_add(b, x[0], x[1]));
+    return 2;
+}
+
+static float float_of_bits(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static double ulps_from(float got, double want)
+{
+    if (want != want)
+        return got != got ? 0.0 : 1e30;
+    if (isinf(want))
+        return got == (float)want ? 0.0 : 1e30;
+    int e;
+    frexp(want, &e);
+    double ulp = ldexp(1.0, (e - 24 < -149 ? -149 : e - 24));
+    return fabs((double)got - want) / ulp;
+}
+
+static void gelu_sweep(void)
+{
+    enum { N = 1 << 21 };
+    float *x = malloc(N * sizeof *x), *zero = calloc(N, sizeof *zero);
+    CHECK(x && zero);
+    if (!x || !zero)
+        return;
+    const uint32_t lo = 0x0DA24260u /* 1e-30 */, hi = 0x41400000u /* 12 */;
+    const float special[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 10.0f, -10.0f, 0x1.3fffffp+3f, -0x1.3fffffp+3f,
+                             0x1.400002p+3f, -0x1.400002p+3f};
+    const size_t n_special = sizeof special / sizeof special[0];
+    for (size_t i = 0; i < N; i++) {
+        if (i < n_special) {
+            x[i] = special[i];
+            continue;
+        }
+        uint32_t bits = lo + (uint32_t)((uint64_t)(hi - lo) * (i / 2) / (N / 2));
+        x[i] = float_of_bits(bits | (i & 1 ? 0x80000000u : 0u));
+    }
+    tcase c = new_case("gelu sweep", build_gelu_pair, NULL);
+    add_input(&c, DESC(WNN_DATA_TYPE_FLOAT32, 1, N), 0, 0);
+    add_input(&c, DESC(WNN_DATA_TYPE_FLOAT32, 1, N), 0, 0);
+    void *inputs[2] = {x, zero};
+    result r;
+    wnn_status s = run_case(cuda_ctx, &c, inputs, &r);
+    CHECK(s == WNN_OK);
+    if (s == WNN_OK) {
+        for (uint32_t k = 0; k < 2; k++) {
+            const float *y = r.data[k];
+            double worst = 0.0;
+            size_t at = 0;
+            for (size_t i = 0; i < N; i++) {
+                double want = 0.5 * (double)x[i] * erfc(-(double)x[i] * 0.70710678118654752440);
+                double u = ulps_from(y[i], want);
+                if (u > worst) {
+                    worst = u;
+                    at = i;
+                }
+            }
+            printf("  gelu %s: %.2f ulp at worst over %d floats (x = %.9g)\n", k ? "in a fused run" : "alone", worst,
+                   (int)N, (double)x[at]);
+            CHECK(worst <= 18.0);
+        }
+    }
+    result_free(&r);
+    free(x);
+    free(zero);
+}
+
 /* A run of element-wise operators the cuda backend fuses into one kernel,
 ** with intermediates that escape (a second output, a single-element third)
 ** and a single-element computation inside. */
@@ -943,8 +1024,37 @@ static uint32_t build_matmul_fold(wnn_graph_builder *b, wnn_operand **x, wnn_ope
     return c->iarg[0] ? 3 : 2;
 }
 
+/* Rows added after matmuls, which cuda folds into cuBLASLt's bias
+** epilogue: on a's stacked batches, after a scale, and a sum that is not
+** one row (a matrix added), which stays an add. */
+static uint32_t build_matmul_bias(wnn_graph_builder *b, wnn_operand **x, wnn_operand **y, const tcase *c)
+{
+    wnn_data_type t = c->in[0].data_type;
+    y[0] = wnn_add(b, x[2], wnn_matmul(b, x[0], x[1]));
+    wnn_operand *scaled = wnn_mul(b, wnn_matmul(b, x[0], x[1]), wnn_graph_builder_constant_scalar(b, t, 0.5));
+    y[1] = wnn_add(b, scaled, x[3]);
+    y[2] = wnn_add(b, wnn_matmul(b, x[0], x[1]), x[4]);
+    return 3;
+}
+
 static void matmul_cases(void)
 {
+    for (int ti = 0; ti < 2; ti++)
+        for (int v = 0; v < 2; v++) {
+            wnn_data_type t = all_types[ti];
+            uint32_t n = v ? 24 : 19; /* rows of 48 or 38 bytes (float16): aligned and not */
+            char label[96];
+            snprintf(label, sizeof label, "matmul + row %s n=%u", wnn_data_type_name(t), n);
+            tcase c = new_case(label, build_matmul_bias, NULL);
+            add_input(&c, DESC(t, 4, 2, 3, 17, 32), -1, 1);
+            add_input(&c, DESC(t, 2, 32, n), -1, 1);
+            add_input(&c, DESC(t, 1, n), -1, 1);
+            add_input(&c, DESC(t, 2, 1, n), -1, 1);
+            add_input(&c, DESC(t, 2, 17, n), -1, 1);
+            c.rtol = t == WNN_DATA_TYPE_FLOAT16 ? 1e-2 : 1e-4;
+            c.atol = t == WNN_DATA_TYPE_FLOAT16 ? 1e-2 : 1e-4;
+            check_case(&c);
+        }
     for (int ti = 0; ti < 2; ti++)
         for (int v = 0; v < 2; v++) {
             wnn_data_type t = all_types[ti];
@@ -1889,6 +1999,7 @@ int main(void)
     SECTION(binary_cases);
     SECTION(where_cases);
     SECTION(unary_cases);
+    SECTION(gelu_sweep);
     SECTION(fusion_cases);
     SECTION(clamp_cast_cases);
     SECTION(movement_cases);

@@ -27,7 +27,6 @@
 #include "platform/config.h"
 
 #define CU_MAX_DEVICES 32
-#define CU_BLAS_WORKSPACE ((size_t)32 << 20) /* cuBLAS's recommendation for Hopper */
 
 /* ---- devices ----------------------------------------------------------------- */
 
@@ -194,7 +193,7 @@ static wnn_status cu_device_open(uint32_t index, wnn__device **out)
     if (e == cudaSuccess)
         e = cudaEventCreateWithFlags(&d->handoff, cudaEventDisableTiming);
     if (e == cudaSuccess)
-        e = cudaMalloc(&d->blas_workspace, CU_BLAS_WORKSPACE);
+        e = cudaMalloc(&d->blas_workspace, WNN__CU_BLAS_WORKSPACE);
     wnn_status s = wnn__cu_status(e);
     if (s == WNN_OK && !(d->blas = blas_take(d->ordinal)))
         s = WNN_STATUS_OPERATION_ERROR;
@@ -202,7 +201,7 @@ static wnn_status cu_device_open(uint32_t index, wnn__device **out)
     ** that calls can be captured into CUDA graphs */
     if (s == WNN_OK && (cublasSetStream(d->blas, d->stream) != CUBLAS_STATUS_SUCCESS ||
                         cublasSetMathMode(d->blas, CUBLAS_DEFAULT_MATH) != CUBLAS_STATUS_SUCCESS ||
-                        cublasSetWorkspace(d->blas, d->blas_workspace, CU_BLAS_WORKSPACE) != CUBLAS_STATUS_SUCCESS))
+                        cublasSetWorkspace(d->blas, d->blas_workspace, WNN__CU_BLAS_WORKSPACE) != CUBLAS_STATUS_SUCCESS))
         s = WNN_STATUS_OPERATION_ERROR;
     if (s != WNN_OK) {
         (void)cudaGetLastError();

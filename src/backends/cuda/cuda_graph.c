@@ -307,7 +307,7 @@ static void resolve(cu_graph *g, void *const *inputs, void *const *outputs)
 static wnn_status launch_all(wnn__device *d, cu_graph *g, void *const *outputs)
 {
     const wnn__ir *ir = g->ir;
-    wnn__cu_exec x = {d->stream, d->blas, g->ptr, NULL, NULL, d->dnn};
+    wnn__cu_exec x = {d->stream, d->blas, g->ptr, NULL, NULL, d->dnn, d->blas_workspace};
     for (uint32_t n = 0; n < ir->n_nodes; n++) {
         const wnn__cu_node *cn = &g->nodes[n];
         if (!cn->run)

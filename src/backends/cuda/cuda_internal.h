@@ -27,6 +27,7 @@
 /* ---- the opened device (cuda.c) --------------------------------------------- */
 
 #define CU_STAGES 4 /* pinned staging chunks */
+#define WNN__CU_BLAS_WORKSPACE ((size_t)32 << 20) /* cuBLAS's recommendation for Hopper */
 
 struct wnn__device {
     int ordinal;
@@ -99,6 +100,7 @@ typedef struct wnn__cu_exec {
     void *scratch;    /* the node's scratch in the arena (NULL if it asked none) */
     const void *aux;  /* the node's uploaded table (NULL if none) */
     void *dnn;        /* the device's cudnnHandle_t (NULL without cuDNN) */
+    void *blas_workspace; /* the device's, WNN__CU_BLAS_WORKSPACE bytes, for cuBLASLt */
 } wnn__cu_exec;
 
 /* Queues the node's work on x->stream; records nothing else. */

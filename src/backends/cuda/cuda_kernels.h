@@ -107,11 +107,16 @@ cudaError_t wnn__cu_quantize(cudaStream_t s, bool quantize, wnn_data_type float_
 ** the last axis, such as a bias, period a multiple of
 ** WNN__CU_FUSED_ROW_ALIGN). COMPUTE applies op (a wnn__op) to operands a and b into temporary
 ** dst; STORE writes temporary dst to pointer a (element 0 only when b is 1).
-** float16 rounds every result to binary16, as separate kernels would. */
+** float16 rounds every result to binary16, as separate kernels would.
+** An operand WNN__CU_FUSED_PRE + k names pointer pre_slot[k], which the
+** kernel reads for all of its elements before the program runs, so that
+** those loads are in flight together (fusion.c assigns them). */
 #define WNN__CU_FUSED_MAX_OPS 64
 #define WNN__CU_FUSED_TEMPS 4
 #define WNN__CU_FUSED_MAX_PTRS 48
 #define WNN__CU_FUSED_ROW_ALIGN 8
+#define WNN__CU_FUSED_PRE 128
+#define WNN__CU_FUSED_MAX_PRE 4
 enum { WNN__CU_FUSED_COMPUTE, WNN__CU_FUSED_STORE };
 typedef struct wnn__cu_fused_op {
     uint8_t kind, op, dst, a, b;
@@ -122,6 +127,8 @@ typedef struct wnn__cu_fused {
     uint32_t n_ops;
     uint32_t half;
     uint32_t period;
+    uint32_t n_pre;
+    uint8_t pre_slot[WNN__CU_FUSED_MAX_PRE];
     wnn__cu_fused_op ops[WNN__CU_FUSED_MAX_OPS];
     const void *ptr[WNN__CU_FUSED_MAX_PTRS];
 } wnn__cu_fused;

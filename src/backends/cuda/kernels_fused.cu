@@ -82,41 +82,119 @@ __device__ __forceinline__ void fused_store(const float (&d)[V], void *ptr, uint
     }
 }
 
-template <int V> struct fused_temps {
-    float t0[V], t1[V], t2[V], t3[V];
+/* The values a thread holds: the temporaries and the inputs read ahead
+** (WNN__CU_FUSED_PRE), each as the 16 bytes of its V elements, packed as
+** the tensor holds them. float16 results are rounded to binary16 anyway,
+** so a packed temporary loses nothing and takes half the registers. */
+struct fused_regs {
+    uint4 t0, t1, t2, t3;
+    uint4 r0, r1, r2, r3;
 };
 
-template <int V> __device__ __forceinline__ void copy_v(float (&d)[V], const float (&s)[V])
+template <bool HALF, int V = fused_width<HALF>::value>
+__device__ __forceinline__ void unpack16(float (&d)[V], const uint4 &w)
 {
+    if constexpr (HALF) {
+        __half2 h[4];
+        memcpy(h, &w, sizeof w);
 #pragma unroll
-    for (int j = 0; j < V; j++)
-        d[j] = s[j];
+        for (int j = 0; j < 4; j++) {
+            const float2 f = __half22float2(h[j]);
+            d[2 * j] = f.x;
+            d[2 * j + 1] = f.y;
+        }
+    } else {
+        memcpy(d, &w, sizeof w);
+    }
+}
+
+template <bool HALF, int V = fused_width<HALF>::value> __device__ __forceinline__ uint4 pack16(const float (&d)[V])
+{
+    uint4 w;
+    if constexpr (HALF) {
+        __half2 h[4];
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+            h[j] = __floats2half2_rn(d[2 * j], d[2 * j + 1]);
+        memcpy(&w, h, sizeof w);
+    } else {
+        memcpy(&w, d, sizeof w);
+    }
+    return w;
+}
+
+/* The 16 bytes of read-ahead input k at element base. */
+template <bool HALF> __device__ __forceinline__ uint4 load_ahead(const wnn__cu_fused &p, int k, uint64_t base)
+{
+    const uint32_t slot = p.pre_slot[k];
+    const uint64_t at = (p.row_slots >> slot) & 1u ? base % p.period : base;
+    return *(const uint4 *)((const char *)p.ptr[slot] + at * (HALF ? 2 : 4));
+}
+
+/* Loads every read-ahead input of the V elements at base when all V are in
+** the tensor (returns whether they are); a tail leaves them to fused_fetch.
+** The loads are issued together, before the program needs any of them. */
+template <bool HALF, int V = fused_width<HALF>::value>
+__device__ __forceinline__ bool fused_read_ahead(const wnn__cu_fused &p, fused_regs &g, uint64_t base)
+{
+    if (base + V > p.count)
+        return false;
+    if constexpr (!HALF) /* fusion.c reads ahead for float16 only */
+        return true;
+    const uint32_t n = p.n_pre;
+    if (n > 0)
+        g.r0 = load_ahead<HALF>(p, 0, base);
+    if (n > 1)
+        g.r1 = load_ahead<HALF>(p, 1, base);
+    if (n > 2)
+        g.r2 = load_ahead<HALF>(p, 2, base);
+    if (n > 3)
+        g.r3 = load_ahead<HALF>(p, 3, base);
+    return true;
 }
 
 template <bool HALF, int V = fused_width<HALF>::value>
-__device__ __forceinline__ void fused_fetch(const wnn__cu_fused &p, const fused_temps<V> &t, uint8_t src,
+__device__ __forceinline__ void fused_fetch(const wnn__cu_fused &p, const fused_regs &g, bool full, uint8_t src,
                                             float (&d)[V], uint64_t base)
 {
+    uint32_t slot = src - WNN__CU_FUSED_TEMPS;
     switch (src) {
-    case 0: copy_v(d, t.t0); break;
-    case 1: copy_v(d, t.t1); break;
-    case 2: copy_v(d, t.t2); break;
-    case 3: copy_v(d, t.t3); break;
-    default: {
-        const uint32_t slot = src - WNN__CU_FUSED_TEMPS;
-        fused_load<HALF>(d, p.ptr[slot], base, p.count, (p.scalar_slots >> slot) & 1u,
-                         (p.row_slots >> slot) & 1u ? p.period : 0);
+    case 0: unpack16<HALF>(d, g.t0); return;
+    case 1: unpack16<HALF>(d, g.t1); return;
+    case 2: unpack16<HALF>(d, g.t2); return;
+    case 3: unpack16<HALF>(d, g.t3); return;
+    case WNN__CU_FUSED_PRE + 0:
+    case WNN__CU_FUSED_PRE + 1:
+    case WNN__CU_FUSED_PRE + 2:
+    case WNN__CU_FUSED_PRE + 3:
+        if constexpr (!HALF)
+            break;
+        if (full) {
+            switch (src - WNN__CU_FUSED_PRE) {
+            case 0: unpack16<HALF>(d, g.r0); return;
+            case 1: unpack16<HALF>(d, g.r1); return;
+            case 2: unpack16<HALF>(d, g.r2); return;
+            default: unpack16<HALF>(d, g.r3); return;
+            }
+        }
+        slot = p.pre_slot[src - WNN__CU_FUSED_PRE];
+        break;
+    default: break;
     }
-    }
+    fused_load<HALF>(d, p.ptr[slot], base, p.count, (p.scalar_slots >> slot) & 1u,
+                     (p.row_slots >> slot) & 1u ? p.period : 0);
 }
 
-template <int V> __device__ __forceinline__ void fused_put(fused_temps<V> &t, uint8_t dst, const float (&v)[V])
+/* Temporary dst = v, rounded to the element type (float16 packs it). */
+template <bool HALF, int V = fused_width<HALF>::value>
+__device__ __forceinline__ void fused_put(fused_regs &g, uint8_t dst, const float (&v)[V])
 {
+    const uint4 w = pack16<HALF>(v);
     switch (dst) {
-    case 0: copy_v(t.t0, v); break;
-    case 1: copy_v(t.t1, v); break;
-    case 2: copy_v(t.t2, v); break;
-    default: copy_v(t.t3, v); break;
+    case 0: g.t0 = w; break;
+    case 1: g.t1 = w; break;
+    case 2: g.t2 = w; break;
+    default: g.t3 = w; break;
     }
 }
 
@@ -179,32 +257,25 @@ __device__ __forceinline__ void fused_compute(uint8_t op, float (&d)[V], const f
     }
 #undef WNNCU_FUSED_SIMPLE_CASES
 #undef WNNCU_FUSED_CASE
-    if constexpr (HALF) { /* in pairs: one packing conversion for two */
-#pragma unroll
-        for (int j = 0; j < V; j += 2) {
-            const float2 r = __half22float2(__floats2half2_rn(d[j], d[j + 1]));
-            d[j] = r.x;
-            d[j + 1] = r.y;
-        }
-    }
 }
 
 template <bool HALF, bool SIMPLE> __global__ void __launch_bounds__(THREADS, HALF ? 3 : 4) fused_kernel(const wnn__cu_fused p)
 {
     constexpr int V = fused_width<HALF>::value;
-    fused_temps<V> t;
+    fused_regs g;
     for (uint64_t base = global_id() * V; base < p.count; base += global_stride() * V) {
+        const bool full = fused_read_ahead<HALF>(p, g, base);
         for (uint32_t k = 0; k < p.n_ops; k++) {
             const wnn__cu_fused_op o = p.ops[k];
             if (o.kind == WNN__CU_FUSED_COMPUTE) {
                 float a[V], b[V], d[V];
-                fused_fetch<HALF>(p, t, o.a, a, base);
-                fused_fetch<HALF>(p, t, o.b, b, base);
+                fused_fetch<HALF>(p, g, full, o.a, a, base);
+                fused_fetch<HALF>(p, g, full, o.b, b, base);
                 fused_compute<HALF, SIMPLE>(o.op, d, a, b);
-                fused_put(t, o.dst, d);
+                fused_put<HALF>(g, o.dst, d);
             } else {
                 float d[V];
-                fused_fetch<HALF>(p, t, o.dst, d, base);
+                fused_fetch<HALF>(p, g, full, o.dst, d, base);
                 fused_store<HALF>(d, (void *)p.ptr[o.a], base, p.count, o.b != 0);
             }
         }

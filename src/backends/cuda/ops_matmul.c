@@ -5,14 +5,112 @@
 ** and b walk them alike; gemm's c is broadcast into the output first. At
 ** compile, a transpose of an operand's last two axes becomes cuBLAS's
 ** transposed operand and a following scale by a constant its alpha
-** (wnn__cu_matmul_fold).
+** (wnn__cu_matmul_fold), and a row added after it (a bias) cuBLASLt's bias
+** epilogue, as is gemm's c when it is one row and beta 1.
 */
+#include <cublasLt.h>
 #include <math.h>
+#include <string.h>
 
 #include "backends/cuda/cuda_ops.h"
 #include "core/half.h"
 
 /* ---- matmul and gemm through cuBLAS ---------------------------------------------------------- */
+
+/* A row of n values added to every row of a single matrix product, by
+** cuBLASLt's bias epilogue (D = alpha A B + bias, rounded once): the
+** separate add was a pass over the output, and one kernel more, for every
+** linear layer. The algorithm is asked for on the first run, through the
+** cuBLAS handle (which the cuBLASLt API takes cast) and the device's cuBLAS
+** workspace, both on the same stream; where cuBLASLt offers none, or
+** refuses the pointers, the row is written into the output first and the
+** product added to it (beta 1), as gemm's c is. */
+typedef struct lt_bias {
+    uint32_t value;   /* the row's value id; WNN__NONE: no row */
+    bool asked, have; /* the algorithm was asked for / found */
+    cublasLtMatmulDesc_t op;
+    cublasLtMatrixLayout_t la, lb, lc;
+    cublasLtMatmulAlgo_t algo;
+    wnn__cu_bcast row; /* the row broadcast over the output, for the fallback */
+} lt_bias;
+
+static void lt_bias_release(lt_bias *L)
+{
+    if (L->op)
+        cublasLtMatmulDescDestroy(L->op);
+    if (L->la)
+        cublasLtMatrixLayoutDestroy(L->la);
+    if (L->lb)
+        cublasLtMatrixLayoutDestroy(L->lb);
+    if (L->lc)
+        cublasLtMatrixLayoutDestroy(L->lc);
+    L->op = NULL;
+    L->la = L->lb = L->lc = NULL;
+}
+
+/* Describes C[m x n] = alpha A[m x k] B[k x n] + row (row-major; in
+** cuBLAS's column-major terms C^T = B^T A^T, the row one value per row of
+** C^T) and asks cuBLASLt for an algorithm; false when it has none. */
+static bool lt_bias_ask(const wnn__cu_exec *x, lt_bias *L, wnn_data_type t, bool ta, bool tb, int m, int n, int k,
+                        int lda, int ldb)
+{
+    L->asked = true;
+    const cudaDataType dt = t == WNN_DATA_TYPE_FLOAT32 ? CUDA_R_32F : CUDA_R_16F;
+    const cublasOperation_t opa = tb ? CUBLAS_OP_T : CUBLAS_OP_N, opb = ta ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_BIAS;
+    const uint64_t workspace = x->blas_workspace ? WNN__CU_BLAS_WORKSPACE : 0;
+    cublasLtMatmulPreference_t pref = NULL;
+    cublasLtMatmulHeuristicResult_t found;
+    int n_found = 0;
+    bool ok = cublasLtMatmulDescCreate(&L->op, CUBLAS_COMPUTE_32F, CUDA_R_32F) == CUBLAS_STATUS_SUCCESS &&
+              cublasLtMatmulDescSetAttribute(L->op, CUBLASLT_MATMUL_DESC_TRANSA, &opa, sizeof opa) ==
+                  CUBLAS_STATUS_SUCCESS &&
+              cublasLtMatmulDescSetAttribute(L->op, CUBLASLT_MATMUL_DESC_TRANSB, &opb, sizeof opb) ==
+                  CUBLAS_STATUS_SUCCESS &&
+              cublasLtMatmulDescSetAttribute(L->op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi) ==
+                  CUBLAS_STATUS_SUCCESS &&
+              cublasLtMatmulDescSetAttribute(L->op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &dt, sizeof dt) ==
+                  CUBLAS_STATUS_SUCCESS &&
+              cublasLtMatrixLayoutCreate(&L->la, dt, opa == CUBLAS_OP_N ? n : k, opa == CUBLAS_OP_N ? k : n, ldb) ==
+                  CUBLAS_STATUS_SUCCESS &&
+              cublasLtMatrixLayoutCreate(&L->lb, dt, opb == CUBLAS_OP_N ? k : m, opb == CUBLAS_OP_N ? m : k, lda) ==
+                  CUBLAS_STATUS_SUCCESS &&
+              cublasLtMatrixLayoutCreate(&L->lc, dt, n, m, n) == CUBLAS_STATUS_SUCCESS &&
+              cublasLtMatmulPreferenceCreate(&pref) == CUBLAS_STATUS_SUCCESS &&
+              cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
+                                                   sizeof workspace) == CUBLAS_STATUS_SUCCESS &&
+              cublasLtMatmulAlgoGetHeuristic((cublasLtHandle_t)x->blas, L->op, L->la, L->lb, L->lc, L->lc, pref, 1,
+                                             &found, &n_found) == CUBLAS_STATUS_SUCCESS &&
+              n_found > 0 && found.workspaceSize <= workspace;
+    if (pref)
+        cublasLtMatmulPreferenceDestroy(pref);
+    if (ok)
+        L->algo = found.algo;
+    else
+        lt_bias_release(L);
+    L->have = ok;
+    return ok;
+}
+
+/* Queues C = alpha A B + row through the epilogue; NOT_SUPPORTED where it
+** cannot (nothing queued then). */
+static wnn_status lt_bias_run(const wnn__cu_exec *x, lt_bias *L, wnn_data_type t, bool ta, bool tb, int m, int n,
+                              int k, float alpha, const void *a, int lda, const void *b, int ldb, const void *row,
+                              void *c)
+{
+    if (!L->asked)
+        lt_bias_ask(x, L, t, ta, tb, m, n, k, lda, ldb);
+    if (!L->have || cublasLtMatmulDescSetAttribute(L->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &row, sizeof row) !=
+                        CUBLAS_STATUS_SUCCESS)
+        return WNN_STATUS_NOT_SUPPORTED;
+    const float beta = 0.0f;
+    cublasStatus_t s = cublasLtMatmul((cublasLtHandle_t)x->blas, L->op, &alpha, b, L->la, a, L->lb, &beta, c, L->lc,
+                                      c, L->lc, &L->algo, x->blas_workspace,
+                                      x->blas_workspace ? WNN__CU_BLAS_WORKSPACE : 0, x->stream);
+    if (s == CUBLAS_STATUS_NOT_SUPPORTED || s == CUBLAS_STATUS_INVALID_VALUE)
+        return WNN_STATUS_NOT_SUPPORTED;
+    return blas_status(s);
+}
 
 typedef struct matmul_plan {
     wnn_data_type t;
@@ -25,7 +123,10 @@ typedef struct matmul_plan {
     uint32_t batch_shape[WNN_MAX_RANK];
     uint64_t a_stride[WNN_MAX_RANK], b_stride[WNN_MAX_RANK]; /* in matrices, 0 where broadcast */
     uint64_t batches;
+    lt_bias bias; /* batch_rank 0 only */
 } matmul_plan;
+
+static void matmul_release(void *plan) { lt_bias_release(&((matmul_plan *)plan)->bias); }
 
 /* C[m x n] = A[m x k] * B[k x n], row-major, batch matrices of each apart:
 ** in column-major terms C^T = B^T * A^T, which is what cuBLAS computes. */
@@ -48,14 +149,31 @@ static cublasStatus_t gemm_batched(const wnn__cu_exec *x, wnn_data_type t, bool 
                                       CUBLAS_GEMM_DEFAULT);
 }
 
+/* One product with a row added: the epilogue, else the row written first
+** and the product added to it. */
+static wnn_status gemm_with_row(const wnn__cu_exec *x, lt_bias *L, wnn_data_type t, bool ta, bool tb, int m, int n,
+                                int k, float alpha, const void *a, int lda, const void *b, int ldb, void *c)
+{
+    const void *row = x->ptr[L->value];
+    wnn_status s = lt_bias_run(x, L, t, ta, tb, m, n, k, alpha, a, lda, b, ldb, row, c);
+    if (s != WNN_STATUS_NOT_SUPPORTED)
+        return s;
+    cudaError_t e = wnn__cu_scaled_broadcast(x->stream, t, &L->row, 1.0, row, c);
+    if (e != cudaSuccess)
+        return wnn__cu_status(e);
+    return blas_status(gemm_batched(x, t, ta, tb, m, n, k, alpha, a, lda, 0, b, ldb, 0, 1.0f, c, 0, 1));
+}
+
 static wnn_status run_matmul(const wnn__cu_exec *x, const wnn__cu_node *n)
 {
-    const matmul_plan *p = n->plan;
+    matmul_plan *p = n->plan;
     size_t esize = wnn_data_type_size(p->t);
     const char *a = x->ptr[p->a], *b = x->ptr[p->b];
     char *c = x->ptr[p->y];
     uint64_t a_size = (uint64_t)p->m * p->k, b_size = (uint64_t)p->k * p->n, c_size = (uint64_t)p->m * p->n;
     const int lda = p->ta ? p->m : p->k, ldb = p->tb ? p->k : p->n;
+    if (p->batch_rank == 0 && p->bias.value != WNN__NONE)
+        return gemm_with_row(x, &p->bias, p->t, p->ta, p->tb, p->m, p->n, p->k, p->alpha, a, lda, b, ldb, c);
     if (p->batch_rank == 0)
         return blas_status(gemm_batched(x, p->t, p->ta, p->tb, p->m, p->n, p->k, p->alpha, a, lda, 0, b, ldb, 0,
                                         0.0f, c, 0, 1));
@@ -94,6 +212,8 @@ wnn_status wnn__cu_prep_matmul(const wnn__ir *ir, wnn__cu_node *n)
     p->k = (int)ad->shape[ad->rank - 1];
     p->n = (int)bd->shape[bd->rank - 1];
     p->alpha = 1.0f;
+    p->bias.value = WNN__NONE;
+    n->release = matmul_release;
     p->a = n->node->in[0];
     p->b = n->node->in[1];
     p->y = n->node->out[0];
@@ -138,6 +258,12 @@ wnn_status wnn__cu_prep_matmul(const wnn__ir *ir, wnn__cu_node *n)
     return WNN_OK;
 }
 
+/* Whether d is one row of n values: [n], or [1, ..., 1, n]. */
+static bool is_row(const wnn_operand_desc *d, uint32_t n)
+{
+    return d->rank >= 1 && d->shape[d->rank - 1] == n && wnn__shape_count(d) == n;
+}
+
 typedef struct gemm_plan {
     wnn_data_type t;
     int m, n, k, lda, ldb;
@@ -145,12 +271,18 @@ typedef struct gemm_plan {
     float alpha;
     double beta;
     wnn__cu_bcast c; /* c broadcast to [m, n] */
+    lt_bias bias;    /* c when it is one row and beta 1 */
 } gemm_plan;
+
+static void gemm_release(void *plan) { lt_bias_release(&((gemm_plan *)plan)->bias); }
 
 static wnn_status run_gemm(const wnn__cu_exec *x, const wnn__cu_node *n)
 {
-    const gemm_plan *p = n->plan;
+    gemm_plan *p = n->plan;
     void *out = out_ptr(x, n, 0);
+    if (p->bias.value != WNN__NONE)
+        return gemm_with_row(x, &p->bias, p->t, p->ta, p->tb, p->m, p->n, p->k, p->alpha, in_ptr(x, n, 0), p->lda,
+                             in_ptr(x, n, 1), p->ldb, out);
     if (p->has_c) {
         /* out = beta * c first, then out += alpha * a * b: beta 0 with an
         ** infinite c still gives NaN, as the formula says */
@@ -183,11 +315,17 @@ wnn_status wnn__cu_prep_gemm(const wnn__ir *ir, wnn__cu_node *n)
     p->alpha = (float)node->attrs.gemm.alpha;
     p->beta = node->attrs.gemm.beta;
     p->has_c = has_in(node, 2);
+    p->bias.value = WNN__NONE;
+    n->release = gemm_release;
     if (p->has_c) {
         const wnn_operand_desc *cd = in_desc(ir, node, 2);
         if (cd->data_type != od->data_type)
             return WNN_STATUS_NOT_SUPPORTED;
         wnn__cu_make_bcast(&p->c, od, &cd, 1);
+        if (p->beta == 1.0 && is_row(cd, (uint32_t)p->n)) {
+            p->bias.value = node->in[2];
+            p->bias.row = p->c;
+        }
     }
     n->run = run_gemm;
     return WNN_OK;
@@ -244,6 +382,40 @@ static double scale_of(const wnn__ir *ir, const wnn__node *r, uint32_t v, wnn_da
     return isfinite(f) && f != 0.0 ? f : 0.0;
 }
 
+/* The row r adds to v (add of v and a row of v's last dimension, of v's
+** type, the sum v's shape); WNN__NONE when r is not that. */
+static uint32_t row_added(const wnn__ir *ir, const wnn__node *r, uint32_t v)
+{
+    if (r->op != WNN__OP_ADD || r->n_in != 2 || r->n_out != 1 || r->in[0] == r->in[1])
+        return WNN__NONE;
+    uint32_t row = r->in[0] == v ? r->in[1] : r->in[0];
+    const wnn_operand_desc *vd = &ir->values[v].desc, *rd = &ir->values[row].desc, *od = &ir->values[r->out[0]].desc;
+    if (rd->data_type != vd->data_type || !is_row(rd, vd->shape[vd->rank - 1]) || od->rank != vd->rank ||
+        memcmp(od->shape, vd->shape, vd->rank * sizeof *vd->shape) != 0)
+        return WNN__NONE;
+    return row;
+}
+
+/* Moves the product planned at node from, whose result is y, to node to,
+** which reads y alone: y is no longer made, and what ran at from runs at
+** to. */
+static void move_product(wnn__cu_node *nodes, bool *internal, uint32_t *pos, uint32_t from, uint32_t to, uint32_t y)
+{
+    if (nodes[to].release && nodes[to].plan)
+        nodes[to].release(nodes[to].plan);
+    free(nodes[to].plan);
+    nodes[to].plan = nodes[from].plan;
+    nodes[to].run = run_matmul;
+    nodes[to].release = nodes[from].release;
+    nodes[from].plan = NULL;
+    nodes[from].run = NULL;
+    nodes[from].release = NULL;
+    internal[y] = true;
+    for (uint32_t m = 0; m < to; m++)
+        if (pos[m] == from)
+            pos[m] = to;
+}
+
 wnn_status wnn__cu_matmul_fold(const wnn__ir *ir, wnn__cu_node *nodes, bool *internal, uint32_t *pos)
 {
     uint32_t nv = ir->n_values ? ir->n_values : 1;
@@ -281,21 +453,26 @@ wnn_status wnn__cu_matmul_fold(const wnn__ir *ir, wnn__cu_node *nodes, bool *int
         }
         /* a scale by a constant after it: cuBLAS's alpha, run where the
         ** scale was */
-        uint32_t r = sole_reader(ir, uses, is_output, node->out[0]);
+        uint32_t at = k, r = sole_reader(ir, uses, is_output, node->out[0]);
         double f = r != UINT32_MAX && r > k && nodes[r].run ? scale_of(ir, &ir->nodes[r], node->out[0], p->t) : 0.0;
-        if (f == 0.0)
+        if (f != 0.0) {
+            p->alpha = (float)(p->alpha * f);
+            move_product(nodes, internal, pos, at, r, p->y);
+            p->y = ir->nodes[r].out[0];
+            at = r;
+        }
+        /* then a row added to a single product: the bias epilogue, run
+        ** where the add was */
+        r = p->batch_rank == 0 ? sole_reader(ir, uses, is_output, p->y) : UINT32_MAX;
+        uint32_t row = r != UINT32_MAX && r > at && nodes[r].run && pos[r] == r ? row_added(ir, &ir->nodes[r], p->y)
+                                                                                  : WNN__NONE;
+        if (row == WNN__NONE)
             continue;
-        p->alpha = (float)(p->alpha * f);
+        const wnn_operand_desc *rd = &ir->values[row].desc;
+        p->bias.value = row;
+        wnn__cu_make_bcast(&p->bias.row, out_desc(ir, &ir->nodes[r], 0), &rd, 1);
+        move_product(nodes, internal, pos, at, r, p->y);
         p->y = ir->nodes[r].out[0];
-        free(nodes[r].plan);
-        nodes[r].plan = p;
-        nodes[r].run = run_matmul;
-        nodes[k].plan = NULL;
-        nodes[k].run = NULL;
-        internal[node->out[0]] = true;
-        for (uint32_t m = 0; m <= k; m++)
-            if (pos[m] == k)
-                pos[m] = r;
     }
     free(uses);
     free(is_output);
