@@ -351,8 +351,8 @@ typedef struct wnn__cu_attention {
     float scale;
     int64_t q[WNN_MAX_RANK], kt[WNN_MAX_RANK], v[WNN_MAX_RANK], mask[WNN_MAX_RANK], out[WNN_MAX_RANK];
 } wnn__cu_attention;
-/* Whether the fused kernel takes p for elements of type t (float16, widths
-** multiples of 16 up to 256). */
+/* Whether the fused kernel takes p for elements of type t (float16, equal
+** widths of 16, 32, 48, 64, 80, 96 or 128). */
 bool wnn__cu_attention_supported(const wnn__cu_attention *p, wnn_data_type t);
 /* mask may be NULL. */
 cudaError_t wnn__cu_attention_run(cudaStream_t s, const wnn__cu_attention *p, const void *q, const void *kt,

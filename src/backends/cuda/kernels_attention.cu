@@ -13,7 +13,7 @@
 ** 16 bytes at a time where their rows are contiguous (the next step's
 ** while this step computes), and into fragments with ldmatrix. Operands are read through their
 ** strides, so the transposes around the chain cost nothing. Head widths 16,
-** 32, 64 and 128 (q's and v's equal); others stay unfused.
+** 32, 48, 64, 80, 96 and 128 (q's and v's equal); others stay unfused.
 */
 #include <atomic>
 
@@ -189,18 +189,17 @@ __global__ void __launch_bounds__(THREADS) attention_f16(wnn__cu_attention p, co
         for (int j = 0; j < BN / 8; j++) {
             s[j][0] = s[j][1] = s[j][2] = s[j][3] = 0.0f;
             const __half *kr = Ks + (j * 8 + lane % 8) * LDQ;
-            if constexpr (D == 16) {
-                uint32_t b[2];
-                ldsm2(b, kr + (lane / 8 & 1) * 8);
-                mma(s[j], qa[0], b[0], b[1]);
-            } else {
 #pragma unroll
-                for (int kc = 0; kc < D / 16; kc += 2) {
-                    uint32_t b[4];
-                    ldsm4(b, kr + kc * 16 + lane / 8 * 8);
-                    mma(s[j], qa[kc], b[0], b[1]);
-                    mma(s[j], qa[kc + 1], b[2], b[3]);
-                }
+            for (int kc = 0; kc + 1 < D / 16; kc += 2) {
+                uint32_t b[4];
+                ldsm4(b, kr + kc * 16 + lane / 8 * 8);
+                mma(s[j], qa[kc], b[0], b[1]);
+                mma(s[j], qa[kc + 1], b[2], b[3]);
+            }
+            if constexpr (D / 16 % 2) { /* an odd chunk last (widths 16, 48, 80) */
+                uint32_t b[2];
+                ldsm2(b, kr + (D / 16 - 1) * 16 + (lane / 8 & 1) * 8);
+                mma(s[j], qa[D / 16 - 1], b[0], b[1]);
             }
         }
         float step0 = -INFINITY, step1 = -INFINITY;
@@ -298,7 +297,7 @@ bool vectorizable(const wnn__cu_attention *p)
 /* Per kernel and device ordinal: the dynamic shared memory it has been
 ** allowed, set at a graph's first dispatch (never captured into a CUDA
 ** graph: cuda_graph.c captures from the third). */
-std::atomic<int> g_smem_limit[8][64];
+std::atomic<int> g_smem_limit[14][64];
 
 template <int D, bool VEC>
 cudaError_t launch(cudaStream_t s, const wnn__cu_attention *p, const void *q, const void *kt, const void *v,
@@ -326,7 +325,8 @@ cudaError_t launch(cudaStream_t s, const wnn__cu_attention *p, const void *q, co
 
 extern "C" bool wnn__cu_attention_supported(const wnn__cu_attention *p, wnn_data_type t)
 {
-    return t == WNN_DATA_TYPE_FLOAT16 && p->d == p->e && (p->d == 16 || p->d == 32 || p->d == 64 || p->d == 128) &&
+    return t == WNN_DATA_TYPE_FLOAT16 && p->d == p->e &&
+           (p->d == 16 || p->d == 32 || p->d == 48 || p->d == 64 || p->d == 80 || p->d == 96 || p->d == 128) &&
            p->batches >= 1 && p->batches <= 65535 && p->m >= 1 && p->n >= 1;
 }
 
@@ -334,15 +334,18 @@ extern "C" cudaError_t wnn__cu_attention_run(cudaStream_t s, const wnn__cu_atten
                                              const void *kt, const void *v, const void *mask, void *out)
 {
     const bool vec = vectorizable(p) && ((uintptr_t)q | (uintptr_t)kt | (uintptr_t)v) % 16 == 0;
+#define WNNCU_ATTENTION_WIDTH(D, AT)                                                                    \
+    case D * 2: return launch<D, false>(s, p, q, kt, v, mask, out, g_smem_limit[AT]);                  \
+    case D * 2 + 1: return launch<D, true>(s, p, q, kt, v, mask, out, g_smem_limit[AT + 1]);
     switch (p->d * 2 + vec) {
-    case 32: return launch<16, false>(s, p, q, kt, v, mask, out, g_smem_limit[0]);
-    case 33: return launch<16, true>(s, p, q, kt, v, mask, out, g_smem_limit[1]);
-    case 64: return launch<32, false>(s, p, q, kt, v, mask, out, g_smem_limit[2]);
-    case 65: return launch<32, true>(s, p, q, kt, v, mask, out, g_smem_limit[3]);
-    case 128: return launch<64, false>(s, p, q, kt, v, mask, out, g_smem_limit[4]);
-    case 129: return launch<64, true>(s, p, q, kt, v, mask, out, g_smem_limit[5]);
-    case 256: return launch<128, false>(s, p, q, kt, v, mask, out, g_smem_limit[6]);
-    case 257: return launch<128, true>(s, p, q, kt, v, mask, out, g_smem_limit[7]);
+    WNNCU_ATTENTION_WIDTH(16, 0)
+    WNNCU_ATTENTION_WIDTH(32, 2)
+    WNNCU_ATTENTION_WIDTH(48, 4)
+    WNNCU_ATTENTION_WIDTH(64, 6)
+    WNNCU_ATTENTION_WIDTH(80, 8)
+    WNNCU_ATTENTION_WIDTH(96, 10)
+    WNNCU_ATTENTION_WIDTH(128, 12)
     default: return cudaErrorInvalidValue;
     }
+#undef WNNCU_ATTENTION_WIDTH
 }

@@ -3,7 +3,10 @@
 ** ops_attention.c -- attention chains (backends/attention.h) moved onto the
 ** fused kernel of kernels_attention.cu where it takes them (float16, head
 ** widths multiples of 16): the chain's last node runs it, the others
-** nothing, and the scores and probabilities get no memory at all.
+** nothing, and the scores and probabilities get no memory at all. The
+** operands may be views of slices (the q, k and v that
+** nn.MultiheadAttention cuts from one projection), read in place at their
+** offsets instead of copied out first.
 */
 #include "backends/attention.h"
 #include "backends/cuda/cuda_ops.h"
@@ -11,13 +14,17 @@
 typedef struct attention_plan {
     wnn__cu_attention k;
     uint32_t q, kt, v, mask, out; /* value ids; mask WNN__NONE when none */
+    size_t q_at, kt_at, v_at, mask_at, out_at; /* byte offsets into them (views) */
 } attention_plan;
 
 static wnn_status run_attention(const wnn__cu_exec *x, const wnn__cu_node *n)
 {
     const attention_plan *p = n->plan;
-    return wnn__cu_status(wnn__cu_attention_run(x->stream, &p->k, x->ptr[p->q], x->ptr[p->kt], x->ptr[p->v],
-                                                p->mask != WNN__NONE ? x->ptr[p->mask] : NULL, x->ptr[p->out]));
+    const char *mask = p->mask != WNN__NONE ? (const char *)x->ptr[p->mask] + p->mask_at : NULL;
+    return wnn__cu_status(wnn__cu_attention_run(x->stream, &p->k, (const char *)x->ptr[p->q] + p->q_at,
+                                                (const char *)x->ptr[p->kt] + p->kt_at,
+                                                (const char *)x->ptr[p->v] + p->v_at, mask,
+                                                (char *)x->ptr[p->out] + p->out_at));
 }
 
 static void strides_of(int64_t *dst, const wnn__attention_operand *o, uint32_t rank)
@@ -49,18 +56,21 @@ wnn_status wnn__cu_attention_fold(const wnn__ir *ir, wnn__cu_node *nodes, bool *
         taken[n] = pos[n] != n || !nodes[n].run;
     wnn__attention *found;
     uint32_t count;
-    /* no views: the kernel reads its operands from their own bases */
-    wnn_status s = wnn__attention_find(ir, taken, false, &found, &count);
+    wnn_status s = wnn__attention_find(ir, taken, true, &found, &count);
     free(taken);
     for (uint32_t i = 0; s == WNN_OK && i < count; i++) {
         const wnn__attention *a = &found[i];
-        if (a->q.offset || a->kt.offset || a->v.offset || a->out.offset || (a->has_mask && a->mask.offset))
-            continue; /* views were not asked for */
+        const size_t es = wnn_data_type_size(a->type);
         attention_plan p = {.q = a->q.value,
                             .kt = a->kt.value,
                             .v = a->v.value,
                             .mask = a->has_mask ? a->mask.value : WNN__NONE,
-                            .out = a->out.value};
+                            .out = a->out.value,
+                            .q_at = a->q.offset * es,
+                            .kt_at = a->kt.offset * es,
+                            .v_at = a->v.offset * es,
+                            .mask_at = a->has_mask ? a->mask.offset * es : 0,
+                            .out_at = a->out.offset * es};
         p.k.batch_rank = a->rank - 2;
         for (uint32_t j = 0; j + 2 < a->rank; j++)
             p.k.batch[j] = a->batch[j];
