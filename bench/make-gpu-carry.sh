@@ -3,13 +3,14 @@
 # make-gpu-carry.sh [DIR] -- assembles, from this Debian 12 machine's
 # packages, the folder of libraries the GPU machine's image lacks, which
 # bench/run-gpu.sh reads as CARRY (default and DIR: gpu-carry):
-#   lib/        jansson, protobuf-c, libgomp, and pkgconfig/ files for them
+#   lib/        jansson, protobuf-c, libgomp, XNNPACK (with pthreadpool and
+#               cpuinfo, where installed), and pkgconfig/ files for them
 #               and for OpenBLAS, relocatable (${pcfiledir})
 #   lib.tar.xz  OpenBLAS (pthread build, with libgfortran and libquadmath)
 #               and oneDNN, packed because the device tool carries at most
 #               64 MiB a call (76 MB as files, 11 MB packed); run-gpu.sh
 #               unpacks it into lib/ before its first stage
-#   include/    cblas.h, jansson, protobuf-c, oneDNN's headers
+#   include/    cblas.h, jansson, protobuf-c, oneDNN's and XNNPACK's headers
 #   onnx/       onnx.proto and the reader protoc-c generated from it here
 #   bin/protoc-c  a stand-in that copies that reader (the image has no
 #               protoc-c)
@@ -26,6 +27,11 @@ blas=$(readlink -f "$L/libopenblas.so.0")
 rm -rf "$dir"
 mkdir -p "$dir/lib/pkgconfig" "$dir/include/oneapi" "$dir/onnx" "$dir/bin"
 for f in libjansson.so.4 libprotobuf-c.so.1 libgomp.so.1; do cp -L "$L/$f" "$dir/lib/"; done
+# XNNPACK for the cpu backend's convolutions (src/backends/cpu/xnnpack.c), where installed
+if [ -f "$L/libXNNPACK.so.0" ] && [ -f /usr/include/xnnpack.h ]; then
+    for f in libXNNPACK.so.0 libpthreadpool.so.0 libcpuinfo.so.0; do cp -L "$L/$f" "$dir/lib/"; done
+    cp /usr/include/xnnpack.h /usr/include/pthreadpool.h "$dir/include/"
+fi
 ln -s libjansson.so.4 "$dir/lib/libjansson.so"
 ln -s libprotobuf-c.so.1 "$dir/lib/libprotobuf-c.so"
 

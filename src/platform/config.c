@@ -46,6 +46,10 @@ static void read_all(void)
     config.num_threads = count("WNN_NUM_THREADS", 4096, 0);
     config.cpu_dnnl = on_unless_zero("WNN_CPU_DNNL");
     config.cpu_nhwc = on_unless_zero("WNN_CPU_NHWC");
+    const char *xnn = text("WNN_CPU_XNNPACK");
+    config.cpu_xnnpack = !xnn ? -1 : strcmp(xnn, "0") == 0 ? 0 : strcmp(xnn, "1") == 0 ? 1 : -1;
+    if (xnn && config.cpu_xnnpack < 0)
+        fprintf(stderr, "wnn: WNN_CPU_XNNPACK=%s is not 0 or 1; ignored\n", xnn);
     const char *omp = text("WNN_CPU_OPENMP");
     config.cpu_openmp = !omp ? -1 : strcmp(omp, "0") == 0 ? 0 : strcmp(omp, "1") == 0 ? 1 : -1;
     if (omp && config.cpu_openmp < 0)

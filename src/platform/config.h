@@ -23,6 +23,7 @@ typedef struct wnn__config {
     uint32_t num_threads;        /* WNN_NUM_THREADS; 0: one per core online */
     bool cpu_dnnl;               /* WNN_CPU_DNNL=0 turns oneDNN off */
     bool cpu_nhwc;               /* WNN_CPU_NHWC=0 turns the layout step off (backends/cpu/layout.c) */
+    int cpu_xnnpack;             /* WNN_CPU_XNNPACK: 0 off, 1 every convolution it takes, -1 (unset) by thread count */
     int cpu_openmp;              /* WNN_CPU_OPENMP: 1 libgomp's team, 0 wnn's own threads, -1 (unset) by thread count */
     bool cpu_profile;            /* WNN_CPU_PROFILE set: time per operator, printed at exit */
     wnn__conv_path cpu_conv;     /* WNN_CPU_CONV: gemm or direct */

@@ -664,7 +664,9 @@ void wnn__cpu_graph_free(wnn__cpu_graph *g)
 ** at exit, the costliest first. */
 /* the profile's row for fused attention chains, after the operators' */
 #define WNN__PROF_ATTENTION WNN__OP_COUNT
-#define PROF_ROWS (WNN__OP_COUNT + 1)
+/* and for the convolutions XNNPACK runs (backends/cpu/xnnpack.h) */
+#define WNN__PROF_XNNPACK (WNN__OP_COUNT + 1)
+#define PROF_ROWS (WNN__OP_COUNT + 2)
 
 static struct {
     pthread_once_t once;
@@ -691,7 +693,9 @@ static void prof_print(void)
             break;
         shown[best] = true;
         unsigned long calls = atomic_load(&g_prof.calls[best]), ns = atomic_load(&g_prof.ns[best]);
-        fprintf(stderr, "%-24s %10lu %12.3f %10.2f %5.1f%%\n", best == WNN__PROF_ATTENTION ? "attention (fused)" : wnn__op_name((wnn__op)best), calls, ns / 1e6,
+        fprintf(stderr, "%-24s %10lu %12.3f %10.2f %5.1f%%\n", best == WNN__PROF_ATTENTION ? "attention (fused)"
+                                : best == WNN__PROF_XNNPACK ? "conv2d (xnnpack)"
+                                                            : wnn__op_name((wnn__op)best), calls, ns / 1e6,
                 ns / 1e3 / (double)calls, total ? 100.0 * ns / total : 0.0);
     }
 }
@@ -744,7 +748,7 @@ static wnn_status run_here(wnn__cpu_graph *g, void *const *inputs, void *const *
             if (s != WNN_OK)
                 return s;
             if (profile)
-                prof_add(node->op, t0);
+                prof_add(wnn__dnnl_node_xnnpack(g->dnnl[n]) ? WNN__PROF_XNNPACK : (int)node->op, t0);
             continue;
         }
         wnn__view *in = g->scratch, *out = g->scratch + node->n_in;

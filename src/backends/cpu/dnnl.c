@@ -63,6 +63,7 @@
 #include <oneapi/dnnl/dnnl.h>
 
 #include "backends/cpu/half_simd.h"
+#include "backends/cpu/xnnpack.h"
 #include "platform/pool.h"
 #include "core/half.h"
 #include "platform/config.h"
@@ -154,6 +155,7 @@ struct wnn__dnnl_node {
     /* wnn__dnnl_link(): the value is held in the convolution's layout by the
     ** primitives on both sides, so no reorder runs for it */
     bool x_linked, res_linked, y_linked;
+    wnn__xnn_conv *xnn; /* XNNPACK runs the chain instead (none of the above but the values) */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -472,10 +474,10 @@ static dnnl_status_t exec2(dnnl_stream_t st, dnnl_primitive_t p, dnnl_memory_t f
     return L.dnnl_primitive_execute(p, st, 2, a);
 }
 
-/* The filter as float32 [o][i][kh][kw] with the batchNormalization scale
-** folded in, reordered into wmd; the bias into bias (o floats). */
-static dnnl_status_t load_weights(const wnn__ir *ir, const wnn__node *conv, const chain *c, wnn__dnnl_node *d,
-                                  const dnnl_memory_desc_t *user_w, const dnnl_memory_desc_t *wmd, float *bias)
+/* The filter as float32 with the batchNormalization scale and the chain's
+** leading linear step folded in, [o][i][kh][kw] (or, ohwi, [o][kh][kw][i]),
+** and its bias into bias (o floats); NULL when out of memory. */
+static float *folded_filter(const wnn__ir *ir, const wnn__node *conv, const chain *c, bool ohwi, float *bias)
 {
     const wnn__value *f = &ir->values[conv->in[1]];
     const uint32_t *s = f->desc.shape;
@@ -485,9 +487,8 @@ static dnnl_status_t load_weights(const wnn__ir *ir, const wnn__node *conv, cons
     size_t no = s[ax[0]], ni = s[ax[1]], kh = s[ax[2]], kw = s[ax[3]];
     float *w = malloc(no * ni * kh * kw * sizeof *w);
     if (!w)
-        return dnnl_out_of_memory;
+        return NULL;
     const wnn__node *bn = c->bn_node != UINT32_MAX ? &ir->nodes[c->bn_node] : NULL;
-    float *q = w;
     for (size_t o = 0; o < no; o++) {
         double scale = 1.0, b = constant_at(ir, conv->in[2], o, 0.0);
         if (bn) {
@@ -500,10 +501,22 @@ static dnnl_status_t load_weights(const wnn__ir *ir, const wnn__node *conv, cons
         bias[o] = (float)b;
         for (size_t i = 0; i < ni; i++)
             for (size_t y = 0; y < kh; y++)
-                for (size_t x = 0; x < kw; x++)
-                    *q++ = (float)(constant_at(ir, conv->in[1], o * st[ax[0]] + i * st[ax[1]] + y * st[ax[2]] +
-                                                                 x * st[ax[3]], 0.0) * scale);
+                for (size_t x = 0; x < kw; x++) {
+                    size_t at = ohwi ? ((o * kh + y) * kw + x) * ni + i : ((o * ni + i) * kh + y) * kw + x;
+                    w[at] = (float)(constant_at(ir, conv->in[1], o * st[ax[0]] + i * st[ax[1]] + y * st[ax[2]] +
+                                                                  x * st[ax[3]], 0.0) * scale);
+                }
     }
+    return w;
+}
+
+/* The filter (folded_filter's) reordered into wmd; the bias into bias. */
+static dnnl_status_t load_weights(const wnn__ir *ir, const wnn__node *conv, const chain *c, wnn__dnnl_node *d,
+                                  const dnnl_memory_desc_t *user_w, const dnnl_memory_desc_t *wmd, float *bias)
+{
+    float *w = folded_filter(ir, conv, c, false, bias);
+    if (!w)
+        return dnnl_out_of_memory;
     /* on one thread: this is the compiling thread, and a region of more
     ** would start an OpenMP team of its own beside the master's, whose
     ** threads then sleep between regions (libgomp spins less once it has
@@ -625,6 +638,75 @@ static dnnl_status_t build(const wnn__ir *ir, const wnn__node *conv, const chain
     return s;
 }
 
+/* Whether XNNPACK should take this float32 nhwc convolution: only where
+** WNN_CPU_XNNPACK=1 asks. Beside the OpenMP team that runs oneDNN and wnn's
+** own loops, XNNPACK's pthreadpool is a second set of threads, and on the
+** 2-core machine each spun while the other worked (docs/backends.md). */
+static bool xnn_wanted(void) { return wnn__config_get()->cpu_xnnpack == 1; }
+
+/* lo, hi narrowed by a clamp to [a, b]: clamp(clamp(x, lo, hi), a, b). */
+static void narrow(float *lo, float *hi, float a, float b)
+{
+    *lo = fminf(fmaxf(*lo, a), b);
+    *hi = fminf(fmaxf(*hi, a), b);
+}
+
+/* The chain as XNNPACK computes it into *xd (clamps before and after a
+** residual add, a hardSwish last); false when it holds anything else. */
+static bool xnn_chain(const chain *c, wnn__xnn_conv_desc *xd)
+{
+    xd->lo = xd->res_lo = -INFINITY;
+    xd->hi = xd->res_hi = INFINITY;
+    for (uint32_t k = 0; k < c->n_ops; k++) {
+        const post_op *op = &c->ops[k];
+        float *lo = xd->residual ? &xd->res_lo : &xd->lo, *hi = xd->residual ? &xd->res_hi : &xd->hi;
+        if (xd->hard_swish)
+            return false; /* hardSwish only last */
+        if (op->sum)
+            xd->residual = true;
+        else if (op->alg == dnnl_eltwise_relu && op->alpha == 0.0f)
+            narrow(lo, hi, 0.0f, INFINITY);
+        else if (op->alg == dnnl_eltwise_clip && op->alpha <= op->beta)
+            narrow(lo, hi, op->alpha, op->beta);
+        else if (op->alg == dnnl_eltwise_hardswish && op->alpha == 0.0f)
+            xd->hard_swish = true;
+        else
+            return false;
+    }
+    return xd->lo < xd->hi && xd->res_lo < xd->res_hi;
+}
+
+/* d runs through XNNPACK where it takes the convolution and its chain:
+** WNN_OK with d->xnn set, or with d->xnn NULL for oneDNN to try. */
+static wnn_status xnn_build(const wnn__ir *ir, const wnn__node *conv, const chain *c, wnn__dnnl_node *d)
+{
+    const wnn_operand_desc *xd = &ir->values[conv->in[0]].desc, *yd = &ir->values[conv->out[0]].desc;
+    if (d->half || conv->attrs.conv.input_layout != WNN_INPUT_LAYOUT_NHWC || !xnn_wanted() || !wnn__xnn_available())
+        return WNN_OK;
+    wnn__xnn_conv_desc k = {0};
+    if (!xnn_chain(c, &k))
+        return WNN_OK;
+    int ax[4];
+    filter_axes(conv->attrs.conv.filter_layout, ax);
+    const uint32_t *fs = ir->values[conv->in[1]].desc.shape;
+    k.n = xd->shape[0], k.h = xd->shape[1], k.w = xd->shape[2], k.c = xd->shape[3];
+    k.oh = yd->shape[1], k.ow = yd->shape[2], k.oc = yd->shape[3];
+    k.kh = fs[ax[2]], k.kw = fs[ax[3]], k.groups = conv->attrs.conv.groups;
+    memcpy(k.pad, conv->attrs.conv.padding, sizeof k.pad);
+    memcpy(k.stride, conv->attrs.conv.strides, sizeof k.stride);
+    memcpy(k.dilation, conv->attrs.conv.dilations, sizeof k.dilation);
+    float *bias = malloc((size_t)k.oc * sizeof *bias);
+    float *w = bias ? folded_filter(ir, conv, c, true, bias) : NULL;
+    wnn_status s = w ? wnn__xnn_conv_create(&k, w, bias, &d->xnn) : WNN_STATUS_OUT_OF_MEMORY;
+    free(w);
+    free(bias);
+    if (s == WNN_OK) { /* plain nhwc on both sides: wnn__dnnl_link never matches it with a blocked layout */
+        user_md(xd, true, &d->src_md);
+        user_md(yd, true, &d->dst_md);
+    }
+    return s == WNN_STATUS_OUT_OF_MEMORY ? s : WNN_OK;
+}
+
 /* Whether some output row or column reads only padding. oneDNN 2.6's
 ** brgconv gets those wrong (bias and sum lost) in some shapes, so they stay
 ** on the portable kernel; real models rarely have them. */
@@ -697,6 +779,17 @@ wnn_status wnn__dnnl_compile(const wnn__ir *ir, uint32_t n, const uint32_t *uses
     /* primitives size their scratchpads for the thread count they are made
     ** with: they never run with more (wnn_set_num_threads may raise it) */
     d->threads = conv_threads(ir, conv);
+    wnn_status xs = xnn_build(ir, conv, &c, d);
+    if (xs != WNN_OK || d->xnn) {
+        if (xs != WNN_OK) {
+            wnn__dnnl_free(d);
+            return xs;
+        }
+        for (uint32_t k = 0; k < c.n_nodes; k++)
+            fused[c.nodes[k]] = true;
+        *out = d;
+        return WNN_OK;
+    }
     int threads = use_threads(d->threads);
     dnnl_status_t s = L.dnnl_stream_create(&d->stream, L.engine, dnnl_stream_default_flags);
     if (s == dnnl_success)
@@ -721,6 +814,8 @@ wnn_status wnn__dnnl_compile(const wnn__ir *ir, uint32_t n, const uint32_t *uses
 
 uint32_t wnn__dnnl_node_output(const wnn__dnnl_node *d) { return d->y; }
 
+bool wnn__dnnl_node_xnnpack(const wnn__dnnl_node *d) { return d->xnn != NULL; }
+
 uint32_t wnn__dnnl_node_reorders(const wnn__dnnl_node *d)
 {
     return (d->src_reorder && !d->x_linked) + (d->dst_reorder && !d->y_linked) +
@@ -733,6 +828,9 @@ uint32_t wnn__dnnl_node_reorders(const wnn__dnnl_node *d)
 
 wnn_status wnn__dnnl_run(wnn__dnnl_node *d, const wnn__view *views)
 {
+    if (d->xnn)
+        return wnn__xnn_conv_run(d->xnn, views[d->x].data, views[d->y].data,
+                                 d->res != WNN__NONE ? views[d->res].data : NULL);
     size_t here = wnn__pool_threads_here();
     int threads = use_threads(here < d->threads ? here : d->threads);
     void *x = views[d->x].data, *y = d->half ? (void *)d->y32 : views[d->y].data;
@@ -838,6 +936,7 @@ void wnn__dnnl_free(wnn__dnnl_node *d)
 {
     if (!d)
         return;
+    wnn__xnn_conv_free(d->xnn);
     dnnl_primitive_t prims[] = {d->conv, d->src_reorder, d->res_reorder, d->dst_reorder};
     for (size_t k = 0; k < sizeof prims / sizeof *prims; k++)
         if (prims[k])
@@ -887,6 +986,8 @@ wnn_status wnn__dnnl_compile(const wnn__ir *ir, uint32_t n, const uint32_t *uses
 bool wnn__dnnl_takes(const wnn__ir *ir, uint32_t n) { return false; }
 
 uint32_t wnn__dnnl_node_output(const wnn__dnnl_node *d) { return WNN__NONE; }
+
+bool wnn__dnnl_node_xnnpack(const wnn__dnnl_node *d) { return false; }
 
 uint32_t wnn__dnnl_node_reorders(const wnn__dnnl_node *d) { return 0; }
 

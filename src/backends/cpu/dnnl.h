@@ -35,6 +35,9 @@ bool wnn__dnnl_takes(const wnn__ir *ir, uint32_t n);
 ** (none for a value linked or already in it), and of a sum post-op's addend. */
 uint32_t wnn__dnnl_node_reorders(const wnn__dnnl_node *d);
 
+/* Whether XNNPACK runs the compiled node (xnnpack.h) rather than oneDNN. */
+bool wnn__dnnl_node_xnnpack(const wnn__dnnl_node *d);
+
 /* The value the compiled node writes (the last of its fused chain). */
 uint32_t wnn__dnnl_node_output(const wnn__dnnl_node *d);
 
