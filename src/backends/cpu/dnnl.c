@@ -56,6 +56,7 @@
 
 #include <dlfcn.h>
 #include <math.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -652,7 +653,8 @@ static void narrow(float *lo, float *hi, float a, float b)
 }
 
 /* The chain as XNNPACK computes it into *xd (clamps before and after a
-** residual add, a hardSwish last); false when it holds anything else. */
+** residual add, hardSwish, sigmoid or swish last); false when it holds
+** anything else. */
 static bool xnn_chain(const chain *c, wnn__xnn_conv_desc *xd)
 {
     xd->lo = xd->res_lo = -INFINITY;
@@ -660,8 +662,8 @@ static bool xnn_chain(const chain *c, wnn__xnn_conv_desc *xd)
     for (uint32_t k = 0; k < c->n_ops; k++) {
         const post_op *op = &c->ops[k];
         float *lo = xd->residual ? &xd->res_lo : &xd->lo, *hi = xd->residual ? &xd->res_hi : &xd->hi;
-        if (xd->hard_swish)
-            return false; /* hardSwish only last */
+        if (xd->post != WNN__XNN_POST_NONE)
+            return false; /* an activation only last */
         if (op->sum)
             xd->residual = true;
         else if (op->alg == dnnl_eltwise_relu && op->alpha == 0.0f)
@@ -669,7 +671,11 @@ static bool xnn_chain(const chain *c, wnn__xnn_conv_desc *xd)
         else if (op->alg == dnnl_eltwise_clip && op->alpha <= op->beta)
             narrow(lo, hi, op->alpha, op->beta);
         else if (op->alg == dnnl_eltwise_hardswish && op->alpha == 0.0f)
-            xd->hard_swish = true;
+            xd->post = WNN__XNN_POST_HARD_SWISH;
+        else if (op->alg == dnnl_eltwise_logistic)
+            xd->post = WNN__XNN_POST_SIGMOID;
+        else if (op->alg == dnnl_eltwise_swish && op->alpha == 1.0f)
+            xd->post = WNN__XNN_POST_SWISH;
         else
             return false;
     }

@@ -39,7 +39,8 @@
 #define XNN_FUNCS(X)                                                                                               \
     X(xnn_initialize) X(xnn_create_convolution2d_nhwc_f32) X(xnn_setup_convolution2d_nhwc_f32) X(xnn_run_operator) \
     X(xnn_delete_operator) X(xnn_create_add_nd_f32) X(xnn_setup_add_nd_f32) X(xnn_create_hardswish_nc_f32)         \
-    X(xnn_setup_hardswish_nc_f32)
+    X(xnn_setup_hardswish_nc_f32) X(xnn_create_sigmoid_nc_f32) X(xnn_setup_sigmoid_nc_f32)                        \
+    X(xnn_create_multiply_nd_f32) X(xnn_setup_multiply_nd_f32)
 
 static struct {
     pthread_once_t once;
@@ -80,13 +81,15 @@ bool wnn__xnn_available(void)
 }
 
 struct wnn__xnn_conv {
-    xnn_operator_t conv, add, hswish;
+    xnn_operator_t conv, add, act, mul; /* act: hardSwish or sigmoid; mul: swish's product */
     size_t n, h, w, y_count, oc, pixels;
     size_t y_shape[4];
     const float *x_set;
     float *y_set;  /* where conv was last set up for */
     float *tmp;    /* the convolution's result when res is y itself */
-    const void *add_set[3], *hs_set;
+    float *gate;   /* swish's sigmoid */
+    bool hard_swish; /* act is hardSwish, else sigmoid */
+    const void *add_set[3], *act_set, *mul_set;
 };
 
 static wnn_status status_of(enum xnn_status s)
@@ -111,12 +114,20 @@ wnn_status wnn__xnn_conv_create(const wnn__xnn_conv_desc *d, const float *filter
     c->y_shape[0] = d->n, c->y_shape[1] = d->oh, c->y_shape[2] = d->ow, c->y_shape[3] = d->oc;
     enum xnn_status s = L.xnn_create_convolution2d_nhwc_f32(
         d->pad[0], d->pad[3], d->pad[1], d->pad[2], d->kh, d->kw, d->stride[0], d->stride[1], d->dilation[0],
-        d->dilation[1], d->groups, d->c / d->groups, d->oc / d->groups, d->c, d->oc, filter, bias, d->lo, d->hi, 0,
+        d->dilation[1], d->groups, d->c / d->groups, d->oc / d->groups, d->c, d->oc, filter, bias, d->lo, d->hi, XNN_FLAG_YIELD_WORKERS,
         &c->conv);
     if (s == xnn_status_success && d->residual)
         s = L.xnn_create_add_nd_f32(d->res_lo, d->res_hi, 0, &c->add);
-    if (s == xnn_status_success && d->hard_swish)
-        s = L.xnn_create_hardswish_nc_f32(d->oc, d->oc, d->oc, 0, &c->hswish);
+    if (s == xnn_status_success && d->post == WNN__XNN_POST_HARD_SWISH)
+        s = L.xnn_create_hardswish_nc_f32(d->oc, d->oc, d->oc, 0, &c->act);
+    if (s == xnn_status_success && (d->post == WNN__XNN_POST_SIGMOID || d->post == WNN__XNN_POST_SWISH))
+        s = L.xnn_create_sigmoid_nc_f32(d->oc, d->oc, d->oc, 0, &c->act);
+    if (s == xnn_status_success && d->post == WNN__XNN_POST_SWISH) {
+        s = L.xnn_create_multiply_nd_f32(-INFINITY, INFINITY, 0, &c->mul);
+        if (s == xnn_status_success && !(c->gate = malloc(c->y_count * sizeof *c->gate)))
+            s = xnn_status_out_of_memory;
+    }
+    c->hard_swish = d->post == WNN__XNN_POST_HARD_SWISH;
     if (s != xnn_status_success) {
         wnn__xnn_conv_free(c);
         return status_of(s);
@@ -152,13 +163,24 @@ wnn_status wnn__xnn_conv_run(wnn__xnn_conv *c, const float *x, float *y, const f
         if (s == xnn_status_success)
             s = L.xnn_run_operator(c->add, L.pool);
     }
-    if (s == xnn_status_success && c->hswish) {
-        if (c->hs_set != y) {
-            s = L.xnn_setup_hardswish_nc_f32(c->hswish, c->pixels, y, y, L.pool);
-            c->hs_set = s == xnn_status_success ? y : NULL;
+    if (s == xnn_status_success && c->act) {
+        /* in place, or for swish into the gate that then multiplies y */
+        float *a = c->mul ? c->gate : y;
+        if (c->act_set != y) {
+            s = c->hard_swish ? L.xnn_setup_hardswish_nc_f32(c->act, c->pixels, y, a, L.pool)
+                              : L.xnn_setup_sigmoid_nc_f32(c->act, c->pixels, y, a, L.pool);
+            c->act_set = s == xnn_status_success ? y : NULL;
         }
         if (s == xnn_status_success)
-            s = L.xnn_run_operator(c->hswish, L.pool);
+            s = L.xnn_run_operator(c->act, L.pool);
+    }
+    if (s == xnn_status_success && c->mul) {
+        if (c->mul_set != y) {
+            s = L.xnn_setup_multiply_nd_f32(c->mul, 4, c->y_shape, 4, c->y_shape, y, c->gate, y, L.pool);
+            c->mul_set = s == xnn_status_success ? y : NULL;
+        }
+        if (s == xnn_status_success)
+            s = L.xnn_run_operator(c->mul, L.pool);
     }
     return s == xnn_status_success ? WNN_OK
            : s == xnn_status_out_of_memory ? WNN_STATUS_OUT_OF_MEMORY
@@ -169,11 +191,12 @@ void wnn__xnn_conv_free(wnn__xnn_conv *c)
 {
     if (!c)
         return;
-    xnn_operator_t ops[3] = {c->conv, c->add, c->hswish};
-    for (int k = 0; k < 3; k++)
+    xnn_operator_t ops[4] = {c->conv, c->add, c->act, c->mul};
+    for (int k = 0; k < 4; k++)
         if (ops[k])
             L.xnn_delete_operator(ops[k]);
     free(c->tmp);
+    free(c->gate);
     free(c);
 }
 

@@ -22,6 +22,14 @@
 
 typedef struct wnn__xnn_conv wnn__xnn_conv;
 
+/* What runs over the result last. */
+typedef enum wnn__xnn_post {
+    WNN__XNN_POST_NONE,
+    WNN__XNN_POST_HARD_SWISH,
+    WNN__XNN_POST_SIGMOID,
+    WNN__XNN_POST_SWISH /* y * sigmoid(y) */
+} wnn__xnn_post;
+
 /* One convolution over nhwc float32 tensors: y = post(clamp(conv(x) + bias,
 ** lo, hi) [+ res, clamped to res_lo, res_hi]). */
 typedef struct wnn__xnn_conv_desc {
@@ -33,7 +41,7 @@ typedef struct wnn__xnn_conv_desc {
     float lo, hi;                /* the convolution's own clamp (-inf, inf: none) */
     bool residual;               /* a tensor of y's shape is added after */
     float res_lo, res_hi;        /* the clamp after that add */
-    bool hard_swish;             /* hardSwish of the result, last */
+    wnn__xnn_post post;          /* the activation after all that */
 } wnn__xnn_conv_desc;
 
 /* Whether XNNPACK is loaded (and WNN_CPU_XNNPACK is not 0). */
