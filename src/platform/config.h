@@ -41,6 +41,7 @@ typedef struct wnn__config {
     const char *webgpu_library;  /* WNN_WEBGPU_LIBRARY: a webgpu.h implementation, or NULL */
     bool webgpu_debug;           /* WNN_WEBGPU_DEBUG set: the webgpu device explains refusals on stderr */
     uint32_t webgpu_split_kib;   /* WNN_WEBGPU_SPLIT_KIB: split dispatches over this binding size (tests) */
+    bool webgpu_vec4;            /* WNN_WEBGPU_VEC4=0: element-wise kernels one word an invocation */
     bool webgpu_upload_pieces;   /* WNN_WEBGPU_UPLOAD=pieces: large writes as wgpuQueueWriteBuffer pieces */
     bool attention;              /* WNN_ATTENTION=0 keeps attention chains unfused (backends/attention.c) */
 } wnn__config;

@@ -213,6 +213,8 @@ static wnn_status add_step(wnn__device *d, wg_graph *g, const wnn__node *n, cons
 {
     wg_gpu *gpu = d->gpu;
     uint64_t words = k->chunk_words ? k->chunk_words : k->words;
+    if (k->lanes > 1)
+        words = (words + k->lanes - 1) / k->lanes;
     uint64_t groups = (words + WG_WORKGROUP - 1) / WG_WORKGROUP;
     uint32_t maxd = gpu->limits.maxComputeWorkgroupsPerDimension;
     if (k->grid[0] ? k->grid[0] > maxd || k->grid[1] > maxd || k->grid[2] > maxd

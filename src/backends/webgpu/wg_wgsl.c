@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "backends/webgpu/wg_wgsl.h"
+#include "platform/config.h"
 
 void wg_text_printf(wg_text *t, const char *fmt, ...)
 {
@@ -506,6 +507,71 @@ static const char *map_expr(wg_frame *f, wnn_data_type in, char *buf, size_t len
 #undef E
 }
 
+/* A 32-bit type the vec4 kernels load and store a word an element. */
+static bool is_word(wnn_data_type d)
+{
+    return d == WNN_DATA_TYPE_FLOAT32 || d == WNN_DATA_TYPE_INT32 || d == WNN_DATA_TYPE_UINT32;
+}
+
+static const char *from_word(wnn_data_type d)
+{
+    return d == WNN_DATA_TYPE_FLOAT32 ? "bitcast<f32>" : d == WNN_DATA_TYPE_INT32 ? "bitcast<i32>" : "";
+}
+
+/* An element-wise kernel whose operands are all 32-bit and of the output's
+** shape, over a whole number of vec4<u32>: each invocation reads and writes
+** 16 bytes of every binding instead of 4 (WNN_WEBGPU_VEC4=0: the word
+** kernel). False, with k untouched, where that does not hold. */
+static bool map_kernel_vec4(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, const uint32_t *ins,
+                            uint32_t n_in)
+{
+    const wnn_operand_desc *od = &ir->values[n->out[0]].desc;
+    uint64_t count = wnn_operand_desc_element_count(od);
+    if (!wnn__config_get()->webgpu_vec4 || k->chunk_words || !is_word(od->data_type) || count % 4 != 0 ||
+        count == 0 || k->identity_mask != (1u << n_in) - 1u)
+        return false;
+    for (uint32_t i = 0; i < n_in; i++)
+        if (!is_word(ir->values[ins[i]].desc.data_type))
+            return false;
+    wnn_data_type in_type = ir->values[ins[n_in > 1 && n->op == WNN__OP_WHERE ? 1 : 0]].desc.data_type;
+    wg_frame f = {ir, n, k, od->data_type, count};
+    char buf[256];
+    /* map_expr may add parameters: it runs on a copy until the text is kept */
+    wg_kernel saved = *k;
+    const char *expr = map_expr(&f, in_type, buf, sizeof buf);
+    if (!expr) {
+        *k = saved;
+        return false;
+    }
+    if (n->op == WNN__OP_CAST && !wg_is_float(in_type) && wg_is_float(od->data_type))
+        expr = "f32(x)";
+    wg_text *t = &k->text;
+    k->out_value = n->out[0];
+    k->n_in = n_in;
+    memcpy(k->in_values, ins, n_in * sizeof *ins);
+    k->words = count;
+    k->lanes = 4;
+    P("@group(0) @binding(0) var<storage, read_write> b0: array<vec4<u32>>;\n");
+    for (uint32_t i = 0; i < n_in; i++)
+        P("@group(0) @binding(%u) var<storage, read> b%u: array<vec4<u32>>;\n", i + 1, i + 1);
+    if (k->uses_params)
+        P("@group(0) @binding(%u) var<storage, read> prm: array<f32>;\n", n_in + 1);
+    P("%s", wg_helpers);
+    P("@compute @workgroup_size(%u)\n"
+      "fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {\n"
+      "  let w = gid.x + gid.y * nwg.x * %uu;\n"
+      "  if (w >= %lluu) { return; }\n",
+      WG_WORKGROUP, WG_WORKGROUP, (unsigned long long)(count / 4));
+    static const char names[3] = {'x', 'y', 'z'};
+    for (uint32_t i = 0; i < n_in; i++)
+        P("  let a%u = b%u[w];\n", i + 1, i + 1);
+    P("  var o: vec4<u32>;\n  for (var j = 0u; j < 4u; j++) {\n");
+    for (uint32_t i = 0; i < n_in; i++)
+        P("    let %c = %s(a%u[j]);\n", names[i], from_word(ir->values[ins[i]].desc.data_type), i + 1);
+    P("    o[j] = bitcast<u32>(%s);\n  }\n  b0[w] = o;\n}\n", expr);
+    return !t->failed;
+}
+
 static bool map_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, const char *keep_region,
                        uint32_t region_input)
 {
@@ -532,6 +598,8 @@ static bool map_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, cons
         if (id->rank == od->rank && memcmp(id->shape, od->shape, od->rank * sizeof *od->shape) == 0)
             k->identity_mask |= 1u << i;
     }
+    if (elementwise && !wide && map_kernel_vec4(ir, n, k, ins, n_in))
+        return true;
     wg_frame_begin(&f, k, ir, n, ins, n_in);
     wnn_data_type in_type = ir->values[ins[n_in > 1 && n->op == WNN__OP_WHERE ? 1 : 0]].desc.data_type;
     char buf[256];

@@ -49,7 +49,8 @@ typedef struct wg_kernel {
     bool uses_params;
     float params[8];
     uint32_t n_params;
-    uint64_t words; /* output words, one invocation each */
+    uint64_t words; /* output words, one invocation each (lanes each, when lanes > 1) */
+    uint32_t lanes; /* 0 or 1: a word an invocation; 4: a vec4<u32> of words */
     /* Splitting over the binding-size limit (wg_graph.c): an element-wise
     ** kernel sets splittable and, in identity_mask, bit i for each input
     ** i + 1 it reads at the output's own element index. A chunk kernel
