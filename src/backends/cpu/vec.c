@@ -135,7 +135,9 @@ AVX2 static inline __m256 gelu8(__m256 x)
     static const float c[10] = {-1.26551223f, 1.00002368f, 0.37409196f, 0.09678418f, -0.18628806f,
                                 0.27886807f,  -1.13520398f, 1.48851587f, -0.82215223f, 0.17087277f};
     __m256 half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.0f);
-    __m256 ax = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
+    /* |x| clamped to 26, where erfc is 0 to float precision, so that x^2
+    ** stays finite (below -1.8e19 it overflowed into a NaN) */
+    __m256 ax = _mm256_min_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), x), _mm256_set1_ps(26.0f));
     __m256 z = _mm256_mul_ps(ax, _mm256_set1_ps(0.70710678118654752f));
     __m256 t = _mm256_div_ps(one, _mm256_fmadd_ps(half, z, one));
     /* P(t) by Estrin's scheme: four dependent steps instead of nine */
@@ -147,12 +149,12 @@ AVX2 static inline __m256 gelu8(__m256 x)
     __m256 p89 = _mm256_fmadd_ps(_mm256_set1_ps(c[9]), t, _mm256_set1_ps(c[8]));
     __m256 p03 = _mm256_fmadd_ps(p23, t2, p01), p47 = _mm256_fmadd_ps(p67, t2, p45);
     __m256 p = _mm256_fmadd_ps(p89, t8, _mm256_fmadd_ps(p47, t4, p03));
-    __m256 xx = _mm256_mul_ps(x, x), xe = _mm256_fmsub_ps(x, x, xx);
+    __m256 xx = _mm256_mul_ps(ax, ax), xe = _mm256_fmsub_ps(ax, ax, xx);
     __m256 e = wnn__exp8_2(_mm256_mul_ps(xx, _mm256_set1_ps(-0.5f)), _mm256_fnmadd_ps(half, xe, p));
     __m256 half_erfc = _mm256_mul_ps(half, _mm256_mul_ps(t, e));
     __m256 pos = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GE_OQ);
     __m256 phi = _mm256_blendv_ps(half_erfc, _mm256_sub_ps(one, half_erfc), pos);
-    /* past 10, Phi is 1 to float precision (and x^2's remainder may be NaN) */
+    /* past 10, Phi is 1 to float precision */
     phi = _mm256_blendv_ps(phi, one, _mm256_cmp_ps(x, _mm256_set1_ps(10.0f), _CMP_GT_OQ));
     return _mm256_mul_ps(x, phi);
 }
