@@ -30,13 +30,11 @@ bool wnn__cpu_has_avx512(void)
     return k == 2;
 }
 
-AVX512_INLINE __m512 exp16_2(__m512 hi, __m512 lo)
+/* exp(hi + lo) for arguments where fx = round(s log2 e) needs no bounds
+** (s is hi + lo, or a clamped copy of it): Cody-Waite reduction by ln 2 in
+** two parts, Cephes' polynomial, and the power of two applied by scalef. */
+AVX512_INLINE __m512 exp16_core(__m512 hi, __m512 lo, __m512 s)
 {
-    __m512 s = _mm512_add_ps(hi, lo);
-    __mmask16 under = _mm512_cmp_ps_mask(s, _mm512_set1_ps(WNN_EXP_LO), _CMP_LT_OQ);
-    __mmask16 over = _mm512_cmp_ps_mask(s, _mm512_set1_ps(WNN_EXP_HI), _CMP_GT_OQ);
-    /* max(lo, x) and min(hi, x) return x itself when it is NaN */
-    s = _mm512_min_ps(_mm512_set1_ps(WNN_EXP_HI), _mm512_max_ps(_mm512_set1_ps(WNN_EXP_LO), s));
     __m512 fx = _mm512_roundscale_ps(_mm512_mul_ps(s, _mm512_set1_ps(1.44269504088896341f)),
                                      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     __m512 r = _mm512_add_ps(_mm512_fnmadd_ps(fx, _mm512_set1_ps(0.693359375f), hi), lo);
@@ -48,7 +46,17 @@ AVX512_INLINE __m512 exp16_2(__m512 hi, __m512 lo)
     p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459E-1f));
     p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201E-1f));
     __m512 y = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
-    y = _mm512_maskz_mov_ps((__mmask16)~under, _mm512_scalef_ps(y, fx));
+    return _mm512_scalef_ps(y, fx);
+}
+
+AVX512_INLINE __m512 exp16_2(__m512 hi, __m512 lo)
+{
+    __m512 s = _mm512_add_ps(hi, lo);
+    __mmask16 under = _mm512_cmp_ps_mask(s, _mm512_set1_ps(WNN_EXP_LO), _CMP_LT_OQ);
+    __mmask16 over = _mm512_cmp_ps_mask(s, _mm512_set1_ps(WNN_EXP_HI), _CMP_GT_OQ);
+    /* max(lo, x) and min(hi, x) return x itself when it is NaN */
+    s = _mm512_min_ps(_mm512_set1_ps(WNN_EXP_HI), _mm512_max_ps(_mm512_set1_ps(WNN_EXP_LO), s));
+    __m512 y = _mm512_maskz_mov_ps((__mmask16)~under, exp16_core(hi, lo, s));
     return _mm512_mask_blend_ps(over, y, _mm512_set1_ps(INFINITY));
 }
 
@@ -56,8 +64,8 @@ AVX512_INLINE __m512 exp16_2(__m512 hi, __m512 lo)
 ** computes it, with erfc of |x| clamped to 26, where it is 0 to float
 ** precision (and x^2 stays finite: NaN inputs give min's 26, and the final
 ** product keeps them NaN). -xa^2 / 2 is split exactly as hi + lo, since
-** -xa / 2 is, and the exponential is inlined: its argument lies in
-** [-340, 0], so it cannot overflow, and scalef takes it to 0 through the
+** -xa / 2 is, and the exponential skips exp16_2's bounds: its argument lies
+** in [-340, 0], so it cannot overflow, and scalef takes it to 0 through the
 ** subnormals once it underflows. 44 operations a vector where the general
 ** exp16_2 path took 52: about 20 % faster on this project's machine. */
 AVX512_INLINE __m512 gelu16(__m512 x)
@@ -78,18 +86,8 @@ AVX512_INLINE __m512 gelu16(__m512 x)
     __m512 p = _mm512_fmadd_ps(p89, t8, _mm512_fmadd_ps(p47, t4, p03));
     __m512 mx = _mm512_mul_ps(xa, _mm512_set1_ps(-0.5f));
     __m512 hi = _mm512_mul_ps(xa, mx), lo = _mm512_add_ps(_mm512_fmsub_ps(xa, mx, hi), p);
-    /* exp(hi + lo): exp16_2's reduction and polynomial */
-    __m512 fx = _mm512_roundscale_ps(_mm512_mul_ps(_mm512_add_ps(hi, lo), _mm512_set1_ps(1.44269504088896341f)),
-                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m512 r = _mm512_add_ps(_mm512_fnmadd_ps(fx, _mm512_set1_ps(0.693359375f), hi), lo);
-    r = _mm512_fnmadd_ps(fx, _mm512_set1_ps(-2.12194440e-4f), r);
-    __m512 q = _mm512_set1_ps(1.9875691500E-4f);
-    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.3981999507E-3f));
-    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(8.3334519073E-3f));
-    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(4.1665795894E-2f));
-    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.6666665459E-1f));
-    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(5.0000001201E-1f));
-    __m512 e = _mm512_scalef_ps(_mm512_fmadd_ps(q, _mm512_mul_ps(r, r), _mm512_add_ps(r, one)), fx);
+    /* in [-340, 0]: no overflow, and scalef's underflow is right */
+    __m512 e = exp16_core(hi, lo, _mm512_add_ps(hi, lo));
     __m512 half_erfc = _mm512_mul_ps(_mm512_mul_ps(t, e), _mm512_set1_ps(0.5f));
     /* Phi = 1 - erfc / 2 for x >= 0, erfc / 2 below */
     __mmask16 pos = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GE_OQ);
