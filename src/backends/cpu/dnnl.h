@@ -15,6 +15,24 @@
 
 #include "backends/cpu/kernels.h"
 
+/* Built in when Debian's libdnnl-dev headers are found, unless WNN_NO_DNNL
+** is defined (CMake: -DWNN_WITH_DNNL=OFF) or a sanitizer instruments the
+** build: ThreadSanitizer cannot see the ordering inside the uninstrumented
+** OpenMP runtime, and LeakSanitizer's exit-time scan crashes on its idle
+** threads (gcc and clang, whose fuzz builds use ASan). Sanitizer builds test
+** the portable kernels. */
+#if defined(__has_feature) /* clang says it this way */
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define WNN_NO_DNNL 1
+#endif
+#endif
+#if defined(__has_include) && !defined(WNN_NO_DNNL) && !defined(__SANITIZE_THREAD__) && \
+    !defined(__SANITIZE_ADDRESS__)
+#if __has_include(<oneapi/dnnl/dnnl.h>)
+#define WNN_HAVE_DNNL 1
+#endif
+#endif
+
 typedef struct wnn__dnnl_node wnn__dnnl_node;
 
 /* Compiles node n of ir, with the nodes after it that fold into it, into a
