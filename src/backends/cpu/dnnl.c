@@ -54,17 +54,18 @@
 typedef wnn__dnnl_chain chain;
 typedef wnn__dnnl_post_op post_op;
 
-#define DNNL_FUNCS(X)                                                                                              \
-    X(dnnl_engine_create) X(dnnl_stream_create) X(dnnl_stream_wait) X(dnnl_stream_destroy)                         \
-    X(dnnl_memory_desc_init_by_tag) X(dnnl_memory_desc_init_by_strides) X(dnnl_memory_desc_equal)                  \
-    X(dnnl_memory_desc_get_size) X(dnnl_memory_create) X(dnnl_memory_destroy) X(dnnl_memory_set_data_handle)           \
-    X(dnnl_memory_get_data_handle)       \
-    X(dnnl_dilated_convolution_forward_desc_init) X(dnnl_primitive_desc_create) X(dnnl_primitive_desc_query_md)    \
-    X(dnnl_primitive_desc_destroy) X(dnnl_primitive_create) X(dnnl_primitive_destroy) X(dnnl_primitive_execute)    \
-    X(dnnl_reorder_primitive_desc_create) X(dnnl_post_ops_create) X(dnnl_post_ops_destroy)                         \
-    X(dnnl_post_ops_append_eltwise) X(dnnl_post_ops_append_sum) X(dnnl_primitive_attr_create)                      \
-    X(dnnl_primitive_attr_destroy) X(dnnl_primitive_attr_set_post_ops) X(dnnl_primitive_attr_set_scratchpad_mode) \
-    X(dnnl_sgemm)
+#define DNNL_FUNCS(X)                                                                                                  \
+    X(dnnl_engine_create)                                                                                              \
+    X(dnnl_stream_create) X(dnnl_stream_wait) X(dnnl_stream_destroy) X(dnnl_memory_desc_init_by_tag)                   \
+        X(dnnl_memory_desc_init_by_strides) X(dnnl_memory_desc_equal) X(dnnl_memory_desc_get_size)                     \
+            X(dnnl_memory_create) X(dnnl_memory_destroy) X(dnnl_memory_set_data_handle) X(dnnl_memory_get_data_handle) \
+                X(dnnl_dilated_convolution_forward_desc_init) X(dnnl_primitive_desc_create)                            \
+                    X(dnnl_primitive_desc_query_md) X(dnnl_primitive_desc_destroy) X(dnnl_primitive_create)            \
+                        X(dnnl_primitive_destroy) X(dnnl_primitive_execute) X(dnnl_reorder_primitive_desc_create)      \
+                            X(dnnl_post_ops_create) X(dnnl_post_ops_destroy) X(dnnl_post_ops_append_eltwise)           \
+                                X(dnnl_post_ops_append_sum) X(dnnl_primitive_attr_create)                              \
+                                    X(dnnl_primitive_attr_destroy) X(dnnl_primitive_attr_set_post_ops)                 \
+                                        X(dnnl_primitive_attr_set_scratchpad_mode) X(dnnl_sgemm)
 
 static struct {
     pthread_once_t once;
@@ -84,8 +85,8 @@ static void load(void)
     void *h = dlopen("libdnnl.so.2", RTLD_NOW | RTLD_LOCAL);
     if (!h)
         return;
-#define X(f)                                                                                                       \
-    if (!(L.f = (__typeof__(f) *)dlsym(h, #f)))                                                                    \
+#define X(f)                                                                                                           \
+    if (!(L.f = (__typeof__(f) *)dlsym(h, #f)))                                                                        \
         return;
     DNNL_FUNCS(X)
 #undef X
@@ -132,12 +133,12 @@ struct wnn__dnnl_node {
     size_t x_count, y_count; /* elements */
     dnnl_stream_t stream;
     dnnl_primitive_t conv;
-    dnnl_primitive_t src_reorder;           /* user -> conv layout, or NULL */
+    dnnl_primitive_t src_reorder;              /* user -> conv layout, or NULL */
     dnnl_primitive_t res_reorder, dst_reorder; /* user <-> conv layout, or NULL */
     dnnl_memory_t user_src, src, weights, bias, user_dst, dst, scratch;
     void *src_buf, *dst_buf, *weights_buf, *scratch_buf; /* owned */
-    float *x32, *y32;                      /* float16 staging, owned */
-    dnnl_memory_desc_t src_md, dst_md;     /* the layouts the convolution reads and writes */
+    float *x32, *y32;                                    /* float16 staging, owned */
+    dnnl_memory_desc_t src_md, dst_md;                   /* the layouts the convolution reads and writes */
     /* wnn__dnnl_link(): the value is held in the convolution's layout by the
     ** primitives on both sides, so no reorder runs for it */
     bool x_linked, res_linked, y_linked;
@@ -148,9 +149,7 @@ struct wnn__dnnl_node {
 /* Compile                                                                   */
 /* ------------------------------------------------------------------------ */
 
-
-static dnnl_status_t reorder_prim(const dnnl_memory_desc_t *from, const dnnl_memory_desc_t *to,
-                                  dnnl_primitive_t *out)
+static dnnl_status_t reorder_prim(const dnnl_memory_desc_t *from, const dnnl_memory_desc_t *to, dnnl_primitive_t *out)
 {
     dnnl_primitive_desc_t pd;
     dnnl_status_t s = L.dnnl_reorder_primitive_desc_create(&pd, from, L.engine, to, L.engine, NULL);
@@ -187,7 +186,6 @@ static dnnl_status_t exec2(dnnl_stream_t st, dnnl_primitive_t p, dnnl_memory_t f
     dnnl_exec_arg_t a[2] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
     return L.dnnl_primitive_execute(p, st, 2, a);
 }
-
 
 /* The filter (folded_filter's) reordered into wmd; the bias into bias. */
 static dnnl_status_t load_weights(const wnn__ir *ir, const wnn__node *conv, const chain *c, wnn__dnnl_node *d,
@@ -442,8 +440,8 @@ bool wnn__dnnl_takes(const wnn__ir *ir, uint32_t n)
            wnn__dnnl_is_constant(ir, conv->in[2]) && !window_in_padding(ir, conv);
 }
 
-wnn_status wnn__dnnl_compile(const wnn__ir *ir, uint32_t n, const uint32_t *uses, const bool *is_output,
-                             bool *fused, wnn__dnnl_node **out)
+wnn_status wnn__dnnl_compile(const wnn__ir *ir, uint32_t n, const uint32_t *uses, const bool *is_output, bool *fused,
+                             wnn__dnnl_node **out)
 {
     *out = NULL;
     if (!wnn__dnnl_takes(ir, n))
@@ -549,8 +547,11 @@ wnn_status wnn__dnnl_run(wnn__dnnl_node *d, const wnn__view *views)
         }
     }
     if (s == dnnl_success) {
-        dnnl_exec_arg_t a[5] = {{DNNL_ARG_SRC, d->src}, {DNNL_ARG_WEIGHTS, d->weights}, {DNNL_ARG_BIAS, d->bias},
-                                {DNNL_ARG_DST, d->dst}, {DNNL_ARG_SCRATCHPAD, d->scratch}};
+        dnnl_exec_arg_t a[5] = {{DNNL_ARG_SRC, d->src},
+                                {DNNL_ARG_WEIGHTS, d->weights},
+                                {DNNL_ARG_BIAS, d->bias},
+                                {DNNL_ARG_DST, d->dst},
+                                {DNNL_ARG_SCRATCHPAD, d->scratch}};
         s = L.dnnl_primitive_execute(d->conv, d->stream, d->scratch ? 5 : 4, a);
     }
     if (d->dst_reorder && !d->y_linked && s == dnnl_success) {
@@ -646,8 +647,8 @@ bool wnn__dnnl_sgemm(bool ta, bool tb, size_t m, size_t n, size_t k, float alpha
     if (!wnn__pool_on_team() || !available())
         return false;
     int threads = use_threads(wnn__pool_threads_here());
-    dnnl_status_t s = L.dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', (dnnl_dim_t)m, (dnnl_dim_t)n, (dnnl_dim_t)k, alpha, a,
-                                   (dnnl_dim_t)lda, b, (dnnl_dim_t)ldb, beta, c, (dnnl_dim_t)ldc);
+    dnnl_status_t s = L.dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', (dnnl_dim_t)m, (dnnl_dim_t)n, (dnnl_dim_t)k, alpha,
+                                   a, (dnnl_dim_t)lda, b, (dnnl_dim_t)ldb, beta, c, (dnnl_dim_t)ldc);
     restore_threads(threads);
     return s == dnnl_success;
 }
@@ -660,8 +661,8 @@ bool wnn__dnnl_sgemm(bool ta, bool tb, size_t m, size_t n, size_t k, float alpha
     return false;
 }
 
-wnn_status wnn__dnnl_compile(const wnn__ir *ir, uint32_t n, const uint32_t *uses, const bool *is_output,
-                             bool *fused, wnn__dnnl_node **out)
+wnn_status wnn__dnnl_compile(const wnn__ir *ir, uint32_t n, const uint32_t *uses, const bool *is_output, bool *fused,
+                             wnn__dnnl_node **out)
 {
     *out = NULL;
     return WNN_OK;

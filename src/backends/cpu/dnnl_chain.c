@@ -18,7 +18,6 @@ typedef wnn__dnnl_post_op post_op;
 /* Fusion: which nodes after the convolution fold into it                   */
 /* ------------------------------------------------------------------------ */
 
-
 /* The first node after `after` that reads v, or UINT32_MAX. */
 static uint32_t next_reader(const wnn__ir *ir, uint32_t after, uint32_t v)
 {
@@ -30,8 +29,7 @@ static uint32_t next_reader(const wnn__ir *ir, uint32_t after, uint32_t v)
 }
 
 /* The only node that reads v, or UINT32_MAX. */
-static uint32_t sole_reader(const wnn__ir *ir, uint32_t after, uint32_t v, const uint32_t *uses,
-                            const bool *is_output)
+static uint32_t sole_reader(const wnn__ir *ir, uint32_t after, uint32_t v, const uint32_t *uses, const bool *is_output)
 {
     if (uses[v] != 1 || is_output[v])
         return UINT32_MAX;
@@ -228,7 +226,8 @@ wnn__dnnl_chain wnn__dnnl_follow(const wnn__ir *ir, uint32_t n, const uint32_t *
             const wnn__node *node = &ir->nodes[r];
             if (node->op == WNN__OP_BATCH_NORMALIZATION && node->n_in == 5 && c.n_nodes == 0 && node->in[0] == c.out &&
                 node->attrs.batch_norm.axis == channel_axis && wnn__dnnl_is_constant(ir, node->in[1]) &&
-                wnn__dnnl_is_constant(ir, node->in[2]) && wnn__dnnl_is_constant(ir, node->in[3]) && wnn__dnnl_is_constant(ir, node->in[4])) {
+                wnn__dnnl_is_constant(ir, node->in[2]) && wnn__dnnl_is_constant(ir, node->in[3]) &&
+                wnn__dnnl_is_constant(ir, node->in[4])) {
                 t.bn_node = r;
             } else if (!activation_of(ir, node, c.out, &t)) {
                 t = c;
@@ -238,9 +237,8 @@ wnn__dnnl_chain wnn__dnnl_follow(const wnn__ir *ir, uint32_t n, const uint32_t *
                 const wnn__value *ov = &ir->values[other];
                 bool ready = ov->kind != WNN__VALUE_NODE || ov->index < n;
                 bool only_bn = c.n_nodes == (c.bn_node != UINT32_MAX);
-                if (c.res != WNN__NONE || !only_bn || other == c.out || !ready ||
-                    ov->desc.data_type != yd->data_type || ov->desc.rank != yd->rank ||
-                    memcmp(ov->desc.shape, yd->shape, yd->rank * sizeof *yd->shape) != 0 ||
+                if (c.res != WNN__NONE || !only_bn || other == c.out || !ready || ov->desc.data_type != yd->data_type ||
+                    ov->desc.rank != yd->rank || memcmp(ov->desc.shape, yd->shape, yd->rank * sizeof *yd->shape) != 0 ||
                     !push_op(&t, true, dnnl_eltwise_relu, 0, 0))
                     return c;
                 t.res = other;
@@ -253,7 +251,6 @@ wnn__dnnl_chain wnn__dnnl_follow(const wnn__ir *ir, uint32_t n, const uint32_t *
     }
     return c;
 }
-
 
 void wnn__dnnl_filter_axes(uint32_t layout, int ax[4])
 {
@@ -270,7 +267,7 @@ void wnn__dnnl_filter_axes(uint32_t layout, int ax[4])
 ** leading linear step folded in, [o][i][kh][kw] (or, ohwi, [o][kh][kw][i]),
 ** and its bias into bias (o floats); NULL when out of memory. */
 float *wnn__dnnl_folded_filter(const wnn__ir *ir, const wnn__node *conv, const wnn__dnnl_chain *c, bool ohwi,
-                              float *bias)
+                               float *bias)
 {
     const wnn__value *f = &ir->values[conv->in[1]];
     const uint32_t *s = f->desc.shape;
@@ -296,8 +293,9 @@ float *wnn__dnnl_folded_filter(const wnn__ir *ir, const wnn__node *conv, const w
             for (size_t y = 0; y < kh; y++)
                 for (size_t x = 0; x < kw; x++) {
                     size_t at = ohwi ? ((o * kh + y) * kw + x) * ni + i : ((o * ni + i) * kh + y) * kw + x;
-                    w[at] = (float)(constant_at(ir, conv->in[1], o * st[ax[0]] + i * st[ax[1]] + y * st[ax[2]] +
-                                                                  x * st[ax[3]], 0.0) * scale);
+                    w[at] = (float)(constant_at(ir, conv->in[1],
+                                                o * st[ax[0]] + i * st[ax[1]] + y * st[ax[2]] + x * st[ax[3]], 0.0) *
+                                    scale);
                 }
     }
     return w;

@@ -18,7 +18,7 @@
 /* At most this many nodes fold into one convolution, and this many post-ops
 ** (a sum and the activations) follow it. */
 #define MAX_FUSED 8
-#define MAX_POST 6
+#define MAX_POST  6
 
 typedef struct wnn__dnnl_post_op {
     bool sum;            /* oneDNN's sum post-op, else an eltwise one */
@@ -27,10 +27,10 @@ typedef struct wnn__dnnl_post_op {
 } wnn__dnnl_post_op;
 
 typedef struct wnn__dnnl_chain {
-    uint32_t bn_node;             /* UINT32_MAX: none */
-    uint32_t res;                 /* the add's other operand, or WNN__NONE */
-    uint32_t out;                 /* the value the chain ends with */
-    uint32_t nodes[MAX_FUSED];    /* the nodes it computes, the convolution's own aside */
+    uint32_t bn_node;          /* UINT32_MAX: none */
+    uint32_t res;              /* the add's other operand, or WNN__NONE */
+    uint32_t out;              /* the value the chain ends with */
+    uint32_t nodes[MAX_FUSED]; /* the nodes it computes, the convolution's own aside */
     uint32_t n_nodes;
     wnn__dnnl_post_op ops[MAX_POST];
     uint32_t n_ops;
@@ -53,7 +53,7 @@ void wnn__dnnl_filter_axes(uint32_t layout, int ax[4]);
 ** leading linear step folded in, [o][i][kh][kw] (or, ohwi, [o][kh][kw][i]),
 ** and its bias into bias (o floats); NULL when out of memory. */
 float *wnn__dnnl_folded_filter(const wnn__ir *ir, const wnn__node *conv, const wnn__dnnl_chain *c, bool ohwi,
-                              float *bias);
+                               float *bias);
 
 #endif
 #endif

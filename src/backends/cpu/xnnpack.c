@@ -16,8 +16,8 @@
 #define WNN_NO_XNNPACK 1
 #endif
 #endif
-#if defined(__has_include) && !defined(WNN_NO_XNNPACK) && !defined(WNN_NO_DNNL) && \
-    !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
+#if defined(__has_include) && !defined(WNN_NO_XNNPACK) && !defined(WNN_NO_DNNL) && !defined(__SANITIZE_THREAD__) &&    \
+    !defined(__SANITIZE_ADDRESS__)
 #if __has_include(<xnnpack.h>) && __has_include(<pthreadpool.h>)
 #define WNN_HAVE_XNNPACK 1
 #endif
@@ -36,11 +36,12 @@
 #include "platform/config.h"
 #include "platform/pool.h"
 
-#define XNN_FUNCS(X)                                                                                               \
-    X(xnn_initialize) X(xnn_create_convolution2d_nhwc_f32) X(xnn_setup_convolution2d_nhwc_f32) X(xnn_run_operator) \
-    X(xnn_delete_operator) X(xnn_create_add_nd_f32) X(xnn_setup_add_nd_f32) X(xnn_create_hardswish_nc_f32)         \
-    X(xnn_setup_hardswish_nc_f32) X(xnn_create_sigmoid_nc_f32) X(xnn_setup_sigmoid_nc_f32)                        \
-    X(xnn_create_multiply_nd_f32) X(xnn_setup_multiply_nd_f32)
+#define XNN_FUNCS(X)                                                                                                   \
+    X(xnn_initialize)                                                                                                  \
+    X(xnn_create_convolution2d_nhwc_f32) X(xnn_setup_convolution2d_nhwc_f32) X(xnn_run_operator)                       \
+        X(xnn_delete_operator) X(xnn_create_add_nd_f32) X(xnn_setup_add_nd_f32) X(xnn_create_hardswish_nc_f32)         \
+            X(xnn_setup_hardswish_nc_f32) X(xnn_create_sigmoid_nc_f32) X(xnn_setup_sigmoid_nc_f32)                     \
+                X(xnn_create_multiply_nd_f32) X(xnn_setup_multiply_nd_f32)
 
 static struct {
     pthread_once_t once;
@@ -58,13 +59,13 @@ static void load(void)
     void *h = dlopen("libXNNPACK.so.0", RTLD_NOW | RTLD_LOCAL);
     if (!h)
         return;
-#define X(f)                                                                                                       \
-    if (!(L.f = (__typeof__(f) *)dlsym(h, #f)))                                                                    \
+#define X(f)                                                                                                           \
+    if (!(L.f = (__typeof__(f) *)dlsym(h, #f)))                                                                        \
         return;
     XNN_FUNCS(X)
 #undef X
     /* libXNNPACK's own dependency, so already loaded */
-    pthreadpool_t (*create)(size_t) = (pthreadpool_t (*)(size_t))dlsym(h, "pthreadpool_create");
+    pthreadpool_t (*create)(size_t) = (pthreadpool_t(*)(size_t))dlsym(h, "pthreadpool_create");
     size_t threads = wnn__pool_size();
     if (!create || L.xnn_initialize(NULL) != xnn_status_success)
         return;
@@ -85,16 +86,16 @@ struct wnn__xnn_conv {
     size_t n, h, w, y_count, oc, pixels;
     size_t y_shape[4];
     const float *x_set;
-    float *y_set;  /* where conv was last set up for */
-    float *tmp;    /* the convolution's result when res is y itself */
-    float *gate;   /* swish's sigmoid */
+    float *y_set;    /* where conv was last set up for */
+    float *tmp;      /* the convolution's result when res is y itself */
+    float *gate;     /* swish's sigmoid */
     bool hard_swish; /* act is hardSwish, else sigmoid */
     const void *add_set[3], *act_set, *mul_set;
 };
 
 static wnn_status status_of(enum xnn_status s)
 {
-    return s == xnn_status_success        ? WNN_OK
+    return s == xnn_status_success         ? WNN_OK
            : s == xnn_status_out_of_memory ? WNN_STATUS_OUT_OF_MEMORY
                                            : WNN_STATUS_NOT_SUPPORTED;
 }
@@ -114,8 +115,8 @@ wnn_status wnn__xnn_conv_create(const wnn__xnn_conv_desc *d, const float *filter
     c->y_shape[0] = d->n, c->y_shape[1] = d->oh, c->y_shape[2] = d->ow, c->y_shape[3] = d->oc;
     enum xnn_status s = L.xnn_create_convolution2d_nhwc_f32(
         d->pad[0], d->pad[3], d->pad[1], d->pad[2], d->kh, d->kw, d->stride[0], d->stride[1], d->dilation[0],
-        d->dilation[1], d->groups, d->c / d->groups, d->oc / d->groups, d->c, d->oc, filter, bias, d->lo, d->hi, XNN_FLAG_YIELD_WORKERS,
-        &c->conv);
+        d->dilation[1], d->groups, d->c / d->groups, d->oc / d->groups, d->c, d->oc, filter, bias, d->lo, d->hi,
+        XNN_FLAG_YIELD_WORKERS, &c->conv);
     if (s == xnn_status_success && d->residual)
         s = L.xnn_create_add_nd_f32(d->res_lo, d->res_hi, 0, &c->add);
     if (s == xnn_status_success && d->post == WNN__XNN_POST_HARD_SWISH)
@@ -182,7 +183,7 @@ wnn_status wnn__xnn_conv_run(wnn__xnn_conv *c, const float *x, float *y, const f
         if (s == xnn_status_success)
             s = L.xnn_run_operator(c->mul, L.pool);
     }
-    return s == xnn_status_success ? WNN_OK
+    return s == xnn_status_success         ? WNN_OK
            : s == xnn_status_out_of_memory ? WNN_STATUS_OUT_OF_MEMORY
                                            : WNN_STATUS_OPERATION_ERROR;
 }

@@ -33,15 +33,15 @@ typedef enum wnn__xnn_post {
 /* One convolution over nhwc float32 tensors: y = post(clamp(conv(x) + bias,
 ** lo, hi) [+ res, clamped to res_lo, res_hi]). */
 typedef struct wnn__xnn_conv_desc {
-    uint32_t n, h, w, c;         /* input */
-    uint32_t oh, ow, oc;         /* output */
+    uint32_t n, h, w, c; /* input */
+    uint32_t oh, ow, oc; /* output */
     uint32_t kh, kw, groups;
-    uint32_t pad[4];             /* top, bottom, left, right (WebNN's order) */
+    uint32_t pad[4]; /* top, bottom, left, right (WebNN's order) */
     uint32_t stride[2], dilation[2];
-    float lo, hi;                /* the convolution's own clamp (-inf, inf: none) */
-    bool residual;               /* a tensor of y's shape is added after */
-    float res_lo, res_hi;        /* the clamp after that add */
-    wnn__xnn_post post;          /* the activation after all that */
+    float lo, hi;         /* the convolution's own clamp (-inf, inf: none) */
+    bool residual;        /* a tensor of y's shape is added after */
+    float res_lo, res_hi; /* the clamp after that add */
+    wnn__xnn_post post;   /* the activation after all that */
 } wnn__xnn_conv_desc;
 
 /* Whether XNNPACK is loaded (and WNN_CPU_XNNPACK is not 0). */
