@@ -139,7 +139,9 @@ wnn_status wnn__xnn_conv_create(const wnn__xnn_conv_desc *d, const float *filter
 
 wnn_status wnn__xnn_conv_run(wnn__xnn_conv *c, const float *x, float *y, const float *res)
 {
-    /* the convolution cannot write over the addend it is added to */
+    /* the convolution cannot write over the addend it is added to (the cpu
+    ** planner places a node's result before its inputs are freed, so they
+    ** do not meet today; oneDNN's sum post-op would take it in place) */
     float *to = y;
     if (c->add && res == y) {
         if (!c->tmp && !(c->tmp = malloc(c->y_count * sizeof *c->tmp)))
