@@ -6,10 +6,11 @@
 ** their work poorly.
 **
 ** XNNPACK (Debian's libxnnpack0) is loaded with dlopen the first time a graph
-** asks for it, like oneDNN, so nothing links it; where it or its headers are
-** missing, or WNN_CPU_XNNPACK=0 is set, every convolution stays on oneDNN.
-** Its operators run on a pthreadpool of the cpu device's thread count, made
-** once per process.
+** asks for it, like oneDNN, so nothing links it. It is used only where
+** WNN_CPU_XNNPACK=1 asks (docs/backends.md says why it is off by default);
+** where it or its headers are missing, every convolution stays on oneDNN.
+** Its operators run on a pthreadpool of the cpu device's thread count when it
+** first loads, made once per process (wnn_set_num_threads does not resize it).
 */
 #ifndef WNN_BACKENDS_CPU_XNNPACK_H
 #define WNN_BACKENDS_CPU_XNNPACK_H
