@@ -38,10 +38,11 @@
 
 #define XNN_FUNCS(X)                                                                                                   \
     X(xnn_initialize)                                                                                                  \
-    X(xnn_create_convolution2d_nhwc_f32) X(xnn_setup_convolution2d_nhwc_f32) X(xnn_run_operator)                       \
-        X(xnn_delete_operator) X(xnn_create_add_nd_f32) X(xnn_setup_add_nd_f32) X(xnn_create_hardswish_nc_f32)         \
-            X(xnn_setup_hardswish_nc_f32) X(xnn_create_sigmoid_nc_f32) X(xnn_setup_sigmoid_nc_f32)                     \
-                X(xnn_create_multiply_nd_f32) X(xnn_setup_multiply_nd_f32)
+    X(xnn_create_convolution2d_nhwc_f32)                                                                               \
+    X(xnn_setup_convolution2d_nhwc_f32) X(xnn_run_operator) X(xnn_delete_operator) X(xnn_create_add_nd_f32)            \
+        X(xnn_setup_add_nd_f32) X(xnn_create_hardswish_nc_f32) X(xnn_setup_hardswish_nc_f32)                           \
+            X(xnn_create_sigmoid_nc_f32) X(xnn_setup_sigmoid_nc_f32) X(xnn_create_multiply_nd_f32)                     \
+                X(xnn_setup_multiply_nd_f32)
 
 static struct {
     pthread_once_t once;
@@ -54,7 +55,7 @@ static struct {
 
 static void load(void)
 {
-    if (!wnn__config_get()->cpu_xnnpack || !wnn__config_get()->cpu_dnnl)
+    if (wnn__config_get()->cpu_xnnpack != 1 || !wnn__config_get()->cpu_dnnl)
         return;
     void *h = dlopen("libXNNPACK.so.0", RTLD_NOW | RTLD_LOCAL);
     if (!h)
@@ -93,11 +94,10 @@ struct wnn__xnn_conv {
     const void *add_set[3], *act_set, *mul_set;
 };
 
-static wnn_status status_of(enum xnn_status s)
+/* XNNPACK's status as wnn's: otherwise for every failure but memory. */
+static wnn_status status_of(enum xnn_status s, wnn_status otherwise)
 {
-    return s == xnn_status_success         ? WNN_OK
-           : s == xnn_status_out_of_memory ? WNN_STATUS_OUT_OF_MEMORY
-                                           : WNN_STATUS_NOT_SUPPORTED;
+    return s == xnn_status_success ? WNN_OK : s == xnn_status_out_of_memory ? WNN_STATUS_OUT_OF_MEMORY : otherwise;
 }
 
 wnn_status wnn__xnn_conv_create(const wnn__xnn_conv_desc *d, const float *filter, const float *bias,
@@ -131,7 +131,7 @@ wnn_status wnn__xnn_conv_create(const wnn__xnn_conv_desc *d, const float *filter
     c->hard_swish = d->post == WNN__XNN_POST_HARD_SWISH;
     if (s != xnn_status_success) {
         wnn__xnn_conv_free(c);
-        return status_of(s);
+        return status_of(s, WNN_STATUS_NOT_SUPPORTED);
     }
     *out = c;
     return WNN_OK;
@@ -185,9 +185,7 @@ wnn_status wnn__xnn_conv_run(wnn__xnn_conv *c, const float *x, float *y, const f
         if (s == xnn_status_success)
             s = L.xnn_run_operator(c->mul, L.pool);
     }
-    return s == xnn_status_success         ? WNN_OK
-           : s == xnn_status_out_of_memory ? WNN_STATUS_OUT_OF_MEMORY
-                                           : WNN_STATUS_OPERATION_ERROR;
+    return status_of(s, WNN_STATUS_OPERATION_ERROR);
 }
 
 void wnn__xnn_conv_free(wnn__xnn_conv *c)
