@@ -248,12 +248,21 @@ static dnnl_status_t build(const wnn__ir *ir, const wnn__node *conv, const chain
     L.dnnl_memory_desc_init_by_tag(&wa, wu.ndims, wu.dims, dnnl_f32, dnnl_format_tag_any);
 
     const uint32_t *p = conv->attrs.conv.padding, *sd = conv->attrs.conv.strides, *dl = conv->attrs.conv.dilations;
-    dnnl_convolution_desc_t cd;
+    /* an nhwc graph's convolutions are asked first for plain nhwc on both
+    ** sides (the graph's layout, so no reorder around them), and take
+    ** oneDNN's own choice only where it has no kernel for that: on AVX2 its
+    ** choice is a blocked layout whose reorders cost more than the
+    ** convolutions of a small image */
+    dnnl_convolution_desc_t cd, cd_plain;
     dnnl_status_t s = L.dnnl_dilated_convolution_forward_desc_init(
         &cd, dnnl_forward_inference, dnnl_convolution_direct, &xa, &wa, &bmd, &ya, (dnnl_dims_t){sd[0], sd[1]},
         (dnnl_dims_t){dl[0] - 1, dl[1] - 1}, (dnnl_dims_t){p[0], p[2]}, (dnnl_dims_t){p[1], p[3]});
     if (s != dnnl_success)
         return s;
+    bool plain = nhwc && L.dnnl_dilated_convolution_forward_desc_init(
+                             &cd_plain, dnnl_forward_inference, dnnl_convolution_direct, &xu, &wa, &bmd, &yu,
+                             (dnnl_dims_t){sd[0], sd[1]}, (dnnl_dims_t){dl[0] - 1, dl[1] - 1},
+                             (dnnl_dims_t){p[0], p[2]}, (dnnl_dims_t){p[1], p[3]}) == dnnl_success;
 
     dnnl_post_ops_t po;
     dnnl_primitive_attr_t attr;
@@ -268,8 +277,11 @@ static dnnl_status_t build(const wnn__ir *ir, const wnn__node *conv, const chain
         if (s == dnnl_success)
             s = L.dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
         dnnl_primitive_desc_t pd = NULL;
-        if (s == dnnl_success)
-            s = L.dnnl_primitive_desc_create(&pd, &cd, attr, L.engine, NULL);
+        if (s == dnnl_success) {
+            s = plain ? L.dnnl_primitive_desc_create(&pd, &cd_plain, attr, L.engine, NULL) : dnnl_unimplemented;
+            if (s != dnnl_success && s != dnnl_out_of_memory)
+                s = L.dnnl_primitive_desc_create(&pd, &cd, attr, L.engine, NULL);
+        }
         L.dnnl_primitive_attr_destroy(attr);
         if (s == dnnl_success) {
             const dnnl_memory_desc_t *src = L.dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
