@@ -11,7 +11,9 @@ import pytest
 import wnn
 from conftest import torch
 
-onnx = pytest.importorskip("onnx", reason="python3-onnx is not installed")
+# onnx.helper, not onnx: libonnx-testdata alone leaves an empty onnx namespace
+pytest.importorskip("onnx.helper", reason="python3-onnx is not installed")
+import onnx  # noqa: E402
 from onnx import TensorProto, helper  # noqa: E402
 
 pytestmark = [pytest.mark.skipif(not wnn.onnx.onnx_available,
