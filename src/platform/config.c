@@ -50,6 +50,7 @@ static void read_all(void)
     config.cpu_xnnpack = !xnn ? -1 : strcmp(xnn, "0") == 0 ? 0 : strcmp(xnn, "1") == 0 ? 1 : -1;
     if (xnn && config.cpu_xnnpack < 0)
         fprintf(stderr, "wnn: WNN_CPU_XNNPACK=%s is not 0 or 1; ignored\n", xnn);
+    config.cpu_xnnpack_piece = count("WNN_CPU_XNNPACK_PIECE_MACS", 1u << 30, 65536);
     const char *omp = text("WNN_CPU_OPENMP");
     config.cpu_openmp = !omp ? -1 : strcmp(omp, "0") == 0 ? 0 : strcmp(omp, "1") == 0 ? 1 : -1;
     if (omp && config.cpu_openmp < 0)

@@ -24,6 +24,7 @@ typedef struct wnn__config {
     bool cpu_dnnl;               /* WNN_CPU_DNNL=0 turns oneDNN off */
     bool cpu_nhwc;               /* WNN_CPU_NHWC=0 turns the layout step off (backends/cpu/layout.c) */
     int cpu_xnnpack;             /* WNN_CPU_XNNPACK: 0 off, 1 every convolution it takes, -1 (unset) by thread count */
+    uint32_t cpu_xnnpack_piece;  /* WNN_CPU_XNNPACK_PIECE_MACS: the fewest multiply-adds an XNNPACK piece (tests) */
     int cpu_openmp;              /* WNN_CPU_OPENMP: 1 libgomp's team, 0 wnn's own threads, -1 (unset) by thread count */
     bool cpu_profile;            /* WNN_CPU_PROFILE set: time per operator, printed at exit */
     wnn__conv_path cpu_conv;     /* WNN_CPU_CONV: gemm or direct */

@@ -328,9 +328,9 @@ static dnnl_status_t build(const wnn__ir *ir, const wnn__node *conv, const chain
 }
 
 /* Whether XNNPACK should take this float32 nhwc convolution: only where
-** WNN_CPU_XNNPACK=1 asks. Beside the OpenMP team that runs oneDNN and wnn's
-** own loops, XNNPACK's pthreadpool is a second set of threads, and on the
-** 2-core machine each spun while the other worked (docs/backends.md). */
+** WNN_CPU_XNNPACK=1 asks. Its convolutions run in pieces on wnn's own
+** threads (xnnpack.c), but on the machines measured (docs/backends.md) its
+** kernels were slower than oneDNN's on one thread and on sixteen. */
 static bool xnn_wanted(void) { return wnn__config_get()->cpu_xnnpack == 1; }
 
 /* lo, hi narrowed by a clamp to [a, b]: clamp(clamp(x, lo, hi), a, b). */
@@ -340,34 +340,52 @@ static void narrow(float *lo, float *hi, float a, float b)
     *hi = fminf(fmaxf(*hi, a), b);
 }
 
-/* The chain as XNNPACK computes it into *xd (clamps before and after a
-** residual add, hardSwish, sigmoid or swish last); false when it holds
-** anything else. */
+/* The chain as XNNPACK's path computes it into *xd: the clamps and relus
+** before anything else as the convolution's own bounds, the rest (the
+** residual add, activations) as steps after it; false for an activation
+** it does not have. */
 static bool xnn_chain(const chain *c, wnn__xnn_conv_desc *xd)
 {
-    xd->lo = xd->res_lo = -INFINITY;
-    xd->hi = xd->res_hi = INFINITY;
+    xd->lo = -INFINITY;
+    xd->hi = INFINITY;
     for (uint32_t k = 0; k < c->n_ops; k++) {
         const post_op *op = &c->ops[k];
-        float *lo = xd->residual ? &xd->res_lo : &xd->lo, *hi = xd->residual ? &xd->res_hi : &xd->hi;
-        if (xd->post != WNN__XNN_POST_NONE)
-            return false; /* an activation only last */
+        bool bound = xd->n_steps == 0 && !op->sum &&
+                     ((op->alg == dnnl_eltwise_relu && op->alpha == 0.0f) ||
+                      (op->alg == dnnl_eltwise_clip && op->alpha <= op->beta));
+        if (bound) {
+            if (op->alg == dnnl_eltwise_relu)
+                narrow(&xd->lo, &xd->hi, 0.0f, INFINITY);
+            else
+                narrow(&xd->lo, &xd->hi, op->alpha, op->beta);
+            continue;
+        }
+        wnn__xnn_step st = {WNN__XNN_SUM, op->alpha, op->beta};
         if (op->sum)
-            xd->residual = true;
-        else if (op->alg == dnnl_eltwise_relu && op->alpha == 0.0f)
-            narrow(lo, hi, 0.0f, INFINITY);
-        else if (op->alg == dnnl_eltwise_clip && op->alpha <= op->beta)
-            narrow(lo, hi, op->alpha, op->beta);
-        else if (op->alg == dnnl_eltwise_hardswish && op->alpha == 0.0f)
-            xd->post = WNN__XNN_POST_HARD_SWISH;
+            st.kind = WNN__XNN_SUM;
+        else if (op->alg == dnnl_eltwise_relu)
+            st.kind = WNN__XNN_RELU;
+        else if (op->alg == dnnl_eltwise_linear)
+            st.kind = WNN__XNN_LINEAR;
+        else if (op->alg == dnnl_eltwise_clip)
+            st.kind = WNN__XNN_CLIP;
         else if (op->alg == dnnl_eltwise_logistic)
-            xd->post = WNN__XNN_POST_SIGMOID;
-        else if (op->alg == dnnl_eltwise_swish && op->alpha == 1.0f)
-            xd->post = WNN__XNN_POST_SWISH;
+            st.kind = WNN__XNN_SIGMOID;
+        else if (op->alg == dnnl_eltwise_tanh)
+            st.kind = WNN__XNN_TANH;
+        else if (op->alg == dnnl_eltwise_hardswish && op->alpha == 0.0f)
+            st.kind = WNN__XNN_HARD_SWISH;
+        else if (op->alg == dnnl_eltwise_elu)
+            st.kind = WNN__XNN_ELU;
+        else if (op->alg == dnnl_eltwise_swish)
+            st.kind = WNN__XNN_SWISH;
         else
             return false;
+        if (xd->n_steps == WNN__XNN_MAX_STEPS)
+            return false;
+        xd->steps[xd->n_steps++] = st;
     }
-    return xd->lo < xd->hi && xd->res_lo < xd->res_hi;
+    return xd->lo < xd->hi;
 }
 
 /* d runs through XNNPACK where it takes the convolution and its chain:
