@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """bench_models.py -- model latency on wnn's cpu device beside ONNX Runtime.
 
-    python3 bench/bench_models.py [--threads N] [--repeat N] [--models a,b] [--large] [--peer node|python]
+    python3 bench/bench_models.py [--threads N] [--repeat N] [--blocks K] [--models a,b] [--large] [--peer node|python]
 
 Times each model of tests/models (the torchvision architectures, the small
 ViT and the BERT-style encoder exported with fixed-seed weights; the npm
@@ -12,6 +12,13 @@ in one run, on the same inputs, and prints one table: the median of N runs
 after 5 warm-up runs, each a whole run with host inputs and outputs
 (wnn.onnx.Model.run; InferenceSession.run), and the ratio ORT / wnn (above 1:
 wnn is faster). Models wnn cannot load are listed with the reason.
+
+The two are timed in alternating blocks (--blocks K, default 4: K blocks of
+N/K runs each, wnn then ORT, with a pause between), so that both see the
+same state of the machine; each model's line and the table's footer give the
+host's load average and the share of CPU time stolen from this machine (by
+its hypervisor) while it ran: on a shared or oversubscribed host those move,
+and with them both figures.
 
 Needs the wnn module with wnn.onnx (make test-python builds it in place, or
 pip install ./python), python3-torch and python3-torchvision, and the npm
@@ -45,33 +52,63 @@ import torch_models  # noqa: E402
 import wnn  # noqa: E402
 
 
-def time_wnn(model, feeds, repeat):
-    for _ in range(5):
-        model.run(feeds)
+def timed(run, n):
+    """n runs of run(), each timed alone, in ms."""
     ms = []
-    for _ in range(repeat):
+    for _ in range(n):
         t = time.perf_counter()
-        model.run(feeds)
+        run()
         ms.append((time.perf_counter() - t) * 1e3)
-    return float(np.median(ms))
+    return ms
 
 
-def time_ort_python(path, feeds, threads, repeat):
-    import onnxruntime as ort
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = threads
-    so.inter_op_num_threads = 1
-    sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
-    names = {i.name for i in sess.get_inputs()}
-    feeds = {k: v for k, v in feeds.items() if k in names}
-    for _ in range(5):
-        sess.run(None, feeds)
-    ms = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        sess.run(None, feeds)
-        ms.append((time.perf_counter() - t) * 1e3)
-    return float(np.median(ms)), ort.__version__
+class OrtPython:
+    """ONNX Runtime's Python package: one session, timed in blocks."""
+
+    def __init__(self, path, feeds, threads):
+        import onnxruntime as ort
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = threads
+        so.inter_op_num_threads = 1
+        self.sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+        names = {i.name for i in self.sess.get_inputs()}
+        self.feeds = {k: v for k, v in feeds.items() if k in names}
+        timed(self.run, 5)
+
+    def run(self):
+        self.sess.run(None, self.feeds)
+
+    def block(self, n):
+        return timed(self.run, n)
+
+
+class OrtNode:
+    """onnxruntime-node: one process per block (5 warm-up runs each)."""
+
+    def __init__(self, path, feeds, threads):
+        self.path, self.feeds, self.threads = path, feeds, threads
+
+    def block(self, n):
+        with tempfile.TemporaryDirectory() as tmp:
+            _, t = npm_models.run_ort(self.path, self.feeds, tmp, threads=self.threads, repeat=n)
+        return t["ms"]
+
+
+def host_state():
+    """(1-minute load average, stolen and total CPU ticks since boot) of this
+    machine, from /proc; (None, 0, 0) where it has none."""
+    try:
+        load = os.getloadavg()[0]
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+        return load, (v[7] if len(v) > 7 else 0), sum(v)
+    except (OSError, ValueError):
+        return None, 0, 0
+
+
+def stolen(a, b):
+    """Share of CPU time stolen between two host_state() readings, in %."""
+    return 100.0 * (b[1] - a[1]) / (b[2] - a[2]) if b[2] > a[2] else 0.0
 
 
 def cpu_name():
@@ -89,6 +126,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--threads", type=int, default=os.cpu_count(), help="threads for both (default: all cores)")
     ap.add_argument("--repeat", type=int, default=20, help="timed runs per model (default 20)")
+    ap.add_argument("--blocks", type=int, default=4, help="alternating blocks per model (default 4)")
     ap.add_argument("--models", default="", help="comma-separated names (default: all)")
     ap.add_argument("--large", action="store_true", help="include ResNet-50 and ViT-B/16")
     ap.add_argument("--peer", choices=["node", "python"], default="node",
@@ -103,7 +141,8 @@ def main():
     cache = os.environ.get("WNN_MODEL_CACHE", os.path.join(tempfile.gettempdir(), "wnn-model-cache"))
     wanted = set(filter(None, args.models.split(",")))
 
-    rows = []
+    rows, loads = [], []
+    start = host_state()
     names = [("torch", n) for n, s in torch_models.MODELS.items() if args.large or not s.large]
     if not why:
         names += [("npm", n) for n in npm_models.MODELS]
@@ -112,7 +151,8 @@ def main():
         import onnxruntime
         peer = f"onnxruntime {onnxruntime.__version__} (Python)"
     print(f"wnn {wnn.library_version} cpu vs {peer}, {args.threads} threads, median of {args.repeat} "
-          f"runs; {cpu_name()}, {os.cpu_count()} cores", flush=True)
+          f"runs in {max(1, min(args.blocks, args.repeat))} alternating blocks; {cpu_name()}, {os.cpu_count()} cores",
+          flush=True)
     for kind, name in names:
         if wanted and name not in wanted:
             continue
@@ -131,16 +171,25 @@ def main():
             print(f"  {name}: not loaded: {e}", flush=True)
             continue
         feeds = {i.name: inputs[i.name] for i in model.inputs}
-        wnn_ms = time_wnn(model, feeds, args.repeat)
-        del model
-        if args.peer == "python":
-            ort_ms, _ = time_ort_python(path, inputs, args.threads, args.repeat)
-        else:
-            with tempfile.TemporaryDirectory() as tmp:
-                _, t = npm_models.run_ort(path, inputs, tmp, threads=args.threads, repeat=args.repeat)
-            ort_ms = t["ms_p50"]
+        before = host_state()
+        timed(lambda: model.run(feeds), 5)
+        peer_of = OrtPython if args.peer == "python" else OrtNode
+        ort_peer = peer_of(path, inputs, args.threads)
+        blocks = max(1, min(args.blocks, args.repeat))
+        wnn_runs, ort_runs = [], []
+        for b in range(blocks):
+            n = args.repeat // blocks + (1 if b < args.repeat % blocks else 0)
+            wnn_runs += timed(lambda: model.run(feeds), n)
+            time.sleep(0.05)  # both pools' spinning threads go idle before the other runs
+            ort_runs += ort_peer.block(n)
+            time.sleep(0.05)
+        after = host_state()
+        del model, ort_peer
+        wnn_ms, ort_ms = float(np.median(wnn_runs)), float(np.median(ort_runs))
         rows.append((name, wnn_ms, ort_ms, ""))
-        print(f"  {name}: wnn {wnn_ms:.2f} ms, ORT {ort_ms:.2f} ms", flush=True)
+        loads.append(after[0])
+        print(f"  {name}: wnn {wnn_ms:.2f} ms, ORT {ort_ms:.2f} ms (load {after[0]:.1f}, "
+              f"{stolen(before, after):.1f}% stolen)", flush=True)
 
     print()
     print(f"| model | wnn ms | ORT ms | ORT/wnn |")
@@ -153,6 +202,10 @@ def main():
     ratios = [o / w for _, w, o, _ in rows if w]
     if ratios:
         print(f"\ngeometric mean ORT/wnn: {float(np.exp(np.mean(np.log(ratios)))):.2f} over {len(ratios)} models")
+    if start[0] is not None:
+        end = host_state()
+        print(f"host: load average {start[0]:.1f} at the start, {min(loads + [end[0]]):.1f}-{max(loads + [end[0]]):.1f} "
+              f"during; {stolen(start, end):.1f}% of CPU time stolen ({os.cpu_count()} cores)")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@
 // IN_DIR holds NAME.npy per model input (the file name is the input name,
 // with '/' written as '%2F'); OUT_DIR gets NAME.npy per output. With
 // --repeat N it runs 5 warm-up and N timed runs and prints one JSON line:
-// {"ms_mean": ..., "ms_p50": ..., "ms_min": ..., "threads": N}. Used by
+// {"ms_mean": ..., "ms_p50": ..., "ms_min": ..., "ms": [each run], "threads": N}. Used by
 // tests/python/test_models.py (references) and bench/bench_models.py
 // (timing). onnxruntime-node comes from third_party/npm (npm ci there).
 'use strict';
@@ -90,9 +90,10 @@ async function main() {
       await session.run(feeds);
       ms.push(Number(process.hrtime.bigint() - t) / 1e6);
     }
+    const runs = ms.slice();
     ms.sort((a, b) => a - b);
     const mean = ms.reduce((a, b) => a + b, 0) / ms.length;
-    console.log(JSON.stringify({ ms_mean: mean, ms_p50: ms[ms.length >> 1], ms_min: ms[0], threads }));
+    console.log(JSON.stringify({ ms_mean: mean, ms_p50: ms[ms.length >> 1], ms_min: ms[0], ms: runs, threads }));
   }
 }
 
