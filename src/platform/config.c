@@ -83,6 +83,7 @@ static void read_all(void)
     config.webgpu_debug = text("WNN_WEBGPU_DEBUG") != NULL;
     config.webgpu_split_kib = count("WNN_WEBGPU_SPLIT_KIB", 1u << 22, 0);
     config.webgpu_vec4 = on_unless_zero("WNN_WEBGPU_VEC4");
+    config.webgpu_copy_threads = count("WNN_WEBGPU_COPY_THREADS", 4096, 0);
     const char *up = text("WNN_WEBGPU_UPLOAD");
     config.webgpu_upload_pieces = up && strcmp(up, "pieces") == 0;
     if (up && !config.webgpu_upload_pieces && strcmp(up, "staged") != 0)

@@ -44,6 +44,7 @@ typedef struct wnn__config {
     uint32_t webgpu_split_kib;   /* WNN_WEBGPU_SPLIT_KIB: split dispatches over this binding size (tests) */
     bool webgpu_vec4;            /* WNN_WEBGPU_VEC4=0: element-wise kernels one word an invocation */
     bool webgpu_upload_pieces;   /* WNN_WEBGPU_UPLOAD=pieces: large writes as wgpuQueueWriteBuffer pieces */
+    uint32_t webgpu_copy_threads; /* WNN_WEBGPU_COPY_THREADS: threads copying into/out of mapped staging; 0: the pool's */
     bool attention;              /* WNN_ATTENTION=0 keeps attention chains unfused (backends/attention.c) */
 } wnn__config;
 

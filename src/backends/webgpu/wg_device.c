@@ -27,6 +27,7 @@
 #include "backends/webgpu/wg_internal.h"
 #include "memory/allocator.h"
 #include "platform/config.h"
+#include "platform/pool.h"
 
 #define USAGE (WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst)
 
@@ -106,6 +107,7 @@ wnn_status wg_default_gpu(wg_gpu **out)
     g->queue = wg.wgpuDeviceGetQueue(g->device);
     wg.wgpuDeviceGetLimits(g->device, &g->limits);
     g->shader_f16 = lib->shader_f16;
+    g->cpu_adapter = lib->cpu_adapter;
     *out = shared = g;
     pthread_mutex_unlock(&shared_lock);
     return WNN_OK;
@@ -246,6 +248,7 @@ static wnn_status wg_device_open_external(void *instance, void *device, wnn__dev
         free(d);
         return WNN_STATUS_OPERATION_ERROR;
     }
+    g->cpu_adapter = ai.adapterType == WGPUAdapterType_CPU;
     wg.wgpuAdapterInfoFreeMembers(ai);
     wg.wgpuInstanceAddRef(g->instance);
     wg.wgpuDeviceAddRef(g->device);
@@ -382,6 +385,46 @@ static void wg_mem_free(wnn__device *d, void *ptr)
 
 static void on_map(uint32_t status, WGPUStringView msg, void *u1, void *u2) { *(uint32_t *)u1 = status; }
 
+/* Copies into and out of mapped staging of at least this many bytes are
+** split over the pool's threads (or WNN_WEBGPU_COPY_THREADS): one thread's
+** memcpy into mapped memory is what held writes on an H200 to 8.8 GB/s. On
+** a software adapter the queue's copies run on the same cores, and more
+** threads made writes slower (lavapipe, 2 cores: 6.5-8.5 -> 3.3-4.3 GB/s),
+** so there the caller copies alone unless WNN_WEBGPU_COPY_THREADS says. */
+#define WG_PARALLEL_COPY_MIN ((size_t)1 << 20)
+
+typedef struct copy_job {
+    unsigned char *dst;
+    const unsigned char *src;
+    size_t n, piece; /* piece: bytes a thread copies, whole pages */
+} copy_job;
+
+static void copy_range(void *arg, size_t begin, size_t end)
+{
+    const copy_job *j = arg;
+    for (size_t k = begin; k < end; k++) {
+        size_t at = k * j->piece;
+        if (at < j->n)
+            memcpy(j->dst + at, j->src + at, j->n - at < j->piece ? j->n - at : j->piece);
+    }
+}
+
+/* memcpy, on several threads when n is large. The pool runs one job at a
+** time and a call that finds it busy runs inline, so this is safe under
+** g->lock from any thread. */
+static void staging_copy(const wg_gpu *g, void *dst, const void *src, size_t n)
+{
+    size_t threads = wnn__pool_size(), want = wnn__config_get()->webgpu_copy_threads;
+    if (want ? want < threads : g->cpu_adapter)
+        threads = want ? want : 1;
+    if (n < WG_PARALLEL_COPY_MIN || threads < 2) {
+        memcpy(dst, src, n);
+        return;
+    }
+    copy_job j = {dst, src, n, ((n + threads - 1) / threads + 4095) & ~(size_t)4095};
+    wnn__parallel_for((n + j.piece - 1) / j.piece, 1, copy_range, &j);
+}
+
 /* A large write in chunks through the staging ring: each chunk waits for
 ** its buffer's map (issued after that buffer's previous copy), is copied
 ** into it, and copied on the queue into dst; the buffer is then mapped
@@ -416,7 +459,7 @@ static wnn_status write_staged(wg_gpu *g, WGPUBuffer dst, const unsigned char *s
         unsigned char *p = wg.wgpuBufferGetMappedRange(g->upload[i], 0, WG_UPLOAD_CHUNK);
         if (!p)
             return WNN_STATUS_OPERATION_ERROR;
-        memcpy(p, src + at, len);
+        staging_copy(g, p, src + at, len);
         memset(p + len, 0, words(len) - len); /* a part word at the end: zeros, as the plain path */
         wg.wgpuBufferUnmap(g->upload[i]);
         WGPUCommandEncoder enc = wg.wgpuDeviceCreateCommandEncoder(g->device, NULL);
@@ -497,7 +540,7 @@ static wnn_status read_back(wg_gpu *g, void *dst, WGPUBuffer src, size_t n)
         return WNN_STATUS_OPERATION_ERROR;
     const void *p = wg.wgpuBufferGetConstMappedRange(g->readback, 0, span);
     if (p && dst)
-        memcpy(dst, p, n);
+        staging_copy(g, dst, p, n);
     wg.wgpuBufferUnmap(g->readback);
     g->completed = g->submitted; /* the queue runs in order */
     return p ? WNN_OK : WNN_STATUS_OPERATION_ERROR;

@@ -35,6 +35,7 @@ typedef struct wg_library_state {
     WGPUAdapter adapter;
     WGPULimits limits;
     bool shader_f16;
+    bool cpu_adapter; /* a software adapter (lavapipe): its queue's work runs on the host's cores */
 } wg_library_state;
 
 /* Loads the library and finds the adapter, once; never fails loudly. */
@@ -61,6 +62,7 @@ typedef struct wg_gpu {
     WGPUQueue queue;
     WGPULimits limits;
     bool shader_f16;
+    bool cpu_adapter;              /* a software adapter: staging copies stay on one thread */
     bool external;                 /* the embedder's device (wnn_webgpu.h) */
     WGPUBuffer readback;           /* MapRead staging, grown on demand */
     WGPUBuffer fence;              /* 4 bytes copied into readback to wait for the queue */

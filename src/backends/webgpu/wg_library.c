@@ -220,6 +220,7 @@ static void find_adapter(void)
         wg.wgpuAdapterInfoFreeMembers(info);
         return;
     }
+    state.cpu_adapter = info.adapterType == WGPUAdapterType_CPU;
     WGPUStringView dv = info.device.length ? info.device : info.description;
     size_t len = dv.data ? (dv.length == WGPU_STRLEN ? strlen(dv.data) : dv.length) : 0;
     snprintf(state.description, sizeof state.description, "WebGPU (%s) on %.*s", backend_name(info.backendType),

@@ -10,6 +10,7 @@
 #include "backends/module.h"
 #include "memory/allocator.h"
 #include "platform/config.h"
+#include "platform/pool.h"
 
 extern const wnn__backend wnn__webgpu_backend;
 
@@ -42,6 +43,10 @@ uint64_t wnn_operand_desc_byte_length(const wnn_operand_desc *desc) { return hos
 size_t wnn_data_type_size(wnn_data_type t) { return host->data_type_size(t); }
 
 const wnn__config *wnn__config_get(void) { return host->config(); }
+
+void wnn__parallel_for(size_t n, size_t grain, wnn__range_fn fn, void *arg) { host->parallel_for(n, grain, fn, arg); }
+
+size_t wnn__pool_size(void) { return host->pool_size(); }
 
 /* Not among the host's services; small enough to have here. */
 const char *wnn__op_name(wnn__op op)
