@@ -138,6 +138,8 @@ def main():
     if why and args.peer == "node":
         sys.exit("bench_models: " + why)
     wnn.set_num_threads(args.threads)
+    blocks = max(1, min(args.blocks, args.repeat))
+    peer_of = OrtPython if args.peer == "python" else OrtNode
     cache = os.environ.get("WNN_MODEL_CACHE", os.path.join(tempfile.gettempdir(), "wnn-model-cache"))
     wanted = set(filter(None, args.models.split(",")))
 
@@ -151,7 +153,7 @@ def main():
         import onnxruntime
         peer = f"onnxruntime {onnxruntime.__version__} (Python)"
     print(f"wnn {wnn.library_version} cpu vs {peer}, {args.threads} threads, median of {args.repeat} "
-          f"runs in {max(1, min(args.blocks, args.repeat))} alternating blocks; {cpu_name()}, {os.cpu_count()} cores",
+          f"runs in {blocks} alternating blocks; {cpu_name()}, {os.cpu_count()} cores",
           flush=True)
     for kind, name in names:
         if wanted and name not in wanted:
@@ -173,9 +175,7 @@ def main():
         feeds = {i.name: inputs[i.name] for i in model.inputs}
         before = host_state()
         timed(lambda: model.run(feeds), 5)
-        peer_of = OrtPython if args.peer == "python" else OrtNode
         ort_peer = peer_of(path, inputs, args.threads)
-        blocks = max(1, min(args.blocks, args.repeat))
         wnn_runs, ort_runs = [], []
         for b in range(blocks):
             n = args.repeat // blocks + (1 if b < args.repeat % blocks else 0)

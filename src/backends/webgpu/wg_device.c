@@ -389,7 +389,7 @@ static void on_map(uint32_t status, WGPUStringView msg, void *u1, void *u2) { *(
 ** split over the pool's threads (or WNN_WEBGPU_COPY_THREADS): one thread's
 ** memcpy into mapped memory is what held writes on an H200 to 8.8 GB/s. On
 ** a software adapter the queue's copies run on the same cores, and more
-** threads made writes slower (lavapipe, 2 cores: 6.5-8.5 -> 3.3-4.3 GB/s),
+** threads made writes slower (lavapipe, 2 cores: 6.3-8.5 -> 3.3-5.2 GB/s),
 ** so there the caller copies alone unless WNN_WEBGPU_COPY_THREADS says. */
 #define WG_PARALLEL_COPY_MIN ((size_t)1 << 20)
 
@@ -403,9 +403,8 @@ static void copy_range(void *arg, size_t begin, size_t end)
 {
     const copy_job *j = arg;
     for (size_t k = begin; k < end; k++) {
-        size_t at = k * j->piece;
-        if (at < j->n)
-            memcpy(j->dst + at, j->src + at, j->n - at < j->piece ? j->n - at : j->piece);
+        size_t at = k * j->piece; /* below n: there are ceil(n / piece) pieces */
+        memcpy(j->dst + at, j->src + at, j->n - at < j->piece ? j->n - at : j->piece);
     }
 }
 
@@ -415,8 +414,10 @@ static void copy_range(void *arg, size_t begin, size_t end)
 static void staging_copy(const wg_gpu *g, void *dst, const void *src, size_t n)
 {
     size_t threads = wnn__pool_size(), want = wnn__config_get()->webgpu_copy_threads;
-    if (want ? want < threads : g->cpu_adapter)
-        threads = want ? want : 1;
+    if (!want && g->cpu_adapter)
+        want = 1;
+    if (want && want < threads)
+        threads = want;
     if (n < WG_PARALLEL_COPY_MIN || threads < 2) {
         memcpy(dst, src, n);
         return;
