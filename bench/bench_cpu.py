@@ -32,7 +32,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--threads", type=int, default=os.cpu_count())
+    p.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)), help="threads for both (default: the CPUs this process may run on)")
     p.add_argument("--dtypes", default="float32,float16")
     p.add_argument("--only", default="", help="comma-separated workload names")
     p.add_argument("--wnn-path", default=os.path.join(os.path.dirname(HERE), "python"))

@@ -124,7 +124,8 @@ def cpu_name():
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--threads", type=int, default=os.cpu_count(), help="threads for both (default: all cores)")
+    ap.add_argument("--threads", type=int, default=0,
+                    help="threads for both (default: wnn's default, the CPUs this process may use)")
     ap.add_argument("--repeat", type=int, default=20, help="timed runs per model (default 20)")
     ap.add_argument("--blocks", type=int, default=4, help="alternating blocks per model (default 4)")
     ap.add_argument("--models", default="", help="comma-separated names (default: all)")
@@ -138,6 +139,7 @@ def main():
     if why and args.peer == "node":
         sys.exit("bench_models: " + why)
     wnn.set_num_threads(args.threads)
+    args.threads = wnn.get_num_threads()
     blocks = max(1, min(args.blocks, args.repeat))
     peer_of = OrtPython if args.peer == "python" else OrtNode
     cache = os.environ.get("WNN_MODEL_CACHE", os.path.join(tempfile.gettempdir(), "wnn-model-cache"))

@@ -240,8 +240,9 @@ WNN_API wnn_status wnn_device_get_info(uint32_t index, wnn_device_info *info);
 ** included, for the whole process (PyTorch's set_num_threads, ONNX Runtime's
 ** intra_op_num_threads); OpenBLAS's count follows. Kernels that start after
 ** the call use the new count; running ones finish with theirs. n = 0 restores
-** the default: WNN_NUM_THREADS when it is a positive number, else the cores
-** online. Thread-safe. Errors: INVALID_ARGUMENT for n > WNN_MAX_THREADS. */
+** the default: WNN_NUM_THREADS when it is a positive number, else the CPUs
+** the process may use (the least of the cores online, its affinity mask and
+** its cgroup's CPU quota rounded up). Thread-safe. Errors: INVALID_ARGUMENT for n > WNN_MAX_THREADS. */
 WNN_API wnn_status wnn_set_num_threads(uint32_t n);
 
 /* The number of threads the cpu device's kernels use now (>= 1): the last

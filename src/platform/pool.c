@@ -46,6 +46,7 @@
 #include "platform/pool.h"
 
 #include "platform/config.h"
+#include "platform/cpus.h"
 #include "wnn/wnn.h"
 
 #include <cblas.h>
@@ -263,7 +264,7 @@ static size_t threads_wanted(void)
 {
     long n = (long)wnn__config_get()->num_threads;
     if (n < 1)
-        n = sysconf(_SC_NPROCESSORS_ONLN);
+        n = (long)wnn__cpus_usable(); /* affinity and cgroup quota, not only the cores online */
     if (n < 1)
         n = 1;
     if (n > WNN__POOL_MAX_THREADS)
