@@ -378,6 +378,8 @@ typedef struct rjob {
 ** kept dimensions (o counts in their row-major order). */
 static size_t kept_offset(const rplan *p, size_t o, uint32_t n_kept)
 {
+    if (n_kept == 1) /* o < kept_shape[0]: no division */
+        return o * p->kept_stride[0];
     size_t off = 0;
     for (uint32_t d = n_kept; d-- > 0;) {
         off += (o % p->kept_shape[d]) * p->kept_stride[d];
@@ -417,6 +419,10 @@ static void seg(const rjob *j, kind k, acc *a, const void *x, size_t n)
 static void lane(const rjob *j, kind k, acc *a, size_t base, size_t r0, size_t r1)
 {
     const rplan *p = &j->plan;
+    if (p->n_red == 1) { /* one contiguous run: no index walk, no division */
+        seg(j, k, a, j->in + (base + r0) * j->esize, r1 - r0);
+        return;
+    }
     uint32_t last = p->n_red - 1;
     size_t inner = p->red_shape[last];
     size_t idx[WNN_MAX_RANK], off = 0, rest = r0 / inner, col = r0 % inner;
@@ -440,10 +446,49 @@ static void lane(const rjob *j, kind k, acc *a, size_t base, size_t r0, size_t r
     }
 }
 
+static void lanes_range_each(const rjob *j, size_t begin, size_t end);
+
+/* Lane path, whole lanes that lie one after another (one reduced and one
+** kept dimension): outputs [begin, end) in blocks, each block one SIMD call.
+** False where vec_reduce.h cannot fold them. */
+static bool lanes_block(const rjob *j, size_t begin, size_t end)
+{
+    const rplan *p = &j->plan;
+    int f = simd_fold(j->phase);
+    if (!j->simd || p->n_red != 1 || p->n_kept > 1 || f < 0 || j->op == WNN__OP_REDUCE_LOG_SUM_EXP)
+        return false;
+    size_t stride = p->n_kept ? p->kept_stride[0] : 0;
+    for (size_t o = begin; o < end;) {
+        size_t n = end - o < TILE ? end - o : TILE;
+        acc a[TILE];
+        double d[TILE];
+        for (size_t i = 0; i < n; i++) {
+            acc_init(j->phase, &a[i]);
+            d[i] = a[i].d;
+        }
+        if (!wnn__fold_lanes((wnn__fold)f, j->type == WNN_DATA_TYPE_FLOAT16, j->in + o * stride * j->esize, n,
+                             p->red_count, stride, d))
+            return false; /* it says no for every block or none: only the first can */
+        for (size_t i = 0; i < n; i++) {
+            a[i].d = d[i];
+            store_result(j->op, j->type, &a[i], p->red_count, j->out, o + i);
+        }
+        o += n;
+    }
+    return true;
+}
+
 /* Lane path, whole lanes: outputs [begin, end). */
 static void lanes_range(void *arg, size_t begin, size_t end)
 {
     const rjob *j = arg;
+    if (!lanes_block(j, begin, end))
+        lanes_range_each(j, begin, end);
+}
+
+/* Lane path, whole lanes, one output at a time. */
+static void lanes_range_each(const rjob *j, size_t begin, size_t end)
+{
     const rplan *p = &j->plan;
     for (size_t o = begin; o < end; o++) {
         size_t base = kept_offset(p, o, p->n_kept);

@@ -363,6 +363,21 @@ bool wnn__fold_lane(wnn__fold f, bool half, const void *x, size_t n, float sub, 
     return true;
 }
 
+bool wnn__fold_lanes(wnn__fold f, bool half, const void *x, size_t lanes, size_t n, size_t stride, double *acc)
+{
+    if (!wnn__cpu_has_avx2() || f == WNN__FOLD_EXP_SUM)
+        return false;
+    size_t step = stride * (half ? 2 : 4);
+    const char *p = x;
+    if (half)
+        for (size_t i = 0; i < lanes; i++)
+            lane_f16(f, p + i * step, n, 0.0f, acc + i);
+    else
+        for (size_t i = 0; i < lanes; i++)
+            lane_f32(f, p + i * step, n, 0.0f, acc + i);
+    return true;
+}
+
 bool wnn__fold_rows(wnn__fold f, bool half, const void *x, size_t rows, size_t stride, size_t cols, const float *sub,
                     double *acc)
 {
@@ -391,6 +406,12 @@ bool wnn__arg_rows(bool is_max, bool half, const void *x, size_t rows, size_t st
 }
 
 #else
+
+bool wnn__fold_lanes(wnn__fold f, bool half, const void *x, size_t lanes, size_t n, size_t stride, double *acc)
+{
+    (void)f, (void)half, (void)x, (void)lanes, (void)n, (void)stride, (void)acc;
+    return false;
+}
 
 bool wnn__fold_lane(wnn__fold f, bool half, const void *x, size_t n, float sub, double *acc)
 {

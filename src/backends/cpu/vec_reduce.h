@@ -29,6 +29,11 @@ typedef enum wnn__fold {
 /* Folds n contiguous elements of x into *acc (sub: EXP_SUM's offset). */
 bool wnn__fold_lane(wnn__fold f, bool half, const void *x, size_t n, float sub, double *acc);
 
+/* The same for lanes lanes of n contiguous elements each, lane i starting
+** i * stride elements into x and folding into acc[i]: one call for many short
+** lanes (no sub: not for EXP_SUM). */
+bool wnn__fold_lanes(wnn__fold f, bool half, const void *x, size_t lanes, size_t n, size_t stride, double *acc);
+
 /* Folds rows of cols adjacent elements, the rows stride elements apart,
 ** column by column: acc[c] takes x[r * stride + c] for every r < rows
 ** (sub[c]: EXP_SUM's offset of column c, else unused). cols is a multiple
