@@ -35,6 +35,7 @@ import argparse
 import glob
 import os
 import platform
+import subprocess
 import sys
 import tempfile
 import time
@@ -50,6 +51,24 @@ import numpy as np  # noqa: E402
 import npm_models  # noqa: E402
 import torch_models  # noqa: E402
 import wnn  # noqa: E402
+
+
+def export_apart(name, cache):
+    """torch_models.export in a child process: (path, inputs). PyTorch's
+    forward pass there would leave its OpenMP team in this process, and with
+    two teams in one libgomp (PyTorch's on this thread, wnn's on its master)
+    libgomp counts more threads than cores and stops spinning between
+    regions, so wnn would run 2-3 times slower than alone (docs/backends.md,
+    "Threads on the cpu device"); ONNX Runtime's own pool would not notice."""
+    feeds = os.path.join(cache, f"{name}.inputs.{os.getpid()}.npz")
+    code = ("import sys, numpy as np; sys.path.insert(0, sys.argv[1]); import torch_models; "
+            "path, x, _ = torch_models.export(sys.argv[2], sys.argv[3]); np.savez(sys.argv[4], **x); print(path)")
+    out = subprocess.run([sys.executable, "-c", code, os.path.join(ROOT, "tests", "models"), name, cache, feeds],
+                         check=True, stdout=subprocess.PIPE, text=True).stdout
+    with np.load(feeds) as z:
+        inputs = {k: z[k] for k in z.files}
+    os.remove(feeds)
+    return out.strip().splitlines()[-1], inputs
 
 
 def timed(run, n):
@@ -162,7 +181,7 @@ def main():
             continue
         constants = {}
         if kind == "torch":
-            path, inputs, _ = torch_models.export(name, cache)
+            path, inputs = export_apart(name, cache)
             shapes = {"batch": 1}
         else:
             path, inputs = npm_models.path_of(name), npm_models.inputs_of(name)
