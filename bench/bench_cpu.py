@@ -18,12 +18,21 @@ imported; PyTorch gets torch.set_num_threads. Where PyTorch has no float16
 kernel on the CPU, its peer runs in float32 on the same (rounded) inputs and
 the row says so ("torch f32").
 
+Processes: PyTorch is timed in a child process of its own and wnn in this one
+(where PyTorch, on one thread, only computes the outputs wnn's are checked
+against). Two OpenMP teams in one process (PyTorch's and wnn's, both on the
+system libgomp) make libgomp stop spinning between regions, which slows both
+(docs/backends.md, "Threads on the cpu device"); --together times both here
+in turns, as a program that uses both would see them.
+
 The wnn module comes from --wnn-path (a folder holding the wnn package, e.g.
 a `setup.py build` output), else from python/ beside this folder.
 """
 import argparse
+import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 
@@ -38,6 +47,9 @@ def parse_args():
     p.add_argument("--wnn-path", default=os.path.join(os.path.dirname(HERE), "python"))
     p.add_argument("--min-time", type=float, default=0.1, help="seconds per measurement")
     p.add_argument("--reps", type=int, default=5)
+    p.add_argument("--together", action="store_true",
+                   help="time PyTorch in this process too, in turns with wnn (see above)")
+    p.add_argument("--side", default="", help=argparse.SUPPRESS)  # "torch": the child process
     return p.parse_args()
 
 
@@ -52,7 +64,15 @@ import torch.nn.functional as F  # noqa: E402
 import wnn  # noqa: E402
 
 torch.set_num_threads(ARGS.threads)
-CTX = wnn.Context("cpu")
+_CTX = []
+
+
+def context():
+    """The cpu context, made on first use (the child process that times
+    PyTorch never starts wnn's threads)."""
+    if not _CTX:
+        _CTX.append(wnn.Context("cpu"))
+    return _CTX[0]
 
 
 def calibrate(fn):
@@ -212,30 +232,30 @@ WORKLOADS = [
 ]
 
 
-def run_workload(make, dtype):
-    inputs, consts, build, tfn = make()
-    np_t = np.float16 if dtype == "float16" else np.float32
-    inputs = {k: v.astype(np_t) for k, v in inputs.items()}
-    consts = {k: v.astype(np_t) for k, v in consts.items()}
-
-    b = wnn.GraphBuilder(CTX)
+def wnn_side(inputs, consts, build, dtype):
+    """The workload as a wnn graph: (run, output as float32)."""
+    ctx = context()
+    b = wnn.GraphBuilder(ctx)
     xo = {k: b.input(k, v.shape, dtype) for k, v in inputs.items()}
     co = {k: b.constant(v) for k, v in consts.items()}
     out = build(b, xo, co)
     graph = b.build({"y": out})
     xt = {}
     for k, v in inputs.items():
-        xt[k] = CTX.tensor(v.shape, dtype, writable=True)
-        CTX.write(xt[k], v)
-    yt = CTX.tensor(tuple(out.shape), dtype, readable=True)
+        xt[k] = ctx.tensor(v.shape, dtype, writable=True)
+        ctx.write(xt[k], v)
+    yt = ctx.tensor(tuple(out.shape), dtype, readable=True)
 
     def wnn_run():
-        CTX.dispatch(graph, xt, {"y": yt})
-        CTX.finish()
+        ctx.dispatch(graph, xt, {"y": yt})
+        ctx.finish()
 
     wnn_run()
-    got = CTX.read(yt).astype(np.float32)
+    return wnn_run, ctx.read(yt).astype(np.float32)
 
+
+def torch_side(inputs, consts, tfn, dtype):
+    """The workload in PyTorch: (run, output as float32, peer's name)."""
     tt = torch.float16 if dtype == "float16" else torch.float32
     tx = {k: torch.from_numpy(v).to(tt) for k, v in inputs.items()}
     tc = {k: torch.from_numpy(v).to(tt) for k, v in consts.items()}
@@ -249,33 +269,80 @@ def run_workload(make, dtype):
         peer = "torch f32"
         with torch.no_grad():
             want = tfn(tx, tc)
-    want = want.float().numpy()
-
-    err = float(np.max(np.abs(got - want))) if got.size else 0.0
-    scale = float(np.max(np.abs(want))) + 1.0
-    tol = (3e-2 if dtype == "float16" else 1e-3) * scale
-    check = "ok" if err <= tol and got.shape == want.shape else f"MISMATCH {err:.3g}"
 
     def torch_run():
         with torch.no_grad():
             tfn(tx, tc)
+    return torch_run, want.float().numpy(), peer
 
+
+def prepared(make, dtype):
+    inputs, consts, build, tfn = make()
+    np_t = np.float16 if dtype == "float16" else np.float32
+    inputs = {k: v.astype(np_t) for k, v in inputs.items()}
+    consts = {k: v.astype(np_t) for k, v in consts.items()}
+    return inputs, consts, build, tfn
+
+
+def run_workload(make, dtype, torch_ms=None):
+    """(wnn ms, torch ms, peer, check). torch_ms given (timed in the child
+    process): PyTorch here only computes the output that wnn's is checked
+    against, and only wnn is timed."""
+    inputs, consts, build, tfn = prepared(make, dtype)
+    wnn_run, got = wnn_side(inputs, consts, build, dtype)
+    torch_run, want, peer = torch_side(inputs, consts, tfn, dtype)
+    err = float(np.max(np.abs(got - want))) if got.size else 0.0
+    scale = float(np.max(np.abs(want))) + 1.0
+    tol = (3e-2 if dtype == "float16" else 1e-3) * scale
+    check = "ok" if err <= tol and got.shape == want.shape else f"MISMATCH {err:.3g}"
+    if torch_ms is not None:
+        return timed_ms([wnn_run])[0], torch_ms, peer, check
     wnn_ms, torch_ms = timed_ms([wnn_run, torch_run])
     return wnn_ms, torch_ms, peer, check
 
 
-def main():
+def selected():
     only = {s for s in ARGS.only.split(",") if s}
-    print(f"wnn cpu vs PyTorch {torch.__version__} CPU, {ARGS.threads} threads, "
-          f"{os.cpu_count()} cores, median of {ARGS.reps}; ratio = torch / wnn")
-    print(f"{'workload':<30} {'dtype':<8} {'wnn ms':>9} {'torch ms':>9} {'ratio':>7}  peer       check")
     for dtype in ARGS.dtypes.split(","):
         for title, key, make in WORKLOADS:
-            if only and key not in only:
-                continue
-            wnn_ms, torch_ms, peer, check = run_workload(make, dtype)
-            print(f"{title:<30} {dtype:<8} {wnn_ms:9.3f} {torch_ms:9.3f} {torch_ms / wnn_ms:7.2f}  "
-                  f"{peer:<10} {check}", flush=True)
+            if not only or key in only:
+                yield dtype, title, key, make
+
+
+def torch_child():
+    """--side torch: PyTorch's times alone in this process, one JSON line each."""
+    for dtype, _, key, make in selected():
+        inputs, consts, _, tfn = prepared(make, dtype)
+        torch_run, _, peer = torch_side(inputs, consts, tfn, dtype)
+        print(json.dumps({"key": key, "dtype": dtype, "ms": timed_ms([torch_run])[0]}), flush=True)
+
+
+def torch_times():
+    """PyTorch's times from a child process, by (key, dtype)."""
+    argv = [sys.executable, os.path.abspath(__file__), "--side", "torch", "--threads", str(ARGS.threads),
+            "--dtypes", ARGS.dtypes, "--only", ARGS.only, "--wnn-path", ARGS.wnn_path,
+            "--min-time", str(ARGS.min_time), "--reps", str(ARGS.reps)]
+    out = subprocess.run(argv, check=True, stdout=subprocess.PIPE, text=True).stdout
+    rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    return {(r["key"], r["dtype"]): r["ms"] for r in rows}
+
+
+def main():
+    if ARGS.side == "torch":
+        torch_child()
+        return
+    apart = not ARGS.together
+    times = torch_times() if apart else None
+    if apart:
+        torch.set_num_threads(1)  # here PyTorch only checks outputs: no OpenMP team of its own
+    where = "PyTorch timed in a child process" if apart else "both timed in this process, in turns"
+    print(f"wnn cpu vs PyTorch {torch.__version__} CPU, {ARGS.threads} threads, "
+          f"{os.cpu_count()} cores, median of {ARGS.reps}; {where}; ratio = torch / wnn")
+    print(f"{'workload':<30} {'dtype':<8} {'wnn ms':>9} {'torch ms':>9} {'ratio':>7}  peer       check")
+    for dtype, title, key, make in selected():
+        wnn_ms, torch_ms, peer, check = run_workload(make, dtype, times[(key, dtype)] if apart else None)
+        print(f"{title:<30} {dtype:<8} {wnn_ms:9.3f} {torch_ms:9.3f} {torch_ms / wnn_ms:7.2f}  "
+              f"{peer:<10} {check}", flush=True)
 
 
 if __name__ == "__main__":
