@@ -6,8 +6,9 @@
 ** a while after each parallel region, waiting for the next. Given a thread
 ** per core online in a container whose quota is a few cores' time, the team
 ** spends the period's quota early and every thread is stopped until the next
-** period, so a graph of short regions runs many times slower than on fewer
-** threads. Go's runtime and .NET count the quota the same way (rounded up).
+** period, so a graph of short regions would run slower than on fewer threads
+** (reasoned, not measured: the machines this project measures on have no
+** quota). Go's runtime and .NET count the quota the same way (rounded up).
 */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
