@@ -43,6 +43,8 @@ bool wnn__cpu_has_avx512(void);
 void wnn__exp_avx512(float *y, const float *x, size_t n);
 void wnn__sigmoid_avx512(float *y, const float *x, size_t n);
 void wnn__gelu_avx512(float *y, const float *x, size_t n);
+/* gelu's polynomial G(t) (vec.c), shared by both widths. */
+extern const float wnn__gelu_g[9];
 float wnn__exp_sum_avx512(float *y, const float *x, float sub, size_t n);
 
 #define WNN_EXP_LO -103.972077f
