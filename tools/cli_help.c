@@ -36,7 +36,7 @@ static const char overview[] =
     "  --version     show wnn's version and exit\n"
     "\n"
     "environment (wnn help environment for all, and what each is for):\n"
-    "  WNN_NUM_THREADS   threads of the cpu device's kernels (default: all cores)\n"
+    "  WNN_NUM_THREADS   threads of the cpu device's kernels (default: the CPUs usable)\n"
     "  WNN_WPT_DIR       the folder 'wnn conformance' runs when given none\n"
     "  WNN_CUDA_MODULE   the path of libwnn_cuda.so, if not beside libwnn\n"
     "\n"
