@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "backends/cpu/dnnl.h"
+#include "backends/cpu/dnnl_chain.h"
 #include "backends/cpu/layout.h"
 #include "platform/config.h"
 
@@ -445,22 +446,63 @@ static void rewrite_node(rewrite *r, uint32_t n)
     emit(r, node->op, &a, in, node->n_in, out, node->n_out);
 }
 
-/* Whether ir holds two or more nchw conv2d that oneDNN takes. With none the
-** step changes nothing; with one there is nothing between convolutions to
-** keep in nhwc, and the transposes at the region's edges would only replace
-** oneDNN's own reorders around it, one for one, while holding it to its
-** plain nhwc kernel: on AVX2 (this project's 2-core machine, one thread)
-** that kernel took 8 % longer over resnet18's convolutions than the blocked
-** one oneDNN picks, and a lone conv2d 3x3 [1,64,56,56] -> 64 took 3.15 ms
-** with the step and 2.77 without. */
-static bool has_nchw_convs(const wnn__ir *ir)
+static bool takes_nchw_conv(const wnn__ir *ir, uint32_t n)
 {
-    uint32_t found = 0;
-    for (uint32_t n = 0; n < ir->n_nodes && found < 2; n++)
-        if (ir->nodes[n].op == WNN__OP_CONV2D && ir->nodes[n].attrs.conv.input_layout == WNN_INPUT_LAYOUT_NCHW &&
-            wnn__dnnl_takes(ir, n))
-            found++;
-    return found >= 2;
+    return ir->nodes[n].op == WNN__OP_CONV2D && ir->nodes[n].attrs.conv.input_layout == WNN_INPUT_LAYOUT_NCHW &&
+           wnn__dnnl_takes(ir, n);
+}
+
+/* Whether the step may have something to keep in nhwc: an operator that
+** reads what a convolution (with the nodes that fold into it) computes and
+** is neither a convolution nor folded into one. Else each value goes from
+** one convolution straight into the next, where dnnl.c links them in
+** oneDNN's own layout anyway (blocked on AVX2), and the step would only
+** trade oneDNN's reorders at the graph's edges for its transposes while
+** holding every convolution to the plain nhwc kernel, the slower one on
+** AVX2. On this project's 2-core machine (wnn bench, p50, six rounds
+** alternated with the build before): a lone conv2d 3x3 [1,64,56,56] -> 64
+** with relu 4.5 -> 3.4 ms on one thread; a ResNet basic block (conv, bn,
+** relu, conv, bn, add, relu) as PyTorch exports it, 6.4-10.8 -> 5.6-8.5
+** ms on one thread and 3.4-5.0 -> 3.0-3.5 on two. *failed: out of memory. */
+static bool step_keeps_something(const wnn__ir *ir, bool *failed)
+{
+#ifdef WNN_HAVE_DNNL
+    uint32_t nv = ir->n_values ? ir->n_values : 1, nn = ir->n_nodes ? ir->n_nodes : 1;
+    uint32_t *uses = calloc(nv, sizeof *uses);
+    bool *is_output = calloc(nv, sizeof *is_output), *chain_out = calloc(nv, sizeof *chain_out);
+    bool *folded = calloc(nn, sizeof *folded), keeps = false;
+    if (!uses || !is_output || !chain_out || !folded) {
+        *failed = true;
+    } else {
+        for (uint32_t n = 0; n < ir->n_nodes; n++)
+            for (uint32_t j = 0; j < ir->nodes[n].n_in; j++)
+                if (ir->nodes[n].in[j] != WNN__NONE)
+                    uses[ir->nodes[n].in[j]]++;
+        for (uint32_t i = 0; i < ir->n_outputs; i++)
+            is_output[ir->output_values[i]] = true;
+        for (uint32_t n = 0; n < ir->n_nodes; n++)
+            if (takes_nchw_conv(ir, n)) {
+                wnn__dnnl_chain c = wnn__dnnl_follow(ir, n, uses, is_output);
+                for (uint32_t k = 0; k < c.n_nodes; k++)
+                    folded[c.nodes[k]] = true;
+                chain_out[c.out] = true;
+            }
+        for (uint32_t m = 0; m < ir->n_nodes && !keeps; m++)
+            if (!folded[m] && !takes_nchw_conv(ir, m))
+                for (uint32_t j = 0; j < ir->nodes[m].n_in; j++)
+                    if (ir->nodes[m].in[j] != WNN__NONE && chain_out[ir->nodes[m].in[j]])
+                        keeps = true;
+    }
+    free(uses);
+    free(is_output);
+    free(chain_out);
+    free(folded);
+    return keeps;
+#else
+    (void)ir;
+    (void)failed;
+    return false; /* no convolution runs on oneDNN */
+#endif
 }
 
 void wnn__cpu_layout_free(wnn__ir *ir)
@@ -479,8 +521,11 @@ void wnn__cpu_layout_free(wnn__ir *ir)
 wnn_status wnn__cpu_layout_nhwc(const wnn__ir *ir, wnn__ir **out)
 {
     *out = NULL;
-    if (!wnn__config_get()->cpu_nhwc || !has_nchw_convs(ir))
+    if (!wnn__config_get()->cpu_nhwc)
         return WNN_OK;
+    bool failed = false;
+    if (!step_keeps_something(ir, &failed))
+        return failed ? WNN_STATUS_OUT_OF_MEMORY : WNN_OK;
     uint32_t nv = ir->n_values ? ir->n_values : 1;
     rewrite r = {.ir = ir, .cap_values = 2 * nv, .cap_nodes = 2 * (ir->n_nodes ? ir->n_nodes : 1)};
     r.out = calloc(1, sizeof *r.out);
