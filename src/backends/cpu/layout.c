@@ -459,11 +459,11 @@ static bool takes_nchw_conv(const wnn__ir *ir, uint32_t n)
 ** oneDNN's own layout anyway (blocked on AVX2), and the step would only
 ** trade oneDNN's reorders at the graph's edges for its transposes while
 ** holding every convolution to the plain nhwc kernel, the slower one on
-** AVX2. On this project's 2-core machine (wnn bench, p50, six rounds
+** AVX2. On this project's 2-core machine (wnn bench, p50, rounds
 ** alternated with the build before): a lone conv2d 3x3 [1,64,56,56] -> 64
 ** with relu 4.5 -> 3.4 ms on one thread; a ResNet basic block (conv, bn,
-** relu, conv, bn, add, relu) as PyTorch exports it, 6.4-10.8 -> 5.6-8.5
-** ms on one thread and 3.4-5.0 -> 3.0-3.5 on two. *failed: out of memory. */
+** relu, conv, bn, add, relu) as PyTorch exports it, 5.9-6.5 -> 5.3-5.9 ms
+** on one thread and 3.1-4.1 -> 2.8-3.4 on two. *failed: out of memory. */
 static bool step_keeps_something(const wnn__ir *ir, bool *failed)
 {
 #ifdef WNN_HAVE_DNNL
