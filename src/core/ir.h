@@ -72,6 +72,20 @@ static inline void wnn__ir_last_use(const wnn__ir *ir, uint32_t *last)
                 last[ir->nodes[n].in[j]] = n;
 }
 
+/* The fusion passes' view of who reads what: uses[v] counts the node
+** operands that read value v, is_output[v] whether v is a graph output
+** (both ir->n_values entries, zeroed by the caller). Header-only, as
+** wnn__ir_last_use. */
+static inline void wnn__ir_count_uses(const wnn__ir *ir, uint32_t *uses, bool *is_output)
+{
+    for (uint32_t n = 0; n < ir->n_nodes; n++)
+        for (uint32_t j = 0; j < ir->nodes[n].n_in; j++)
+            if (ir->nodes[n].in[j] != WNN__NONE)
+                uses[ir->nodes[n].in[j]]++;
+    for (uint32_t i = 0; i < ir->n_outputs; i++)
+        is_output[ir->output_values[i]] = true;
+}
+
 /* The value of v when it is a one-element float32 or float16 constant (a
 ** scale, an offset a fusion looks for), else NAN; v may be WNN__NONE.
 ** Header-only, as wnn__ir_last_use. */

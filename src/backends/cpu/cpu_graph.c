@@ -493,12 +493,8 @@ static wnn_status compile_dnnl(wnn__cpu_graph *g)
     uint32_t *uses = calloc(ir->n_values ? ir->n_values : 1, sizeof *uses);
     bool *is_output = calloc(ir->n_values ? ir->n_values : 1, sizeof *is_output);
     wnn_status s = uses && is_output ? WNN_OK : WNN_STATUS_OUT_OF_MEMORY;
-    for (uint32_t n = 0; s == WNN_OK && n < ir->n_nodes; n++)
-        for (uint32_t j = 0; j < ir->nodes[n].n_in; j++)
-            if (ir->nodes[n].in[j] != WNN__NONE)
-                uses[ir->nodes[n].in[j]]++;
-    for (uint32_t i = 0; s == WNN_OK && i < ir->n_outputs; i++)
-        is_output[ir->output_values[i]] = true;
+    if (s == WNN_OK)
+        wnn__ir_count_uses(ir, uses, is_output);
     for (uint32_t n = 0; s == WNN_OK && n < ir->n_nodes; n++)
         if (!g->fused[n])
             s = wnn__dnnl_compile(ir, n, uses, is_output, g->fused, &g->dnnl[n]);

@@ -474,12 +474,7 @@ static bool step_keeps_something(const wnn__ir *ir, bool *failed)
     if (!uses || !is_output || !chain_out || !folded) {
         *failed = true;
     } else {
-        for (uint32_t n = 0; n < ir->n_nodes; n++)
-            for (uint32_t j = 0; j < ir->nodes[n].n_in; j++)
-                if (ir->nodes[n].in[j] != WNN__NONE)
-                    uses[ir->nodes[n].in[j]]++;
-        for (uint32_t i = 0; i < ir->n_outputs; i++)
-            is_output[ir->output_values[i]] = true;
+        wnn__ir_count_uses(ir, uses, is_output);
         for (uint32_t n = 0; n < ir->n_nodes; n++)
             if (takes_nchw_conv(ir, n)) {
                 wnn__dnnl_chain c = wnn__dnnl_follow(ir, n, uses, is_output);

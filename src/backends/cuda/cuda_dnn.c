@@ -730,12 +730,7 @@ wnn_status wnn__cu_dnn_convs(wnn__device *d, const wnn__ir *ir, wnn__cu_node *no
         free(is_output);
         return WNN_STATUS_OUT_OF_MEMORY;
     }
-    for (uint32_t n = 0; n < ir->n_nodes; n++)
-        for (uint32_t j = 0; j < ir->nodes[n].n_in; j++)
-            if (ir->nodes[n].in[j] != WNN__NONE)
-                uses[ir->nodes[n].in[j]]++;
-    for (uint32_t i = 0; i < ir->n_outputs; i++)
-        is_output[ir->output_values[i]] = true;
+    wnn__ir_count_uses(ir, uses, is_output);
     wnn_status s = WNN_OK;
     for (uint32_t k = 0; k < ir->n_nodes && s == WNN_OK; k++)
         if (ir->nodes[k].op == WNN__OP_CONV2D && nodes[k].run)
