@@ -14,12 +14,13 @@
 ** why on its row and the rest go on. Ratio = webgpu / cuda in the sense of
 ** "higher is better" (for the chain, cuda's time over webgpu's).
 **
-**   bench-webgpu [--quick] [DEVICE_A [DEVICE_B]]    default: webgpu cuda
+**   bench-webgpu [--quick] [--transfers] [DEVICE_A [DEVICE_B]]    default: webgpu cuda
 **
 ** --quick shrinks the compute workloads for a software driver (lavapipe on
 ** a few cores): add of 16 MiB operands, matmul 1024^3, conv2d of batch 2,
 ** three dispatches a repetition; the chain and the transfers are unchanged.
-** Its rows name the sizes run.
+** Its rows name the sizes run. --transfers runs only the write and read
+** rows (the staging sweeps of bench/run-gpu.sh).
 */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -35,7 +36,7 @@ static const char *const work_names[2][N_WORK] = {
     {"add f32, 16 MiB per operand (TB/s)", "matmul 1024^3 f32 (TFLOP/s)", "conv2d 3x3 [2,64,56,56]->64 f32 (TFLOP/s)",
      "10-op chain [1024] f32, dispatch+finish (us)", "write 256 MiB (GB/s)", "read 256 MiB (GB/s)"},
 };
-static bool quick;
+static bool quick, transfers_only;
 static const bool higher_better[N_WORK] = {true, true, true, false, true, true};
 
 /* A failed call: the message goes into why, the workload's figure is 0. */
@@ -173,7 +174,7 @@ static void measure(const char *device, double *fig, char reasons[N_WORK][256])
     why[0] = '\0';
     bool opened = ok(wnn_context_create(&o, &ctx), "context");
     for (int w = 0; w < N_WORK; w++) {
-        if (opened) {
+        if (opened && !(transfers_only && w < 4)) {
             why[0] = '\0';
             fig[w] = w < 4 ? run_graph(ctx, w) : run_transfer(ctx, w == 4);
             (void)wnn_context_finish(ctx); /* a refused workload leaves nothing queued */
@@ -188,15 +189,21 @@ static void measure(const char *device, double *fig, char reasons[N_WORK][256])
 int main(int argc, char **argv)
 {
     int a = 1;
-    if (argc > 1 && strcmp(argv[1], "--quick") == 0)
-        quick = true, a++;
+    for (; argc > a && strncmp(argv[a], "--", 2) == 0; a++) {
+        if (strcmp(argv[a], "--quick") == 0)
+            quick = true;
+        else if (strcmp(argv[a], "--transfers") == 0)
+            transfers_only = true;
+        else
+            return fprintf(stderr, "bench-webgpu: unknown option %s\n", argv[a]), 2;
+    }
     const char *dev[2] = {argc > a ? argv[a] : "webgpu", argc > a + 1 ? argv[a + 1] : "cuda"};
     double fig[2][N_WORK];
     static char reasons[2][N_WORK][256];
     for (int d = 0; d < 2; d++)
         measure(dev[d], fig[d], reasons[d]);
     printf("| workload | %s | %s | %s / %s |\n|---|---:|---:|---:|\n", dev[0], dev[1], dev[0], dev[1]);
-    for (int w = 0; w < N_WORK; w++) {
+    for (int w = transfers_only ? 4 : 0; w < N_WORK; w++) {
         char cell[2][64];
         for (int d = 0; d < 2; d++)
             snprintf(cell[d], sizeof cell[d], fig[d][w] > 0 ? "%.4g" : "-", fig[d][w]);

@@ -19,8 +19,9 @@
 #                                driver: its tests, the WPT vectors, and
 #                                bench-webgpu beside the cuda device (Dawn from
 #                                $CARRY/dawn/libwebgpu_wrapper.so, or
-#                                WNN_WEBGPU_LIBRARY; the Vulkan loader must be
-#                                installed, see the device notes);
+#                                WNN_WEBGPU_LIBRARY; the Vulkan loader and
+#                                libglvnd must be installed, see the device
+#                                notes), and a sweep of the staging knobs;
 #                                BENCH_WEBGPU_ARGS=--quick for a software driver
 # Libraries the GPU image lacks (OpenBLAS, jansson, oneDNN) come in a carried
 # folder: CARRY (default gpu-carry) with lib/ and include/, which
@@ -162,6 +163,17 @@ webgpu)
     # shellcheck disable=SC2086
     WNN_WEBGPU_UPLOAD=pieces "$BUILD/bench/bench-webgpu" ${BENCH_WEBGPU_ARGS:-} webgpu cuda 2>&1 |
         grep -E "^\| (workload|write)" | tee "$OUT/bench-webgpu-pieces.txt"
+    # the staging's knobs (each buffer of the ring of four, copy threads) and
+    # large reads in chunks or whole: the transfer rows per setting
+    for kib in 4096 8192 16384 32768; do
+        for threads in 8 0; do
+            for read in chunks whole; do
+                echo "staging ${kib} KiB x 4, copy threads ${threads} (0: the pool's), read ${read}:"
+                WNN_WEBGPU_STAGING_KIB=$kib WNN_WEBGPU_COPY_THREADS=$threads WNN_WEBGPU_READ=$read \
+                    "$BUILD/bench/bench-webgpu" --transfers webgpu cpu 2>&1 | grep -E "^\| (write|read)"
+            done
+        done
+    done | tee "$OUT/webgpu-staging-sweep.txt"
     ;;
 *)
     echo "unknown stage $stage" >&2

@@ -75,10 +75,11 @@ static void test_copies(void)
     free(r);
     wnn_tensor_release(t);
 
-    /* 20 MiB + 3 bytes, through the staging ring (8 MiB chunks) and then in
-    ** 2 MiB pieces, with a part word at the end; written twice each, so the
-    ** ring's second turn waits for its buffers' maps */
-    uint32_t odd[1] = {(20u << 20) + 3};
+    /* 36 MiB + 3 bytes, through the staging ring (five 8 MiB chunks on a
+    ** ring of four) and then in 2 MiB pieces, with a part word at the end;
+    ** written twice each, so the ring's second turn waits for its buffers'
+    ** maps; read back in chunks (the same ring size) and whole */
+    uint32_t odd[1] = {(36u << 20) + 3};
     t = tensor(WNN_DATA_TYPE_UINT8, 1, odd);
     unsigned char *bv = malloc(odd[0]), *br = malloc(odd[0]);
     for (int pieces = 0; pieces < 2; pieces++) {
@@ -91,10 +92,16 @@ static void test_copies(void)
             CHECK_OK(wnn_context_write_tensor(ctx, t, bv, odd[0]));
         }
         CHECK_OK(wnn_context_finish(ctx));
-        memset(br, 0, odd[0]);
-        CHECK_OK(wnn_context_read_tensor_sync(ctx, t, br, odd[0]));
-        CHECK(memcmp(bv, br, odd[0]) == 0);
-        CHECK_OK(wnn_context_finish(ctx)); /* nothing queued since the read */
+        for (int whole = 0; whole < 2; whole++) {
+            if (whole)
+                setenv("WNN_WEBGPU_READ", "whole", 1);
+            wnn__config_reload();
+            memset(br, 0, odd[0]);
+            CHECK_OK(wnn_context_read_tensor_sync(ctx, t, br, odd[0]));
+            CHECK(memcmp(bv, br, odd[0]) == 0);
+            CHECK_OK(wnn_context_finish(ctx)); /* nothing queued since the read */
+            unsetenv("WNN_WEBGPU_READ");
+        }
     }
     unsetenv("WNN_WEBGPU_UPLOAD");
     wnn__config_reload();

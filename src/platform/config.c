@@ -84,6 +84,15 @@ static void read_all(void)
     config.webgpu_split_kib = count("WNN_WEBGPU_SPLIT_KIB", 1u << 22, 0);
     config.webgpu_vec4 = on_unless_zero("WNN_WEBGPU_VEC4");
     config.webgpu_copy_threads = count("WNN_WEBGPU_COPY_THREADS", 4096, 0);
+    config.webgpu_staging_kib = count("WNN_WEBGPU_STAGING_KIB", 262144, 8192);
+    if (config.webgpu_staging_kib < 64) {
+        fprintf(stderr, "wnn: WNN_WEBGPU_STAGING_KIB=%u is below 64; 64 used\n", config.webgpu_staging_kib);
+        config.webgpu_staging_kib = 64;
+    }
+    const char *down = text("WNN_WEBGPU_READ");
+    config.webgpu_read_whole = down && strcmp(down, "whole") == 0;
+    if (down && !config.webgpu_read_whole && strcmp(down, "chunks") != 0)
+        fprintf(stderr, "wnn: WNN_WEBGPU_READ=%s is not chunks or whole; ignored\n", down);
     const char *up = text("WNN_WEBGPU_UPLOAD");
     config.webgpu_upload_pieces = up && strcmp(up, "pieces") == 0;
     if (up && !config.webgpu_upload_pieces && strcmp(up, "staged") != 0)

@@ -44,6 +44,8 @@ typedef struct wnn__config {
     uint32_t webgpu_split_kib;   /* WNN_WEBGPU_SPLIT_KIB: split dispatches over this binding size (tests) */
     bool webgpu_vec4;            /* WNN_WEBGPU_VEC4=0: element-wise kernels one word an invocation */
     bool webgpu_upload_pieces;   /* WNN_WEBGPU_UPLOAD=pieces: large writes as wgpuQueueWriteBuffer pieces */
+    bool webgpu_read_whole;      /* WNN_WEBGPU_READ=whole: large reads through one readback buffer, not in chunks */
+    uint32_t webgpu_staging_kib;  /* WNN_WEBGPU_STAGING_KIB: each of the four MapWrite staging buffers (64 .. 262144; 8192) */
     uint32_t webgpu_copy_threads; /* WNN_WEBGPU_COPY_THREADS: threads copying into/out of mapped staging; 0: the pool's */
     bool attention;              /* WNN_ATTENTION=0 keeps attention chains unfused (backends/attention.c) */
 } wnn__config;

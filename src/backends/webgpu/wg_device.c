@@ -108,6 +108,7 @@ wnn_status wg_default_gpu(wg_gpu **out)
     wg.wgpuDeviceGetLimits(g->device, &g->limits);
     g->shader_f16 = lib->shader_f16;
     g->cpu_adapter = lib->cpu_adapter;
+    g->upload_chunk = (uint64_t)wnn__config_get()->webgpu_staging_kib << 10;
     *out = shared = g;
     pthread_mutex_unlock(&shared_lock);
     return WNN_OK;
@@ -211,9 +212,12 @@ static void wg_device_close(wnn__device *d)
             wg.wgpuBufferRelease(g->readback);
         if (g->fence)
             wg.wgpuBufferRelease(g->fence);
-        for (uint32_t i = 0; i < WG_UPLOAD_RING; i++)
+        for (uint32_t i = 0; i < WG_UPLOAD_RING; i++) {
             if (g->upload[i])
                 wg.wgpuBufferRelease(g->upload[i]);
+            if (g->download[i])
+                wg.wgpuBufferRelease(g->download[i]);
+        }
         wg.wgpuQueueRelease(g->queue);
         wg.wgpuDeviceRelease(g->device);
         wg.wgpuInstanceRelease(g->instance);
@@ -249,6 +253,7 @@ static wnn_status wg_device_open_external(void *instance, void *device, wnn__dev
         return WNN_STATUS_OPERATION_ERROR;
     }
     g->cpu_adapter = ai.adapterType == WGPUAdapterType_CPU;
+    g->upload_chunk = (uint64_t)wnn__config_get()->webgpu_staging_kib << 10;
     wg.wgpuAdapterInfoFreeMembers(ai);
     wg.wgpuInstanceAddRef(g->instance);
     wg.wgpuDeviceAddRef(g->device);
@@ -438,7 +443,7 @@ static wnn_status write_staged(wg_gpu *g, WGPUBuffer dst, const unsigned char *s
 {
     for (size_t at = 0; at < n;) {
         uint32_t i = g->upload_next;
-        size_t len = n - at < WG_UPLOAD_CHUNK ? n - at : (size_t)WG_UPLOAD_CHUNK;
+        size_t len = n - at < g->upload_chunk ? n - at : (size_t)g->upload_chunk;
         if (g->upload[i] && !g->upload_mapped[i]) {
             if (!wg_wait(g, g->upload_map[i]) || g->upload_status[i] != WGPUMapAsyncStatus_Success) {
                 wg.wgpuBufferRelease(g->upload[i]);
@@ -451,13 +456,13 @@ static wnn_status write_staged(wg_gpu *g, WGPUBuffer dst, const unsigned char *s
             WGPUBufferDescriptor desc = {0};
             desc.label = sv("wnn upload");
             desc.usage = WGPUBufferUsage_MapWrite | WGPUBufferUsage_CopySrc;
-            desc.size = WG_UPLOAD_CHUNK;
+            desc.size = g->upload_chunk;
             desc.mappedAtCreation = 1;
             if (!(g->upload[i] = wg.wgpuDeviceCreateBuffer(g->device, &desc)))
                 return WNN_STATUS_OUT_OF_MEMORY;
             g->upload_mapped[i] = true;
         }
-        unsigned char *p = wg.wgpuBufferGetMappedRange(g->upload[i], 0, WG_UPLOAD_CHUNK);
+        unsigned char *p = wg.wgpuBufferGetMappedRange(g->upload[i], 0, g->upload_chunk);
         if (!p)
             return WNN_STATUS_OPERATION_ERROR;
         staging_copy(g, p, src + at, len);
@@ -467,7 +472,7 @@ static wnn_status write_staged(wg_gpu *g, WGPUBuffer dst, const unsigned char *s
         wg.wgpuCommandEncoderCopyBufferToBuffer(enc, g->upload[i], 0, dst, at, words(len));
         wg_submit(g, enc);
         WGPUBufferMapCallbackInfo ci = {NULL, WGPUCallbackMode_WaitAnyOnly, on_map, &g->upload_status[i], NULL};
-        g->upload_map[i] = wg.wgpuBufferMapAsync(g->upload[i], WGPUMapMode_Write, 0, WG_UPLOAD_CHUNK, ci);
+        g->upload_map[i] = wg.wgpuBufferMapAsync(g->upload[i], WGPUMapMode_Write, 0, g->upload_chunk, ci);
         g->upload_mapped[i] = false;
         g->upload_next = (i + 1) % WG_UPLOAD_RING;
         at += len;
@@ -500,10 +505,61 @@ static wnn_status wg_copy_to_device(wnn__device *d, void *dst, const void *src, 
     return s;
 }
 
+/* A large read in chunks through the ring of MapRead buffers, so that the
+** queue copies the next chunks while this thread copies one out of its
+** map: up to WG_UPLOAD_RING chunks are in flight. Every map issued is
+** waited for and unmapped, also after a failure. Caller holds g->lock. */
+static wnn_status read_chunked(wg_gpu *g, unsigned char *dst, WGPUBuffer src, size_t n)
+{
+    const size_t chunk = (size_t)g->upload_chunk, count = (n + chunk - 1) / chunk;
+    WGPUFuture pending[WG_UPLOAD_RING];
+    uint32_t status[WG_UPLOAD_RING];
+    for (uint32_t i = 0; i < WG_UPLOAD_RING; i++) {
+        if (g->download[i])
+            continue;
+        WGPUBufferDescriptor desc = {0};
+        desc.label = sv("wnn download");
+        desc.usage = WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst;
+        desc.size = g->upload_chunk;
+        if (!(g->download[i] = wg.wgpuDeviceCreateBuffer(g->device, &desc)))
+            return WNN_STATUS_OUT_OF_MEMORY;
+    }
+    wnn_status s = WNN_OK;
+    size_t issued = 0;
+    for (size_t k = 0; k < count && (k < issued || s == WNN_OK); k++) {
+        /* keep the ring full: chunks k .. k + RING - 1 are copied or queued
+        ** (after a failure, the ones issued are only waited for) */
+        for (; s == WNN_OK && issued < count && issued < k + WG_UPLOAD_RING; issued++) {
+            uint32_t i = (uint32_t)(issued % WG_UPLOAD_RING);
+            size_t at = issued * chunk, span = words(n - at < chunk ? n - at : chunk);
+            WGPUCommandEncoder enc = wg.wgpuDeviceCreateCommandEncoder(g->device, NULL);
+            wg.wgpuCommandEncoderCopyBufferToBuffer(enc, src, at, g->download[i], 0, span);
+            wg_submit(g, enc);
+            status[i] = 0;
+            WGPUBufferMapCallbackInfo ci = {NULL, WGPUCallbackMode_WaitAnyOnly, on_map, &status[i], NULL};
+            pending[i] = wg.wgpuBufferMapAsync(g->download[i], WGPUMapMode_Read, 0, span, ci);
+        }
+        uint32_t i = (uint32_t)(k % WG_UPLOAD_RING);
+        size_t at = k * chunk, len = n - at < chunk ? n - at : chunk;
+        bool mapped = wg_wait(g, pending[i]) && status[i] == WGPUMapAsyncStatus_Success;
+        const void *p = mapped ? wg.wgpuBufferGetConstMappedRange(g->download[i], 0, words(len)) : NULL;
+        if (p && s == WNN_OK)
+            staging_copy(g, dst + at, p, len);
+        else
+            s = WNN_STATUS_OPERATION_ERROR;
+        if (mapped)
+            wg.wgpuBufferUnmap(g->download[i]);
+    }
+    g->completed = g->submitted; /* the queue runs in order */
+    return s;
+}
+
 /* Copies n bytes of src (a buffer) through the staging buffer into dst
 ** (NULL: only waits). Caller holds g->lock. */
 static wnn_status read_back(wg_gpu *g, void *dst, WGPUBuffer src, size_t n)
 {
+    if (src && dst && n >= WG_UPLOAD_MIN && !wnn__config_get()->webgpu_read_whole)
+        return read_chunked(g, dst, src, n);
     size_t span = words(n ? n : 4);
     if (span > g->readback_size) {
         if (g->readback)

@@ -43,14 +43,13 @@ const wg_library_state *wg_library(void);
 
 /* Writes of at least WG_UPLOAD_MIN bytes never go as one
 ** wgpuQueueWriteBuffer: they go through WG_UPLOAD_RING mapped staging
-** buffers of WG_UPLOAD_CHUNK bytes of wnn's own, or, with
+** buffers of wnn's own, of WNN_WEBGPU_STAGING_KIB (8 MiB) each, or, with
 ** WNN_WEBGPU_UPLOAD=pieces, as wgpuQueueWriteBuffer calls of
 ** WG_UPLOAD_PIECE bytes (half of Dawn's 4 MiB staging ring buffers, so a
 ** piece and its alignment fit one). */
 #define WG_UPLOAD_MIN ((size_t)4 << 20)
 #define WG_UPLOAD_PIECE ((size_t)2 << 20)
 #define WG_UPLOAD_RING 4
-#define WG_UPLOAD_CHUNK ((uint64_t)8 << 20)
 
 /* A WGPUDevice and its queue, shared by every context opened on it. All
 ** wgpu calls on it are made under lock (Dawn's devices are not thread-safe
@@ -74,6 +73,10 @@ typedef struct wg_gpu {
     bool upload_mapped[WG_UPLOAD_RING];
     uint32_t upload_status[WG_UPLOAD_RING];
     uint32_t upload_next;
+    uint64_t upload_chunk; /* bytes of each (WNN_WEBGPU_STAGING_KIB when the device opened) */
+    /* Large reads go the other way through a ring of MapRead buffers of
+    ** upload_chunk bytes (wg_device.c, read_chunked). */
+    WGPUBuffer download[WG_UPLOAD_RING];
     uint64_t submitted; /* queue operations issued (submits and writes) */
     uint64_t completed; /* of which known complete (after a readback) */
     struct wg_pipeline *pipelines; /* compiled once per WGSL text */
