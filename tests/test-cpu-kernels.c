@@ -265,6 +265,60 @@ static void gelus(void)
     free(y);
 }
 
+/* Distance of two float16 bit patterns in ulp (sign-magnitude on a line,
+** +-0 equal, as WebNN's float16 comparison). */
+static int half_ulps(uint16_t a, uint16_t b)
+{
+    int ia = a & 0x8000 ? -(a & 0x7fff) : a, ib = b & 0x8000 ? -(b & 0x7fff) : b;
+    return ia > ib ? ia - ib : ib - ia;
+}
+
+/* float16 gelu on every one of the 65536 inputs (the graph's float16 path):
+** within 1 ulp of the float32 kernel rounded to float16, and within WebNN's
+** 18 ulp of gelu in double rounded; NaN and -inf give NaN. */
+static void gelus_half(void)
+{
+    size_t n = 1 << 16;
+    uint16_t *x = malloc(n * 2), *y = malloc(n * 2);
+    float *xf = malloc(n * 4), *yf = malloc(n * 4);
+    for (size_t i = 0; i < n; i++) {
+        x[i] = (uint16_t)i;
+        xf[i] = wnn__half_to_float(x[i]);
+    }
+    wnn_operand_desc d = {WNN_DATA_TYPE_FLOAT16, 1, {(uint32_t)n}};
+    wnn_operand_desc df = {WNN_DATA_TYPE_FLOAT32, 1, {(uint32_t)n}};
+    wnn_graph_builder *b;
+    CHECK_OK(wnn_graph_builder_create(ctx, &b));
+    bool ran = run1(b, wnn_gelu(b, wnn_graph_builder_input(b, "x", &d)), &d, x, y, n * 2);
+    CHECK_OK(wnn_graph_builder_create(ctx, &b));
+    ran = ran && run1(b, wnn_gelu(b, wnn_graph_builder_input(b, "x", &df)), &df, xf, yf, n * 4);
+    if (ran) {
+        int worst_f32 = 0, worst_ref = 0;
+        size_t at = 0;
+        for (size_t i = 0; i < n; i++) {
+            uint16_t f32 = wnn__float_to_half(yf[i]);
+            uint16_t ref = wnn__float_to_half((float)(0.5 * xf[i] * erfc(-xf[i] * 0.70710678118654752440)));
+            if (xf[i] != xf[i] || xf[i] == -INFINITY) { /* NaN; -inf * Phi(-inf) is -inf * 0 */
+                CHECK(wnn__half_to_float(y[i]) != wnn__half_to_float(y[i]));
+                continue;
+            }
+            int u = half_ulps(y[i], f32), v = half_ulps(y[i], ref);
+            if (u > worst_f32)
+                worst_f32 = u, at = i;
+            worst_ref = v > worst_ref ? v : worst_ref;
+        }
+        if (worst_f32 > 1 || worst_ref > 18)
+            fprintf(stderr, "float16 gelu(%.9g) = %.9g: %d ulp from the float32 kernel, %d from double at worst\n",
+                    xf[at], wnn__half_to_float(y[at]), worst_f32, worst_ref);
+        CHECK(worst_f32 <= 1);
+        CHECK(worst_ref <= 18);
+    }
+    free(x);
+    free(y);
+    free(xf);
+    free(yf);
+}
+
 /* exp, sigmoid and erf densely over their ranges (into the subnormal
 ** results), against double: WebNN allows 32 and 34 ulp for the first two;
 ** erf's vectors allow 1/1024 absolute, the SIMD path promises 8 ulp. */
@@ -615,6 +669,7 @@ int main(void)
     softmaxes();
     layer_norms();
     gelus();
+    gelus_half();
     exps();
     max_pools();
     reductions();

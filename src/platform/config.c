@@ -46,6 +46,7 @@ static void read_all(void)
     config.num_threads = count("WNN_NUM_THREADS", 4096, 0);
     config.cpu_dnnl = on_unless_zero("WNN_CPU_DNNL");
     config.cpu_nhwc = on_unless_zero("WNN_CPU_NHWC");
+    config.cpu_avx512 = on_unless_zero("WNN_CPU_AVX512");
     const char *xnn = text("WNN_CPU_XNNPACK");
     config.cpu_xnnpack = !xnn ? -1 : strcmp(xnn, "0") == 0 ? 0 : strcmp(xnn, "1") == 0 ? 1 : -1;
     if (xnn && config.cpu_xnnpack < 0)

@@ -22,6 +22,7 @@ typedef enum wnn__conv_path {
 typedef struct wnn__config {
     uint32_t num_threads;        /* WNN_NUM_THREADS; 0: one per core online */
     bool cpu_dnnl;               /* WNN_CPU_DNNL=0 turns oneDNN off */
+    bool cpu_avx512;             /* WNN_CPU_AVX512=0: wnn's own cpu kernels keep to AVX2 where the processor has AVX-512 */
     bool cpu_nhwc;               /* WNN_CPU_NHWC=0 turns the layout step off (backends/cpu/layout.c) */
     int cpu_xnnpack;             /* WNN_CPU_XNNPACK: 0 off, 1 every convolution it takes, -1 (unset) by thread count */
     uint32_t cpu_xnnpack_piece;  /* WNN_CPU_XNNPACK_PIECE_MACS: the fewest multiply-adds an XNNPACK piece (tests) */

@@ -190,8 +190,21 @@ static void map_logical_not_u8(const void *vi, void *vo, size_t n, const act_par
             wnn__float_to_half_n((uint16_t *)vo + i, block, m);                \
         }                                                                      \
     }
-DEFINE_VEC_MAPS(gelu)
 DEFINE_VEC_MAPS(erf)
+
+static void map_gelu_vec_f32(const void *vi, void *vo, size_t n, const act_params *p)
+{
+    (void)p;
+    wnn__vec_gelu(vo, vi, n);
+}
+
+/* float16 gelu straight from and to float16 (vec.h), shorter than the
+** float32 row a float16 result does not need. */
+static void map_gelu_half(const void *vi, void *vo, size_t n, const act_params *p)
+{
+    (void)p;
+    wnn__vec_gelu_half(vo, vi, n);
+}
 
 /* ------------------------------------------------------------------------ */
 /* Tables and the driver                                                     */
@@ -220,7 +233,7 @@ static const map_fn maps[WNN__OP_COUNT][TYPE_SLOTS] = {
                              [WNN_DATA_TYPE_FLOAT16] = map_is_infinite_f16, ZERO_INTS},
     [WNN__OP_LOGICAL_NOT] = {[WNN_DATA_TYPE_UINT8] = map_logical_not_u8},
     [WNN__OP_ELU] = {FLOAT_ENTRY(elu)},
-    [WNN__OP_GELU] = {[WNN_DATA_TYPE_FLOAT32] = map_gelu_vec_f32, [WNN_DATA_TYPE_FLOAT16] = map_gelu_vec_f16},
+    [WNN__OP_GELU] = {[WNN_DATA_TYPE_FLOAT32] = map_gelu_vec_f32, [WNN_DATA_TYPE_FLOAT16] = map_gelu_half},
     [WNN__OP_HARD_SIGMOID] = {FLOAT_ENTRY(hard_sigmoid)},
     [WNN__OP_HARD_SWISH] = {FLOAT_ENTRY(hard_swish)},
     [WNN__OP_LEAKY_RELU] = {FLOAT_ENTRY(leaky_relu)},

@@ -43,8 +43,11 @@ bool wnn__cpu_has_avx512(void);
 void wnn__exp_avx512(float *y, const float *x, size_t n);
 void wnn__sigmoid_avx512(float *y, const float *x, size_t n);
 void wnn__gelu_avx512(float *y, const float *x, size_t n);
-/* gelu's polynomial G(t) (vec.c), shared by both widths. */
+void wnn__gelu_half_avx512(uint16_t *y, const uint16_t *x, size_t n);
+/* gelu's polynomial G(t) (vec.c), shared by both widths; and the float16
+** kernel's shorter G and exp polynomials. */
 extern const float wnn__gelu_g[9];
+extern const float wnn__gelu_h[5], wnn__gelu_hq[3];
 float wnn__exp_sum_avx512(float *y, const float *x, float sub, size_t n);
 
 #define WNN_EXP_LO -103.972077f

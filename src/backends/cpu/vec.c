@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "backends/cpu/half_simd.h"
 #include "backends/cpu/simd_avx2.h"
 #include "core/half.h"
 
@@ -198,6 +199,71 @@ AVX2 static void gelu_avx2(float *y, const float *x, size_t n)
         memcpy(in, x + i, (n - i) * sizeof *in);
         _mm256_storeu_ps(out, gelu8(_mm256_loadu_ps(in)));
         memcpy(y + i, out, (n - i) * sizeof *out);
+    }
+}
+
+/* gelu for float16 results (float16 in and out, computed in float32): a
+** float16 result holds 11 bits, so erfc(z) = t G(t) exp(-z^2) needs less
+** than gelu8's: G of degree 4 fitted here (Lawson-weighted least squares in
+** relative error, 1.0e-5 at worst) over |x| <= 6, t from the approximate
+** reciprocal and one Newton step, exp(-z^2) with a degree-4 polynomial
+** (5.3e-6) and no split argument. Past |x| = 6, gelu(x) is x (x > 0) or
+** rounds to -0 (x < 0: |gelu| < 6e-9, under half the smallest float16
+** subnormal), so erfc is taken as 0 there (and gelu(-inf) is NaN, the
+** product -inf * 0, as in the portable loop; the AVX-512 float32 row gives
+** -inf there). Against the float32 kernel
+** rounded to float16: every one of the 65536 inputs within 1 ulp
+** (test-cpu-kernels). */
+const float wnn__gelu_h[5] = {2.772648633e-01f, 3.309631050e-01f, 5.548358336e-02f, 5.304092169e-01f,
+                              -1.941105574e-01f};
+const float wnn__gelu_hq[3] = {5.000511408e-01f, 1.675351560e-01f, 4.127771780e-02f};
+
+AVX2 static inline __m256 gelu8_half(__m256 x)
+{
+    const float *g = wnn__gelu_h, *q = wnn__gelu_hq;
+    __m256 one = _mm256_set1_ps(1.0f), six = _mm256_set1_ps(6.0f);
+    __m256 abs = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
+    __m256 far = _mm256_cmp_ps(abs, six, _CMP_GT_OQ);
+    __m256 ax = _mm256_min_ps(abs, six); /* NaN gives 6; the products keep x's NaN */
+    __m256 d = _mm256_fmadd_ps(_mm256_set1_ps(0.35355339059327376f), ax, one);
+    __m256 t = _mm256_rcp_ps(d);
+    t = _mm256_fmadd_ps(t, _mm256_fnmadd_ps(d, t, one), t); /* one Newton step: 2^-22 */
+    __m256 t2 = _mm256_mul_ps(t, t);
+    __m256 g01 = _mm256_fmadd_ps(_mm256_set1_ps(g[1]), t, _mm256_set1_ps(g[0]));
+    __m256 g23 = _mm256_fmadd_ps(_mm256_set1_ps(g[3]), t, _mm256_set1_ps(g[2]));
+    __m256 tg = _mm256_mul_ps(t, _mm256_fmadd_ps(_mm256_fmadd_ps(_mm256_set1_ps(g[4]), t2, g23), t2, g01));
+    /* exp(-ax^2 / 2) in [e^-18, 1]: 2^n of n in [-26, 0] is normal */
+    __m256 e2 = _mm256_mul_ps(_mm256_mul_ps(ax, ax), _mm256_set1_ps(-0.5f));
+    __m256 fx = _mm256_round_ps(_mm256_mul_ps(e2, _mm256_set1_ps(1.44269504088896341f)),
+                                _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fnmadd_ps(fx, _mm256_set1_ps(0.693147181f), e2);
+    __m256 r2 = _mm256_mul_ps(r, r);
+    __m256 p = _mm256_fmadd_ps(_mm256_fmadd_ps(_mm256_set1_ps(q[2]), r, _mm256_set1_ps(q[1])), r,
+                               _mm256_set1_ps(q[0]));
+    __m256 e = _mm256_fmadd_ps(p, r2, _mm256_add_ps(r, one));
+    __m256i bits = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(fx), _mm256_set1_epi32(127)), 23);
+    __m256 half_h = _mm256_mul_ps(_mm256_mul_ps(tg, _mm256_set1_ps(0.5f)), _mm256_mul_ps(e, _mm256_castsi256_ps(bits)));
+    half_h = _mm256_andnot_ps(far, half_h); /* past 6: x, or -0 (-inf * 0: NaN, as the portable loop) */
+    __m256 pos = _mm256_mul_ps(x, _mm256_sub_ps(one, half_h)), neg = _mm256_mul_ps(x, half_h);
+    return _mm256_blendv_ps(neg, pos, _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GE_OQ));
+}
+
+AVX2 static void gelu_half_avx2(uint16_t *y, const uint16_t *x, size_t n)
+{
+    const int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) { /* two independent chains in flight */
+        __m256 a = gelu8_half(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + i))));
+        __m256 b = gelu8_half(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + i + 8))));
+        _mm_storeu_si128((__m128i *)(y + i), _mm256_cvtps_ph(a, rn));
+        _mm_storeu_si128((__m128i *)(y + i + 8), _mm256_cvtps_ph(b, rn));
+    }
+    for (; i < n; i += 8) {
+        uint16_t in[8] = {0}, out[8];
+        size_t m = n - i < 8 ? n - i : 8;
+        memcpy(in, x + i, m * sizeof *in);
+        _mm_storeu_si128((__m128i *)out, _mm256_cvtps_ph(gelu8_half(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)in))), rn));
+        memcpy(y + i, out, m * sizeof *out);
     }
 }
 
@@ -461,6 +527,29 @@ void wnn__vec_gelu(float *y, const float *x, size_t n)
     }
 #endif
     PICK(gelu, y, x, n);
+}
+
+/* Without AVX2: the float32 rows a block at a time. */
+static void gelu_half_c(uint16_t *y, const uint16_t *x, size_t n)
+{
+    float block[512];
+    for (size_t i = 0; i < n; i += 512) {
+        size_t m = n - i < 512 ? n - i : 512;
+        wnn__half_to_float_n(block, x + i, m);
+        wnn__vec_gelu(block, block, m);
+        wnn__float_to_half_n(y + i, block, m);
+    }
+}
+
+void wnn__vec_gelu_half(uint16_t *y, const uint16_t *x, size_t n)
+{
+#if WNN_CPU_X86
+    if (wnn__cpu_has_avx512()) {
+        wnn__gelu_half_avx512(y, x, n);
+        return;
+    }
+#endif
+    PICK(gelu_half, y, x, n);
 }
 
 void wnn__vec_norm(void *y, const void *x, bool half, size_t n, float mean, float inv, const float *scale,

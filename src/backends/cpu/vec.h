@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* The largest of x[0..n) (n >= 1); NaN if any is NaN. */
 float wnn__vec_max(const float *x, size_t n);
@@ -20,6 +21,10 @@ float wnn__vec_exp_sum(float *y, const float *x, float sub, size_t n);
 /* y[i] = gelu(x[i]) = x[i] * Phi(x[i]), a few ulp (the portable path in
 ** double). y may be x. */
 void wnn__vec_gelu(float *y, const float *x, size_t n);
+
+/* The same for float16 in and out (computed in float32 to what a float16
+** result holds: within 1 ulp of the float32 row rounded; y may be x). */
+void wnn__vec_gelu_half(uint16_t *y, const uint16_t *x, size_t n);
 
 /* y[i] = exp(x[i]) and y[i] = 1 / (1 + exp(-x[i])), about 1 and 2 ulp
 ** (sigmoid from exp(-|x|), so the negative side falls gradually to 0). y may
