@@ -50,6 +50,11 @@ extern const float wnn__gelu_g[9];
 extern const float wnn__gelu_h[5], wnn__gelu_hq[3];
 float wnn__exp_sum_avx512(float *y, const float *x, float sub, size_t n);
 
+/* The rounding immediate of the float16 conversions (round to nearest
+** even, no exceptions): a macro, since the intrinsics need a constant
+** expression even in unoptimized builds. */
+#define WNN_HALF_RN (_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+
 #define WNN_EXP_LO -103.972077f
 #define WNN_EXP_HI 88.7228391f
 

@@ -250,19 +250,18 @@ AVX2 static inline __m256 gelu8_half(__m256 x)
 
 AVX2 static void gelu_half_avx2(uint16_t *y, const uint16_t *x, size_t n)
 {
-    const int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
     size_t i = 0;
     for (; i + 16 <= n; i += 16) { /* two independent chains in flight */
         __m256 a = gelu8_half(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + i))));
         __m256 b = gelu8_half(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + i + 8))));
-        _mm_storeu_si128((__m128i *)(y + i), _mm256_cvtps_ph(a, rn));
-        _mm_storeu_si128((__m128i *)(y + i + 8), _mm256_cvtps_ph(b, rn));
+        _mm_storeu_si128((__m128i *)(y + i), _mm256_cvtps_ph(a, WNN_HALF_RN));
+        _mm_storeu_si128((__m128i *)(y + i + 8), _mm256_cvtps_ph(b, WNN_HALF_RN));
     }
     for (; i < n; i += 8) {
         uint16_t in[8] = {0}, out[8];
         size_t m = n - i < 8 ? n - i : 8;
         memcpy(in, x + i, m * sizeof *in);
-        _mm_storeu_si128((__m128i *)out, _mm256_cvtps_ph(gelu8_half(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)in))), rn));
+        _mm_storeu_si128((__m128i *)out, _mm256_cvtps_ph(gelu8_half(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)in))), WNN_HALF_RN));
         memcpy(y + i, out, m * sizeof *out);
     }
 }

@@ -153,20 +153,19 @@ AVX512_INLINE __m512 gelu16_half(__m512 x)
 
 AVX512 void wnn__gelu_half_avx512(uint16_t *y, const uint16_t *x, size_t n)
 {
-    const int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
     size_t i = 0;
     for (; i + 32 <= n; i += 32) {
         __m512 a = gelu16_half(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(x + i))));
         __m512 b = gelu16_half(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(x + i + 16))));
-        _mm256_storeu_si256((__m256i *)(y + i), _mm512_cvtps_ph(a, rn));
-        _mm256_storeu_si256((__m256i *)(y + i + 16), _mm512_cvtps_ph(b, rn));
+        _mm256_storeu_si256((__m256i *)(y + i), _mm512_cvtps_ph(a, WNN_HALF_RN));
+        _mm256_storeu_si256((__m256i *)(y + i + 16), _mm512_cvtps_ph(b, WNN_HALF_RN));
     }
     for (; i < n; i += 16) { /* 16-bit masked moves need AVX512BW: a copy instead */
         uint16_t in[16] = {0}, out[16];
         size_t m = n - i < 16 ? n - i : 16;
         memcpy(in, x + i, m * sizeof *in);
         __m512 v = gelu16_half(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)in)));
-        _mm256_storeu_si256((__m256i *)out, _mm512_cvtps_ph(v, rn));
+        _mm256_storeu_si256((__m256i *)out, _mm512_cvtps_ph(v, WNN_HALF_RN));
         memcpy(y + i, out, m * sizeof *out);
     }
 }
