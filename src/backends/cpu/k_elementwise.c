@@ -209,6 +209,15 @@ UNSIGNED_TYPES(DEFINE_UNSIGNED_OPS)
 ** also compiled for x86-64-v3 (AVX2, FMA, F16C), picked once by the loader
 ** (GNU ifunc). Floating-point contraction stays off (-std=c11), so both
 ** versions compute the same bits. */
+/* Not under a sanitizer (its runtime is not up while the loader runs the
+** resolvers; CMake defines WNN_NO_TARGET_CLONES there too). */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define WNN_NO_TARGET_CLONES 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define WNN_NO_TARGET_CLONES 1
+#endif
+#endif
 #if defined(__x86_64__) && defined(__GNUC__) && defined(__ELF__) && !defined(WNN_NO_TARGET_CLONES)
 #define CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else

@@ -446,11 +446,13 @@ static void rewrite_node(rewrite *r, uint32_t n)
     emit(r, node->op, &a, in, node->n_in, out, node->n_out);
 }
 
+#ifdef WNN_HAVE_DNNL
 static bool takes_nchw_conv(const wnn__ir *ir, uint32_t n)
 {
     return ir->nodes[n].op == WNN__OP_CONV2D && ir->nodes[n].attrs.conv.input_layout == WNN_INPUT_LAYOUT_NCHW &&
            wnn__dnnl_takes(ir, n);
 }
+#endif
 
 /* Whether the step may have something to keep in nhwc: an operator that
 ** reads what a convolution (with the nodes that fold into it) computes and
