@@ -210,8 +210,7 @@ AVX2 static void gelu_avx2(float *y, const float *x, size_t n)
 ** (5.3e-6) and no split argument. Past |x| = 6, gelu(x) is x (x > 0) or
 ** rounds to -0 (x < 0: |gelu| < 6e-9, under half the smallest float16
 ** subnormal), so erfc is taken as 0 there (and gelu(-inf) is NaN, the
-** product -inf * 0, as in the portable loop; the AVX-512 float32 row gives
-** -inf there). Against the float32 kernel
+** product -inf * 0, as in the float32 rows and the portable loop). Against the float32 kernel
 ** rounded to float16: every one of the 65536 inputs within 1 ulp
 ** (test-cpu-kernels). */
 const float wnn__gelu_h[5] = {2.772648633e-01f, 3.309631050e-01f, 5.548358336e-02f, 5.304092169e-01f,

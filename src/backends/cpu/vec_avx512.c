@@ -100,6 +100,9 @@ AVX512_INLINE __m512 gelu16(__m512 x)
     __m512 h = _mm512_mul_ps(tg, _mm512_fmadd_ps(q, r2, _mm512_add_ps(r, one))); /* erfc(z) / 2^fx */
     /* x < 0: x erfc / 2, scaled last; x >= 0: x (1 - erfc / 2), which keeps inf */
     __m512 neg = _mm512_scalef_ps(_mm512_mul_ps(_mm512_mul_ps(x, _mm512_set1_ps(0.5f)), h), fx);
+    /* -inf: NaN (-inf * 0), as the AVX2 row and the portable loop give */
+    neg = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_set1_ps(-INFINITY), _CMP_EQ_OQ), neg,
+                               _mm512_set1_ps(NAN));
     __m512 phi = _mm512_fnmadd_ps(_mm512_scalef_ps(h, fx), _mm512_set1_ps(0.5f), one);
     __mmask16 pos = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GE_OQ);
     return _mm512_mask_mul_ps(neg, pos, x, phi);
