@@ -641,6 +641,78 @@ static void test_resample2d(void)
     }
 }
 
+/* The source index of nearest-neighbor output j (in -> out), exactly:
+** ceil((j + 0.5) * in / out - 1) clamped to [0, in - 1], in integers. */
+static size_t nearest_source(size_t j, size_t in, size_t out)
+{
+    long long num = (long long)(2 * j + 1) * (long long)in - 2 * (long long)out, den = 2 * (long long)out;
+    long long q = num >= 0 ? (num + den - 1) / den : -((-num) / den);
+    return q < 0 ? 0 : q > (long long)in - 1 ? in - 1 : (size_t)q;
+}
+
+/* Nearest-neighbor resample2d against the exact index on shapes the cpu
+** kernel's paths take: an upscale that repeats rows (copies of the previous
+** row), a last dimension not resized (nhwc, axes [1, 2]: whole-row copies),
+** odd scales both ways, each element size, and images large enough for the
+** rows to split over threads. */
+static void test_resample2d_nearest(void)
+{
+    static const struct {
+        wnn_data_type t;
+        uint32_t shape[4], axes[2], size[2];
+    } cases[] = {
+        {WNN_DATA_TYPE_FLOAT32, {1, 96, 40, 40}, {2, 3}, {80, 80}},
+        {WNN_DATA_TYPE_FLOAT32, {1, 24, 10, 10}, {2, 3}, {80, 80}},
+        {WNN_DATA_TYPE_FLOAT32, {2, 3, 7, 5}, {2, 3}, {3, 11}},
+        {WNN_DATA_TYPE_FLOAT16, {1, 40, 40, 96}, {1, 2}, {80, 80}},
+        {WNN_DATA_TYPE_UINT8, {1, 5, 9, 3}, {1, 2}, {13, 4}},
+        {WNN_DATA_TYPE_INT8, {3, 4, 6, 6}, {2, 3}, {12, 6}},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const uint32_t *is = cases[c].shape;
+        uint32_t os[4] = {is[0], is[1], is[2], is[3]};
+        os[cases[c].axes[0]] = cases[c].size[0];
+        os[cases[c].axes[1]] = cases[c].size[1];
+        size_t elem = wnn_data_type_size(cases[c].t), n_in = (size_t)is[0] * is[1] * is[2] * is[3];
+        size_t n_out = (size_t)os[0] * os[1] * os[2] * os[3];
+        unsigned char *x = malloc(n_in * elem), *y = malloc(n_out * elem);
+        for (size_t i = 0; i < n_in * elem; i++)
+            x[i] = (unsigned char)(i * 7 + i / 251); /* distinct enough; float16 bit patterns included */
+        if (cases[c].t == WNN_DATA_TYPE_FLOAT32)
+            for (size_t i = 0; i < n_in; i++)
+                ((float *)x)[i] = (float)i;
+        else if (cases[c].t == WNN_DATA_TYPE_FLOAT16)
+            for (size_t i = 0; i < n_in; i++)
+                ((uint16_t *)x)[i] = (uint16_t)(i % 30000); /* finite halves */
+        wnn_resample2d_options o = WNN_RESAMPLE2D_OPTIONS_INIT;
+        o.axes[0] = cases[c].axes[0];
+        o.axes[1] = cases[c].axes[1];
+        o.sizes[0] = cases[c].size[0];
+        o.sizes[1] = cases[c].size[1];
+        wnn_graph_builder *b = builder();
+        if (run(b, wnn_resample2d(b, constant(b, cases[c].t, 4, is, x), &o), y, n_out * elem)) {
+            size_t bad = 0;
+            for (size_t i = 0; i < n_out; i++) {
+                size_t idx[4], rest = i, src = 0;
+                for (int d = 3; d >= 0; d--) {
+                    idx[d] = rest % os[d];
+                    rest /= os[d];
+                }
+                for (int d = 0; d < 4; d++) {
+                    size_t k = os[d] == is[d] ? idx[d] : nearest_source(idx[d], is[d], os[d]);
+                    src = src * is[d] + k;
+                }
+                bad += memcmp(y + i * elem, x + src * elem, elem) != 0;
+            }
+            if (bad)
+                fprintf(stderr, "resample2d nearest case %zu: %zu of %zu elements differ\n", c, bad, n_out);
+            CHECK(bad == 0);
+        }
+        free(x);
+        free(y);
+    }
+}
+
 static void test_resample2d_errors(void)
 {
     wnn_resample2d_options o = WNN_RESAMPLE2D_OPTIONS_INIT;
@@ -677,6 +749,7 @@ int main(void)
     test_pool2d();
     test_pool2d_errors();
     test_resample2d();
+    test_resample2d_nearest();
     test_resample2d_errors();
     wnn_context_release(ctx);
     TEST_DONE();

@@ -64,21 +64,45 @@ static void store_any(uint8_t *p, wnn_data_type t, float v)
     }
 }
 
-/* Output rows [begin, end): a row is every index of dimensions 0..2. */
+/* One nearest-neighbor row: dst[i] = src[t3[i].lo] for elements of T
+** (the last dimension's stride is 1). */
+#define NEAREST_ROW(T)                                                         \
+    do {                                                                       \
+        T *d_ = (T *)dst;                                                      \
+        const T *s_ = (const T *)(j->x + lo * sizeof(T));                      \
+        for (size_t i3 = 0; i3 < w; i3++)                                      \
+            d_[i3] = s_[t3[i3].lo];                                            \
+    } while (0)
+
+/* Output rows [begin, end): a row is every index of dimensions 0..2.
+** Nearest-neighbor rows copy typed elements (a memcpy call per element cost
+** about 2 ns), a row whose source row is the previous row's (an upscale
+** repeats each one) is a copy of that row, and a row of a last dimension
+** that is not resized is one memcpy. */
 static void resample_rows(void *arg, size_t begin, size_t end)
 {
     const resample_job *j = arg;
-    size_t w = j->out_shape[3];
+    size_t w = j->out_shape[3], row_bytes = w * j->elem, prev = SIZE_MAX;
     const tap *t3 = j->taps[3];
+    bool last_kept = j->axes[0] != 3 && j->axes[1] != 3;
     for (size_t r = begin; r < end; r++) {
         size_t i2 = r % j->out_shape[2], i1 = r / j->out_shape[2] % j->out_shape[1];
         size_t i0 = r / j->out_shape[2] / j->out_shape[1];
         const tap *t0 = &j->taps[0][i0], *t1 = &j->taps[1][i1], *t2 = &j->taps[2][i2];
-        uint8_t *dst = j->y + r * w * j->elem;
+        uint8_t *dst = j->y + r * row_bytes;
         size_t lo = t0->lo * j->in_stride[0] + t1->lo * j->in_stride[1] + t2->lo * j->in_stride[2];
         if (!j->linear) {
-            for (size_t i3 = 0; i3 < w; i3++)
-                memcpy(dst + i3 * j->elem, j->x + (lo + t3[i3].lo * j->in_stride[3]) * j->elem, j->elem);
+            if (lo == prev)
+                memcpy(dst, dst - row_bytes, row_bytes);
+            else if (last_kept)
+                memcpy(dst, j->x + lo * j->elem, row_bytes);
+            else if (j->elem == 4)
+                NEAREST_ROW(uint32_t);
+            else if (j->elem == 2)
+                NEAREST_ROW(uint16_t);
+            else
+                NEAREST_ROW(uint8_t);
+            prev = lo;
             continue;
         }
         /* Blend the four corners of the two resized dimensions a and b; the
