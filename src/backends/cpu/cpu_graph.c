@@ -761,6 +761,8 @@ static wnn_status run_here(wnn__cpu_graph *g, void *const *inputs, void *const *
             wnn_status s = wnn__k_matmul_bias(node, in, &g->views[g->bias_of[n]], out);
             if (s != WNN_OK)
                 return s;
+            if (profile)
+                prof_add(node->op, t0); /* the product's row, with its bias */
             continue;
         }
         if (g->attn_at[n] != WNN__NONE) {
