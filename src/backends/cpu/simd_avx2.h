@@ -44,6 +44,12 @@ void wnn__exp_avx512(float *y, const float *x, size_t n);
 void wnn__sigmoid_avx512(float *y, const float *x, size_t n);
 void wnn__gelu_avx512(float *y, const float *x, size_t n);
 void wnn__gelu_half_avx512(uint16_t *y, const uint16_t *x, size_t n);
+/* layerNormalization's rows: each does the whole vectors of a row and says
+** (done, or the return) how far it got; the caller finishes the rest. */
+double wnn__sum_avx512(const void *x, bool half, size_t n, size_t *done);
+double wnn__sq_dev_avx512(const void *x, bool half, float mean, size_t n, size_t *done);
+size_t wnn__norm_avx512(void *y, const void *x, bool half, size_t n, float mean, float inv, const float *scale,
+                        const float *bias);
 /* gelu's polynomial G(t) (vec.c), shared by both widths; and the float16
 ** kernel's shorter G and exp polynomials. */
 extern const float wnn__gelu_g[9];

@@ -2,8 +2,9 @@
 /*
 ** vec.c -- float32 row primitives for the cpu kernels (see vec.h): AVX2 with
 ** FMA where the processor has it, chosen once at run time, and portable
-** loops otherwise; exp, sigmoid, gelu and exp-and-sum on AVX-512 (vec_avx512.c) where
-** the processor has that. exp is simd_avx2.h's (Cephes' expf, about 1 ulp).
+** loops otherwise; exp, sigmoid, gelu (float32 and float16), exp-and-sum and
+** layerNormalization's rows on AVX-512 (vec_avx512.c) where the processor has
+** that. exp is simd_avx2.h's (Cephes' expf, about 1 ulp).
 */
 #include "backends/cpu/vec.h"
 
@@ -488,9 +489,35 @@ float wnn__vec_exp_sum(float *y, const float *x, float sub, size_t n)
 
 void wnn__vec_scale(float *y, float s, size_t n) { PICK(scale, y, s, n); }
 
-double wnn__vec_sum(const void *x, bool half, size_t n) { return PICK(sum, x, half, n); }
+/* Element i onwards of a float32 or float16 row. */
+static const void *from(const void *x, bool half, size_t i)
+{
+    return half ? (const void *)((const uint16_t *)x + i) : (const void *)((const float *)x + i);
+}
 
-double wnn__vec_sq_dev(const void *x, bool half, float mean, size_t n) { return PICK(sq_dev, x, half, mean, n); }
+double wnn__vec_sum(const void *x, bool half, size_t n)
+{
+#if WNN_CPU_X86
+    if (wnn__cpu_has_avx512()) {
+        size_t done;
+        double s = wnn__sum_avx512(x, half, n, &done);
+        return s + sum_c(from(x, half, done), half, n - done);
+    }
+#endif
+    return PICK(sum, x, half, n);
+}
+
+double wnn__vec_sq_dev(const void *x, bool half, float mean, size_t n)
+{
+#if WNN_CPU_X86
+    if (wnn__cpu_has_avx512()) {
+        size_t done;
+        double s = wnn__sq_dev_avx512(x, half, mean, n, &done);
+        return s + sq_dev_c(from(x, half, done), half, mean, n - done);
+    }
+#endif
+    return PICK(sq_dev, x, half, mean, n);
+}
 
 void wnn__vec_exp(float *y, const float *x, size_t n)
 {
@@ -553,5 +580,13 @@ void wnn__vec_gelu_half(uint16_t *y, const uint16_t *x, size_t n)
 void wnn__vec_norm(void *y, const void *x, bool half, size_t n, float mean, float inv, const float *scale,
                    const float *bias)
 {
+#if WNN_CPU_X86
+    if (wnn__cpu_has_avx512()) {
+        size_t i = wnn__norm_avx512(y, x, half, n, mean, inv, scale, bias), e = half ? 2 : 4;
+        norm_c((char *)y + i * e, from(x, half, i), half, n - i, mean, inv, scale ? scale + i : NULL,
+               bias ? bias + i : NULL);
+        return;
+    }
+#endif
     PICK(norm, y, x, half, n, mean, inv, scale, bias);
 }

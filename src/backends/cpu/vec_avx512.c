@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
-** vec_avx512.c -- the transcendental rows of vec.c on AVX-512 (sixteen
-** floats a vector): exp, sigmoid, gelu and softmax's exp-and-sum, for
-** processors that
-** have AVX-512F; vec.c picks them at run time before its AVX2 ones.
+** vec_avx512.c -- rows of vec.c on AVX-512 (sixteen floats a vector): exp,
+** sigmoid, gelu (float32, and float16 in and out), softmax's exp-and-sum,
+** and layerNormalization's sum, squared deviations and normalize, for
+** processors that have AVX-512F; vec.c picks them at run time before its
+** AVX2 ones.
 **
 ** They compute what vec.c's AVX2 versions compute, with the same
 ** constants: exp is Cephes' expf with a two-part argument (see
 ** simd_avx2.h), the power of two applied by scalef, which rounds once into
 ** the subnormal range; gelu is x * Phi(x) with erfc from Numerical Recipes'
-** erfcc, z^2 split exactly. Tails are masked loads and stores.
+** erfcc, z^2 split exactly. Tails are masked loads and stores (the float16
+** gelu's through a copy, the layerNormalization rows' by vec.c's portable
+** loops).
 */
 #include <string.h>
 
@@ -171,6 +174,90 @@ AVX512 void wnn__gelu_half_avx512(uint16_t *y, const uint16_t *x, size_t n)
         _mm256_storeu_si256((__m256i *)out, _mm512_cvtps_ph(v, WNN_HALF_RN));
         memcpy(y + i, out, m * sizeof *out);
     }
+}
+
+/* layerNormalization's rows (vec.h's sum, sq_dev and norm) sixteen a
+** vector, float32 or float16 widened in the registers: the same blocks as
+** vec.c's AVX2 rows (float sums of at most 32 terms a lane, then double),
+** the rest of a row by the caller's portable loop. */
+AVX512_INLINE __m512 load16(const void *x, size_t i, bool half)
+{
+    return half ? _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)((const uint16_t *)x + i)))
+                : _mm512_loadu_ps((const float *)x + i);
+}
+
+AVX512_INLINE double hsum16d(__m512 v)
+{
+    float f[16];
+    _mm512_storeu_ps(f, v);
+    double s = 0.0;
+    for (int i = 0; i < 16; i++)
+        s += f[i];
+    return s;
+}
+
+AVX512 double wnn__sum_avx512(const void *x, bool half, size_t n, size_t *done)
+{
+    double total = 0.0;
+    size_t i = 0;
+    while (i + 16 <= n) {
+        __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+        size_t stop = i + 512 < n ? i + 512 : n;
+        for (; i + 64 <= stop; i += 64) {
+            s0 = _mm512_add_ps(s0, load16(x, i, half));
+            s1 = _mm512_add_ps(s1, load16(x, i + 16, half));
+            s2 = _mm512_add_ps(s2, load16(x, i + 32, half));
+            s3 = _mm512_add_ps(s3, load16(x, i + 48, half));
+        }
+        for (; i + 16 <= stop; i += 16)
+            s0 = _mm512_add_ps(s0, load16(x, i, half));
+        total += hsum16d(_mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3)));
+    }
+    *done = i;
+    return total;
+}
+
+AVX512 double wnn__sq_dev_avx512(const void *x, bool half, float mean, size_t n, size_t *done)
+{
+    __m512 m = _mm512_set1_ps(mean);
+    double total = 0.0;
+    size_t i = 0;
+    while (i + 16 <= n) {
+        __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+        size_t stop = i + 512 < n ? i + 512 : n;
+        for (; i + 64 <= stop; i += 64) {
+            __m512 d0 = _mm512_sub_ps(load16(x, i, half), m), d1 = _mm512_sub_ps(load16(x, i + 16, half), m);
+            __m512 d2 = _mm512_sub_ps(load16(x, i + 32, half), m), d3 = _mm512_sub_ps(load16(x, i + 48, half), m);
+            s0 = _mm512_fmadd_ps(d0, d0, s0);
+            s1 = _mm512_fmadd_ps(d1, d1, s1);
+            s2 = _mm512_fmadd_ps(d2, d2, s2);
+            s3 = _mm512_fmadd_ps(d3, d3, s3);
+        }
+        for (; i + 16 <= stop; i += 16) {
+            __m512 d = _mm512_sub_ps(load16(x, i, half), m);
+            s0 = _mm512_fmadd_ps(d, d, s0);
+        }
+        total += hsum16d(_mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3)));
+    }
+    *done = i;
+    return total;
+}
+
+AVX512 size_t wnn__norm_avx512(void *y, const void *x, bool half, size_t n, float mean, float inv,
+                               const float *scale, const float *bias)
+{
+    __m512 m = _mm512_set1_ps(mean), v = _mm512_set1_ps(inv), one = _mm512_set1_ps(1.0f), zero = _mm512_setzero_ps();
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512 t = _mm512_mul_ps(_mm512_sub_ps(load16(x, i, half), m), v);
+        __m512 sc = scale ? _mm512_loadu_ps(scale + i) : one, b = bias ? _mm512_loadu_ps(bias + i) : zero;
+        __m512 r = _mm512_fmadd_ps(t, sc, b);
+        if (half)
+            _mm256_storeu_si256((__m256i *)((uint16_t *)y + i), _mm512_cvtps_ph(r, WNN_HALF_RN));
+        else
+            _mm512_storeu_ps((float *)y + i, r);
+    }
+    return i;
 }
 
 AVX512_INLINE __m512 exp16(__m512 x) { return exp16_2(x, _mm512_setzero_ps()); }
