@@ -46,6 +46,12 @@ static void scale_c(float *y, float s, size_t n)
         y[i] *= s;
 }
 
+/* Element i onwards of a float32 or float16 row. */
+static const void *from(const void *x, bool half, size_t i)
+{
+    return half ? (const void *)((const uint16_t *)x + i) : (const void *)((const float *)x + i);
+}
+
 /* Element i of a float32 or float16 row. */
 static inline float at(const void *x, bool half, size_t i)
 {
@@ -400,8 +406,7 @@ AVX2 static double sum_avx2(const void *x, bool half, size_t n)
             s0 = _mm256_add_ps(s0, wnn__load8(x, i, half));
         total += hsum8d(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
     }
-    return total + sum_c(half ? (const void *)((const uint16_t *)x + i) : (const void *)((const float *)x + i),
-                         half, n - i);
+    return total + sum_c(from(x, half, i), half, n - i);
 }
 
 AVX2 static double sq_dev_avx2(const void *x, bool half, float mean, size_t n)
@@ -427,8 +432,7 @@ AVX2 static double sq_dev_avx2(const void *x, bool half, float mean, size_t n)
         }
         total += hsum8d(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
     }
-    return total + sq_dev_c(half ? (const void *)((const uint16_t *)x + i) : (const void *)((const float *)x + i),
-                            half, mean, n - i);
+    return total + sq_dev_c(from(x, half, i), half, mean, n - i);
 }
 
 AVX2 static void norm_avx2(void *y, const void *x, bool half, size_t n, float mean, float inv, const float *scale,
@@ -488,12 +492,6 @@ float wnn__vec_exp_sum(float *y, const float *x, float sub, size_t n)
 }
 
 void wnn__vec_scale(float *y, float s, size_t n) { PICK(scale, y, s, n); }
-
-/* Element i onwards of a float32 or float16 row. */
-static const void *from(const void *x, bool half, size_t i)
-{
-    return half ? (const void *)((const uint16_t *)x + i) : (const void *)((const float *)x + i);
-}
 
 double wnn__vec_sum(const void *x, bool half, size_t n)
 {

@@ -196,28 +196,18 @@ AVX512_INLINE double hsum16d(__m512 v)
     return s;
 }
 
-AVX512 double wnn__sum_avx512(const void *x, bool half, size_t n, size_t *done)
+/* The term of a fold: v, or (v - mean)^2 added by one fma. */
+AVX512_INLINE __m512 fold_step(bool squares, __m512 acc, __m512 v, __m512 mean)
 {
-    double total = 0.0;
-    size_t i = 0;
-    while (i + 16 <= n) {
-        __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
-        size_t stop = i + 512 < n ? i + 512 : n;
-        for (; i + 64 <= stop; i += 64) {
-            s0 = _mm512_add_ps(s0, load16(x, i, half));
-            s1 = _mm512_add_ps(s1, load16(x, i + 16, half));
-            s2 = _mm512_add_ps(s2, load16(x, i + 32, half));
-            s3 = _mm512_add_ps(s3, load16(x, i + 48, half));
-        }
-        for (; i + 16 <= stop; i += 16)
-            s0 = _mm512_add_ps(s0, load16(x, i, half));
-        total += hsum16d(_mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3)));
-    }
-    *done = i;
-    return total;
+    if (!squares)
+        return _mm512_add_ps(acc, v);
+    __m512 d = _mm512_sub_ps(v, mean);
+    return _mm512_fmadd_ps(d, d, acc);
 }
 
-AVX512 double wnn__sq_dev_avx512(const void *x, bool half, float mean, size_t n, size_t *done)
+/* Sum (or squared deviations from mean) of the whole vectors of a row:
+** four accumulators, blocks of 512 elements summed in float, then double. */
+AVX512_INLINE double fold16(const void *x, bool half, float mean, bool squares, size_t n, size_t *done)
 {
     __m512 m = _mm512_set1_ps(mean);
     double total = 0.0;
@@ -226,21 +216,27 @@ AVX512 double wnn__sq_dev_avx512(const void *x, bool half, float mean, size_t n,
         __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
         size_t stop = i + 512 < n ? i + 512 : n;
         for (; i + 64 <= stop; i += 64) {
-            __m512 d0 = _mm512_sub_ps(load16(x, i, half), m), d1 = _mm512_sub_ps(load16(x, i + 16, half), m);
-            __m512 d2 = _mm512_sub_ps(load16(x, i + 32, half), m), d3 = _mm512_sub_ps(load16(x, i + 48, half), m);
-            s0 = _mm512_fmadd_ps(d0, d0, s0);
-            s1 = _mm512_fmadd_ps(d1, d1, s1);
-            s2 = _mm512_fmadd_ps(d2, d2, s2);
-            s3 = _mm512_fmadd_ps(d3, d3, s3);
+            s0 = fold_step(squares, s0, load16(x, i, half), m);
+            s1 = fold_step(squares, s1, load16(x, i + 16, half), m);
+            s2 = fold_step(squares, s2, load16(x, i + 32, half), m);
+            s3 = fold_step(squares, s3, load16(x, i + 48, half), m);
         }
-        for (; i + 16 <= stop; i += 16) {
-            __m512 d = _mm512_sub_ps(load16(x, i, half), m);
-            s0 = _mm512_fmadd_ps(d, d, s0);
-        }
+        for (; i + 16 <= stop; i += 16)
+            s0 = fold_step(squares, s0, load16(x, i, half), m);
         total += hsum16d(_mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3)));
     }
     *done = i;
     return total;
+}
+
+AVX512 double wnn__sum_avx512(const void *x, bool half, size_t n, size_t *done)
+{
+    return fold16(x, half, 0.0f, false, n, done);
+}
+
+AVX512 double wnn__sq_dev_avx512(const void *x, bool half, float mean, size_t n, size_t *done)
+{
+    return fold16(x, half, mean, true, n, done);
 }
 
 AVX512 size_t wnn__norm_avx512(void *y, const void *x, bool half, size_t n, float mean, float inv,
