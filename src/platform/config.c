@@ -56,6 +56,7 @@ static void read_all(void)
     config.cpu_openmp = !omp ? -1 : strcmp(omp, "0") == 0 ? 0 : strcmp(omp, "1") == 0 ? 1 : -1;
     if (omp && config.cpu_openmp < 0)
         fprintf(stderr, "wnn: WNN_CPU_OPENMP=%s is not 0 or 1; ignored\n", omp);
+    config.cpu_spin_us = count("WNN_CPU_SPIN_US", 100000, 50);
     config.cpu_profile = text("WNN_CPU_PROFILE") != NULL;
     const char *conv = text("WNN_CPU_CONV");
     config.cpu_conv = !conv                        ? WNN__CONV_AUTO

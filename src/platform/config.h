@@ -27,6 +27,7 @@ typedef struct wnn__config {
     int cpu_xnnpack;             /* WNN_CPU_XNNPACK: 0 off, 1 every convolution it takes, -1 (unset) by thread count */
     uint32_t cpu_xnnpack_piece;  /* WNN_CPU_XNNPACK_PIECE_MACS: the fewest multiply-adds an XNNPACK piece (tests) */
     int cpu_openmp;              /* WNN_CPU_OPENMP: 1 libgomp's team, 0 wnn's own threads, -1 (unset) by thread count */
+    uint32_t cpu_spin_us;        /* WNN_CPU_SPIN_US: how long a hand-off to the OpenMP master polls before sleeping (0 .. 100000; 50) */
     bool cpu_profile;            /* WNN_CPU_PROFILE set: time per operator, printed at exit */
     wnn__conv_path cpu_conv;     /* WNN_CPU_CONV: gemm or direct */
     bool cuda_graphs;            /* WNN_CUDA_GRAPHS=0 turns CUDA-graph replay off */
