@@ -8,7 +8,8 @@
 ** float types, against a double-precision loop in this file. The same
 ** graphs pass whether oneDNN is present or not (WNN_CPU_DNNL=0): the
 ** portable kernels compute them node by node. Last, consecutive
-** convolutions whose values between them stay in oneDNN's layout, and
+** convolutions whose values between them stay in oneDNN's layout,
+** convTranspose2d with the same chains, and
 ** matmuls that fold the add of a bias row, and gelu as exporters spell it.
 */
 #include <math.h>
@@ -280,6 +281,170 @@ static void one_case(int k)
                         fprintf(stderr, "case %d (half %d nhwc %d groups %u layout %u bn %d add %d act %d): "
                                         "y[%zu] = %.7g, want %.7g\n",
                                 k, half, nhwc, groups, layout, bn, add, act, at, got[at], want);
+                }
+    CHECK(bad == 0);
+    for (int i = 0; i < 3; i++)
+        wnn_tensor_release(t[i]);
+    wnn_graph_release(g);
+    free(x), free(w), free(wl), free(res), free(got), free(gh);
+}
+
+/* v (n, c, h, w in nchw order) written to t in the graph's layout and type. */
+static void write_layout(wnn_tensor *t, const float *v, uint32_t n, uint32_t c, uint32_t h, uint32_t w, bool nhwc,
+                         bool half)
+{
+    size_t count = (size_t)n * c * h * w;
+    float *l = malloc(count * 4);
+    uint16_t *lh = malloc(count * 2);
+    for (size_t q = 0; q < count; q++) {
+        size_t b = q / ((size_t)c * h * w), r = q % ((size_t)c * h * w), ch = r / ((size_t)h * w), p = r % ((size_t)h * w);
+        size_t to = nhwc ? (b * h * w + p) * c + ch : q;
+        l[to] = v[q];
+        lh[to] = wnn__float_to_half(v[q]);
+    }
+    CHECK_OK(wnn_context_write_tensor(ctx, t, half ? (void *)lh : l, count * (half ? 2 : 4)));
+    free(l);
+    free(lh);
+}
+
+/* convTranspose2d with the same chains (oneDNN's deconvolution where it is
+** loaded): random groups, strides, dilations, padding, output padding and
+** filter layouts, against a double loop. */
+static void transposed_case(int k)
+{
+    bool half = rnd(3) == 0, nhwc = rnd(2), bn = rnd(2), add = rnd(2);
+    int act = (int)rnd(ACT_COUNT);
+    uint32_t groups = rnd(3) == 0 ? 1 + rnd(3) : 1;
+    uint32_t cg_in = 1 + rnd(5), cg_out = rnd(3) ? 8 + rnd(5) : 1 + rnd(7); /* oneDNN takes 8 or more */
+    if (rnd(5) == 0) /* depthwise */
+        cg_in = cg_out = 1, groups = 2 + rnd(7);
+    uint32_t N = 1 + rnd(2), C = groups * cg_in, O = groups * cg_out, H = 2 + rnd(8), W = 2 + rnd(8);
+    uint32_t kh = 1 + rnd(4), kw = 1 + rnd(4), sy = 1 + rnd(3), sx = 1 + rnd(3), dy = 1 + rnd(2), dx = 1 + rnd(2);
+    uint32_t pad[4] = {rnd(3), rnd(3), rnd(3), rnd(3)}, opad[2] = {rnd(sy), rnd(sx)};
+    uint32_t layout = rnd(3); /* iohw, hwoi, ohwi */
+    long fh = (long)(H - 1) * sy + (kh - 1) * dy + 1, fw = (long)(W - 1) * sx + (kw - 1) * dx + 1;
+    if (fh - pad[0] - pad[1] < 1 || fw - pad[2] - pad[3] < 1)
+        pad[0] = pad[1] = pad[2] = pad[3] = 0;
+    uint32_t OH = (uint32_t)(fh - pad[0] - pad[1]) + opad[0], OW = (uint32_t)(fw - pad[2] - pad[3]) + opad[1];
+
+    size_t nx = (size_t)N * C * H * W, nw = (size_t)C * cg_out * kh * kw, ny = (size_t)N * O * OH * OW;
+    float *x = malloc(nx * 4), *w = malloc(nw * 4), *res = malloc(ny * 4), *got = malloc(ny * 4);
+    float bias[64], mean[64], var[64], scale[64], beta[64];
+    fill(x, nx, half);
+    fill(w, nw, half);
+    fill(res, ny, half);
+    fill(bias, O, half);
+    fill(mean, O, half);
+    fill(var, O, half);
+    fill(scale, O, half);
+    fill(beta, O, half);
+    for (uint32_t o = 0; o < O; o++)
+        var[o] = var[o] < 0 ? -var[o] + 0.25f : var[o] + 0.25f;
+    /* w in iohw ([C][cg_out][kh][kw]), written out in `layout` */
+    uint32_t fo[3][4] = {{C, cg_out, kh, kw}, {kh, kw, cg_out, C}, {cg_out, kh, kw, C}};
+    float *wl = malloc(nw * 4);
+    for (uint32_t i = 0; i < C; i++)
+        for (uint32_t o = 0; o < cg_out; o++)
+            for (uint32_t y = 0; y < kh; y++)
+                for (uint32_t z = 0; z < kw; z++) {
+                    size_t at[3] = {((i * cg_out + o) * kh + y) * kw + z, ((y * kw + z) * cg_out + o) * C + i,
+                                    ((o * kh + y) * kw + z) * C + i};
+                    wl[at[layout]] = w[((i * cg_out + o) * kh + y) * kw + z];
+                }
+
+    wnn_graph_builder *b;
+    CHECK_OK(wnn_graph_builder_create(ctx, &b));
+    uint32_t xs[4] = {N, nhwc ? H : C, nhwc ? W : H, nhwc ? C : W}, ys[4] = {N, nhwc ? OH : O, nhwc ? OW : OH, nhwc ? O : OW};
+    wnn_operand_desc xd = {half ? WNN_DATA_TYPE_FLOAT16 : WNN_DATA_TYPE_FLOAT32, 4, {xs[0], xs[1], xs[2], xs[3]}};
+    wnn_operand_desc rd = xd;
+    memcpy(rd.shape, ys, sizeof ys);
+    wnn_operand *xo = wnn_graph_builder_input(b, "x", &xd), *ro = wnn_graph_builder_input(b, "r", &rd);
+    wnn_conv_transpose2d_options co = WNN_CONV_TRANSPOSE2D_OPTIONS_INIT;
+    memcpy(co.padding, pad, sizeof pad);
+    co.strides[0] = sy, co.strides[1] = sx, co.dilations[0] = dy, co.dilations[1] = dx, co.groups = groups;
+    if (rnd(2))
+        co.output_padding[0] = opad[0], co.output_padding[1] = opad[1];
+    else
+        co.output_sizes[0] = OH, co.output_sizes[1] = OW;
+    co.input_layout = nhwc ? WNN_INPUT_LAYOUT_NHWC : WNN_INPUT_LAYOUT_NCHW;
+    co.filter_layout = (wnn_conv_transpose2d_filter_layout)layout;
+    bool with_bias = rnd(4) != 0;
+    if (with_bias)
+        co.bias = constant(b, half, 1, &O, bias);
+    else
+        memset(bias, 0, sizeof bias);
+    wnn_operand *h = wnn_conv_transpose2d(b, xo, constant(b, half, 4, fo[layout], wl), &co);
+    if (bn) {
+        wnn_batch_normalization_options bo = WNN_BATCH_NORMALIZATION_OPTIONS_INIT;
+        const uint32_t channel_axis = nhwc ? 3 : 1;
+        bo.axis = &channel_axis;
+        bo.scale = constant(b, half, 1, &O, scale);
+        bo.bias = constant(b, half, 1, &O, beta);
+        h = wnn_batch_normalization(b, h, constant(b, half, 1, &O, mean), constant(b, half, 1, &O, var), &bo);
+    }
+    if (add)
+        h = rnd(2) ? wnn_add(b, h, ro) : wnn_add(b, ro, h);
+    h = apply(b, half, act, h);
+    CHECK(h != NULL);
+    wnn_named_operand named = {"y", h};
+    wnn_graph *g = NULL;
+    CHECK_OK(wnn_graph_builder_build(b, &named, 1, &g));
+    wnn_graph_builder_release(b);
+
+    wnn_tensor *t[3] = {NULL, NULL, NULL};
+    wnn_tensor_desc td = WNN_TENSOR_DESC_INIT;
+    td.data_type = xd.data_type, td.rank = 4, td.writable = true, td.readable = true;
+    const uint32_t *shapes[3] = {xs, ys, ys};
+    for (int i = 0; i < 3; i++) {
+        memcpy(td.shape, shapes[i], sizeof xs);
+        CHECK_OK(wnn_context_create_tensor(ctx, &td, &t[i]));
+    }
+    write_layout(t[0], x, N, C, H, W, nhwc, half);
+    write_layout(t[1], res, N, O, OH, OW, nhwc, half);
+    wnn_named_tensor ins[2] = {{"x", t[0]}, {"r", t[1]}}, outs[1] = {{"y", t[2]}};
+    CHECK_OK(wnn_context_dispatch(ctx, g, ins, add ? 2 : 1, outs, 1));
+    uint16_t *gh = malloc(ny * 2);
+    CHECK_OK(wnn_context_read_tensor_sync(ctx, t[2], half ? (void *)gh : got, ny * (half ? 2 : 4)));
+    if (half)
+        for (size_t q = 0; q < ny; q++)
+            got[q] = wnn__half_to_float(gh[q]);
+
+    int bad = 0;
+    for (uint32_t n = 0; n < N; n++)
+        for (uint32_t o = 0; o < O; o++)
+            for (uint32_t oy = 0; oy < OH; oy++)
+                for (uint32_t ox = 0; ox < OW; ox++) {
+                    uint32_t gi = o / cg_out, og = o % cg_out;
+                    double acc = bias[o], mag = fabs(bias[o]);
+                    for (uint32_t i = 0; i < cg_in; i++)
+                        for (uint32_t y = 0; y < kh; y++)
+                            for (uint32_t z = 0; z < kw; z++) {
+                                long ty = (long)oy + pad[0] - (long)(y * dy), tx = (long)ox + pad[2] - (long)(z * dx);
+                                if (ty < 0 || tx < 0 || ty % sy || tx % sx || ty / sy >= H || tx / sx >= W)
+                                    continue;
+                                uint32_t ic = gi * cg_in + i;
+                                double p = (double)x[((size_t)(n * C + ic) * H + ty / sy) * W + tx / sx] *
+                                           w[((ic * cg_out + og) * kh + y) * kw + z];
+                                acc += p;
+                                mag += fabs(p);
+                            }
+                    size_t q = ((size_t)(n * O + o) * OH + oy) * OW + ox;
+                    if (bn) {
+                        double s = scale[o] / sqrt(var[o] + 1e-5);
+                        acc = (acc - mean[o]) * s + beta[o];
+                        mag = mag * fabs(s) + fabs(mean[o] * s) + fabs(beta[o]);
+                    }
+                    if (add)
+                        acc += res[q], mag += fabs(res[q]);
+                    double want = activate(act, acc);
+                    size_t at = nhwc ? ((size_t)(n * OH + oy) * OW + ox) * O + o : q;
+                    double tol = (half ? 1e-2 : 1e-5) * (mag + 1);
+                    if (!(fabs(got[at] - want) <= tol) && bad++ < 3)
+                        fprintf(stderr,
+                                "transposed case %d (half %d nhwc %d groups %u layout %u stride %u,%u dilation %u,%u "
+                                "pad %u,%u,%u,%u out %ux%u bn %d add %d act %d): y[%zu] = %.7g, want %.7g\n",
+                                k, half, nhwc, groups, layout, sy, sx, dy, dx, pad[0], pad[1], pad[2], pad[3], OH, OW,
+                                bn, add, act, at, got[at], want);
                 }
     CHECK(bad == 0);
     for (int i = 0; i < 3; i++)
@@ -642,6 +807,8 @@ int main(void)
     }
     for (int k = 0; k < 200; k++)
         one_case(k);
+    for (int k = 0; k < 200; k++)
+        transposed_case(k);
     linked_layouts();
     matmul_bias(2, 5, 7, 9, false);
     matmul_bias(1, 1, 40, 33, false);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
-** dnnl.c -- conv2d through oneDNN, compiled once per graph (see dnnl.h).
+** dnnl.c -- conv2d and convTranspose2d through oneDNN, compiled once per
+** graph (see dnnl.h). A convTranspose2d is oneDNN's deconvolution: the same
+** path with its filter regrouped and no post-ops (dnnl_chain.c says why).
 **
 ** At compile, a conv2d whose filter (and bias, if any) are constants becomes
 ** one oneDNN convolution: the filter is read in whichever of WebNN's layouts
@@ -59,7 +61,7 @@ typedef wnn__dnnl_post_op post_op;
     X(dnnl_stream_create) X(dnnl_stream_wait) X(dnnl_stream_destroy) X(dnnl_memory_desc_init_by_tag)                   \
         X(dnnl_memory_desc_init_by_strides) X(dnnl_memory_desc_equal) X(dnnl_memory_desc_get_size)                     \
             X(dnnl_memory_create) X(dnnl_memory_destroy) X(dnnl_memory_set_data_handle) X(dnnl_memory_get_data_handle) \
-                X(dnnl_dilated_convolution_forward_desc_init) X(dnnl_primitive_desc_create)                            \
+                X(dnnl_dilated_convolution_forward_desc_init) X(dnnl_dilated_deconvolution_forward_desc_init) X(dnnl_primitive_desc_create)                            \
                     X(dnnl_primitive_desc_query_md) X(dnnl_primitive_desc_destroy) X(dnnl_primitive_create)            \
                         X(dnnl_primitive_destroy) X(dnnl_primitive_execute) X(dnnl_reorder_primitive_desc_create)      \
                             X(dnnl_post_ops_create) X(dnnl_post_ops_destroy) X(dnnl_post_ops_append_eltwise)           \
@@ -225,14 +227,40 @@ static void user_md(const wnn_operand_desc *d, bool nhwc, dnnl_memory_desc_t *md
     L.dnnl_memory_desc_init_by_tag(md, 4, dims, dnnl_f32, nhwc ? dnnl_nhwc : dnnl_nchw);
 }
 
+/* The convolution's (or, for a convTranspose2d, the deconvolution's)
+** descriptor from src to dst; oneDNN's dimensions and padding are WebNN's. */
+static dnnl_status_t conv_desc(const wnn__node *conv, const wnn_operand_desc *xd, const wnn_operand_desc *fd,
+                               const dnnl_memory_desc_t *src, const dnnl_memory_desc_t *wts,
+                               const dnnl_memory_desc_t *bias, const dnnl_memory_desc_t *dst, dnnl_convolution_desc_t *cd)
+{
+    const uint32_t *p = conv->attrs.conv.padding, *sd = conv->attrs.conv.strides, *dl = conv->attrs.conv.dilations;
+    dnnl_dims_t strides = {sd[0], sd[1]}, dilates = {dl[0] - 1, dl[1] - 1}, pad_l = {p[0], p[2]}, pad_r = {p[1], p[3]};
+    if (conv->op != WNN__OP_CONV_TRANSPOSE2D)
+        return L.dnnl_dilated_convolution_forward_desc_init(cd, dnnl_forward_inference, dnnl_convolution_direct, src,
+                                                            wts, bias, dst, strides, dilates, pad_l, pad_r);
+    /* WebNN's output padding (or output sizes) lengthens the far edge: the
+    ** padding there is what makes oneDNN's size come out, and may be < 0 */
+    bool nhwc = conv->attrs.conv.input_layout == WNN_INPUT_LAYOUT_NHWC;
+    int ax[4];
+    wnn__dnnl_filter_axes(conv, ax);
+    for (int a = 0; a < 2; a++) {
+        int64_t in = xd->shape[(nhwc ? 1 : 2) + a], out = dst->dims[2 + a];
+        int64_t extent = ((int64_t)fd->shape[ax[2 + a]] - 1) * dl[a] + 1;
+        pad_r[a] = (in - 1) * sd[a] + extent - pad_l[a] - out;
+    }
+    return L.dnnl_dilated_deconvolution_forward_desc_init(cd, dnnl_forward_inference, dnnl_deconvolution_direct, src,
+                                                          wts, bias, dst, strides, dilates, pad_l, pad_r);
+}
+
 static dnnl_status_t build(const wnn__ir *ir, const wnn__node *conv, const chain *c, wnn__dnnl_node *d)
 {
     const wnn_operand_desc *xd = &ir->values[conv->in[0]].desc, *yd = &ir->values[conv->out[0]].desc;
     const wnn_operand_desc *fd = &ir->values[conv->in[1]].desc;
     bool nhwc = conv->attrs.conv.input_layout == WNN_INPUT_LAYOUT_NHWC;
     int ax[4];
-    wnn__dnnl_filter_axes(conv->attrs.conv.filter_layout, ax);
-    int64_t g = conv->attrs.conv.groups, o = fd->shape[ax[0]], i = fd->shape[ax[1]];
+    wnn__dnnl_filter_axes(conv, ax);
+    /* o output channels in all, i input channels a group */
+    int64_t g = conv->attrs.conv.groups, o = yd->shape[nhwc ? 3 : 1], i = xd->shape[nhwc ? 3 : 1] / g;
     int64_t kh = fd->shape[ax[2]], kw = fd->shape[ax[3]];
 
     dnnl_memory_desc_t xu, yu, wu, bmd, xa, ya, wa;
@@ -247,22 +275,16 @@ static dnnl_status_t build(const wnn__ir *ir, const wnn__node *conv, const chain
     L.dnnl_memory_desc_init_by_tag(&ya, 4, yu.dims, dnnl_f32, dnnl_format_tag_any);
     L.dnnl_memory_desc_init_by_tag(&wa, wu.ndims, wu.dims, dnnl_f32, dnnl_format_tag_any);
 
-    const uint32_t *p = conv->attrs.conv.padding, *sd = conv->attrs.conv.strides, *dl = conv->attrs.conv.dilations;
     /* an nhwc graph's convolutions are asked first for plain nhwc on both
     ** sides (the graph's layout, so no reorder around them), and take
     ** oneDNN's own choice only where it has no kernel for that: on AVX2 its
     ** choice is a blocked layout whose reorders cost more than the
     ** convolutions of a small image */
     dnnl_convolution_desc_t cd, cd_plain;
-    dnnl_status_t s = L.dnnl_dilated_convolution_forward_desc_init(
-        &cd, dnnl_forward_inference, dnnl_convolution_direct, &xa, &wa, &bmd, &ya, (dnnl_dims_t){sd[0], sd[1]},
-        (dnnl_dims_t){dl[0] - 1, dl[1] - 1}, (dnnl_dims_t){p[0], p[2]}, (dnnl_dims_t){p[1], p[3]});
+    dnnl_status_t s = conv_desc(conv, xd, fd, &xa, &wa, &bmd, &ya, &cd);
     if (s != dnnl_success)
         return s;
-    bool plain = nhwc && L.dnnl_dilated_convolution_forward_desc_init(
-                             &cd_plain, dnnl_forward_inference, dnnl_convolution_direct, &xu, &wa, &bmd, &yu,
-                             (dnnl_dims_t){sd[0], sd[1]}, (dnnl_dims_t){dl[0] - 1, dl[1] - 1},
-                             (dnnl_dims_t){p[0], p[2]}, (dnnl_dims_t){p[1], p[3]}) == dnnl_success;
+    bool plain = nhwc && conv_desc(conv, xd, fd, &xu, &wa, &bmd, &yu, &cd_plain) == dnnl_success;
 
     dnnl_post_ops_t po;
     dnnl_primitive_attr_t attr;
@@ -393,13 +415,14 @@ static bool xnn_chain(const chain *c, wnn__xnn_conv_desc *xd)
 static wnn_status xnn_build(const wnn__ir *ir, const wnn__node *conv, const chain *c, wnn__dnnl_node *d)
 {
     const wnn_operand_desc *xd = &ir->values[conv->in[0]].desc, *yd = &ir->values[conv->out[0]].desc;
-    if (d->half || conv->attrs.conv.input_layout != WNN_INPUT_LAYOUT_NHWC || !xnn_wanted() || !wnn__xnn_available())
+    if (d->half || conv->op != WNN__OP_CONV2D || conv->attrs.conv.input_layout != WNN_INPUT_LAYOUT_NHWC ||
+        !xnn_wanted() || !wnn__xnn_available())
         return WNN_OK;
     wnn__xnn_conv_desc k = {0};
     if (!xnn_chain(c, &k))
         return WNN_OK;
     int ax[4];
-    wnn__dnnl_filter_axes(conv->attrs.conv.filter_layout, ax);
+    wnn__dnnl_filter_axes(conv, ax);
     const uint32_t *fs = ir->values[conv->in[1]].desc.shape;
     k.n = xd->shape[0], k.h = xd->shape[1], k.w = xd->shape[2], k.c = xd->shape[3];
     k.oh = yd->shape[1], k.ow = yd->shape[2], k.oc = yd->shape[3];
@@ -419,16 +442,18 @@ static wnn_status xnn_build(const wnn__ir *ir, const wnn__node *conv, const chai
     return s == WNN_STATUS_OUT_OF_MEMORY ? s : WNN_OK;
 }
 
-/* Whether some output row or column reads only padding. oneDNN 2.6's
-** brgconv gets those wrong (bias and sum lost) in some shapes, so they stay
-** on the portable kernel; real models rarely have them. */
+/* Whether some output row or column of a conv2d reads only padding. oneDNN
+** 2.6's brgconv gets those wrong (bias and sum lost) in some shapes, so they
+** stay on the portable kernel; real models rarely have them. */
 static bool window_in_padding(const wnn__ir *ir, const wnn__node *conv)
 {
     const wnn_operand_desc *xd = &ir->values[conv->in[0]].desc, *yd = &ir->values[conv->out[0]].desc;
     const wnn_operand_desc *fd = &ir->values[conv->in[1]].desc;
     bool nhwc = conv->attrs.conv.input_layout == WNN_INPUT_LAYOUT_NHWC;
+    if (conv->op != WNN__OP_CONV2D)
+        return false;
     int ax[4];
-    wnn__dnnl_filter_axes(conv->attrs.conv.filter_layout, ax);
+    wnn__dnnl_filter_axes(conv, ax);
     for (int a = 0; a < 2; a++) {
         int64_t in = xd->shape[(nhwc ? 1 : 2) + a], out = yd->shape[(nhwc ? 1 : 2) + a];
         int64_t pad = conv->attrs.conv.padding[2 * a], stride = conv->attrs.conv.strides[a];
@@ -451,21 +476,39 @@ static bool window_in_padding(const wnn__ir *ir, const wnn__node *conv)
 static size_t conv_threads(const wnn__ir *ir, const wnn__node *conv)
 {
     int ax[4];
-    wnn__dnnl_filter_axes(conv->attrs.conv.filter_layout, ax);
+    wnn__dnnl_filter_axes(conv, ax);
     const wnn_operand_desc *fd = &ir->values[conv->in[1]].desc, *yd = &ir->values[conv->out[0]].desc;
-    uint64_t per_output = 1; /* multiply-adds of one output element: (C_in / groups) * kh * kw */
-    for (int k = 1; k < 4; k++)
-        per_output *= fd->shape[ax[k]];
-    uint64_t macs = wnn__shape_count(yd) * per_output;
+    /* multiply-adds of one output element of a conv2d, (C_in / groups) * kh *
+    ** kw, or of one input element of a convTranspose2d, (C_out / groups) * kh * kw */
+    uint64_t per_element = (uint64_t)fd->shape[ax[conv->op == WNN__OP_CONV2D ? 1 : 0]] * fd->shape[ax[2]] * fd->shape[ax[3]];
+    const wnn_operand_desc *counted = conv->op == WNN__OP_CONV2D ? yd : &ir->values[conv->in[0]].desc;
+    uint64_t macs = wnn__shape_count(counted) * per_element;
     return macs < CONV_MACS_PER_THREAD ? 1 : wnn__pool_size();
+}
+
+/* Whether oneDNN's deconvolution is worth taking for a convTranspose2d: it
+** holds output channels in blocks of 8 (16 with AVX-512), so with fewer a
+** group it computes mostly padding, and wnn's own gemm path was faster
+** (2-core Zen 4, 2x2 stride 2, [1,24,160,160] in, wnn bench p50 against the
+** portable kernel: 1 output channel 1.07 -> 2.04 ms, 4 3.20 -> 3.69, 8 6.84
+** -> 2.61, 16 16.8 -> 5.2). Depthwise ones (one channel in and out a group)
+** it blocks across groups: [1,64,56,56] 4x4 stride 2, 11.6 -> 2.3 ms. */
+static bool deconv_worth_it(const wnn__ir *ir, const wnn__node *conv)
+{
+    bool nhwc = conv->attrs.conv.input_layout == WNN_INPUT_LAYOUT_NHWC;
+    uint32_t g = conv->attrs.conv.groups, c = nhwc ? 3 : 1;
+    uint32_t in_g = ir->values[conv->in[0]].desc.shape[c] / g, out_g = ir->values[conv->out[0]].desc.shape[c] / g;
+    return out_g >= 8 || (g > 1 && in_g == 1 && out_g == 1);
 }
 
 bool wnn__dnnl_takes(const wnn__ir *ir, uint32_t n)
 {
     const wnn__node *conv = &ir->nodes[n];
-    if (conv->op != WNN__OP_CONV2D || !available())
+    if ((conv->op != WNN__OP_CONV2D && conv->op != WNN__OP_CONV_TRANSPOSE2D) || !available())
         return false;
     wnn_data_type t = ir->values[conv->in[0]].desc.data_type;
+    if (conv->op == WNN__OP_CONV_TRANSPOSE2D && !deconv_worth_it(ir, conv))
+        return false;
     return (t == WNN_DATA_TYPE_FLOAT32 || t == WNN_DATA_TYPE_FLOAT16) && wnn__dnnl_is_constant(ir, conv->in[1]) &&
            wnn__dnnl_is_constant(ir, conv->in[2]) && !window_in_padding(ir, conv);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
-** dnnl.h -- the cpu backend's oneDNN path: convolutions compiled once per
-** graph into oneDNN primitives, with the batchNormalization, residual add and
-** activation that follow them folded in.
+** dnnl.h -- the cpu backend's oneDNN path: convolutions (and transposed ones,
+** as oneDNN's deconvolutions) compiled once per graph into oneDNN primitives,
+** with the batchNormalization, residual add and activation that follow them
+** folded in.
 **
 ** oneDNN is loaded with dlopen (libdnnl.so.2) the first time a graph asks for
 ** it, so neither libwnn nor the programs that link it depend on it; where the
@@ -45,8 +46,10 @@ wnn_status wnn__dnnl_compile(const wnn__ir *ir, uint32_t n, const uint32_t *uses
                              bool *fused, wnn__dnnl_node **out);
 
 /* Whether wnn__dnnl_compile would make node n of ir a primitive: a float32 or
-** float16 conv2d with constant filter and bias, a shape oneDNN 2.6 computes
-** right, and oneDNN loaded. (A shape oneDNN then refuses still falls back.) */
+** float16 conv2d with constant filter and bias and a shape oneDNN 2.6 computes
+** right, or such a convTranspose2d with 8 or more output channels a group
+** (or one channel in and out a group), and oneDNN loaded. (A shape oneDNN
+** then refuses still falls back.) */
 bool wnn__dnnl_takes(const wnn__ir *ir, uint32_t n);
 
 /* Reorders the compiled node runs per run: into and out of oneDNN's layout

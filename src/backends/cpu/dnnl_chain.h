@@ -46,12 +46,17 @@ wnn__dnnl_chain wnn__dnnl_follow(const wnn__ir *ir, uint32_t n, const uint32_t *
 /* Whether value v is a constant of the graph. */
 bool wnn__dnnl_is_constant(const wnn__ir *ir, uint32_t v);
 
-/* Where o, i, h, w sit in a conv2d filter's shape, per WebNN layout. */
-void wnn__dnnl_filter_axes(uint32_t layout, int ax[4]);
+/* Where o, i, h, w sit in the filter's shape of conv (a conv2d or a
+** convTranspose2d), per its WebNN layout. A conv2d filter's o axis holds all
+** output channels and its i axis a group's input channels; a convTranspose2d
+** filter's i axis holds all input channels and its o axis a group's outputs. */
+void wnn__dnnl_filter_axes(const wnn__node *conv, int ax[4]);
 
 /* The filter as float32 with the batchNormalization scale and the chain's
-** leading linear step folded in, [o][i][kh][kw] (or, ohwi, [o][kh][kw][i]),
-** and its bias into bias (o floats); NULL when out of memory. */
+** leading linear step folded in, [o][i][kh][kw] (or, ohwi, [o][kh][kw][i])
+** over all o output channels and a group's i input channels (what oneDNN
+** calls goihw: a convTranspose2d's filter is regrouped into it), and its
+** bias into bias (o floats); NULL when out of memory. */
 float *wnn__dnnl_folded_filter(const wnn__ir *ir, const wnn__node *conv, const wnn__dnnl_chain *c, bool ohwi,
                                float *bias);
 
