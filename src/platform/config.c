@@ -58,6 +58,7 @@ static void read_all(void)
         fprintf(stderr, "wnn: WNN_CPU_OPENMP=%s is not 0 or 1; ignored\n", omp);
     config.cpu_spin_us = count("WNN_CPU_SPIN_US", 100000, 50);
     config.cpu_profile = text("WNN_CPU_PROFILE") != NULL;
+    config.cpu_fuse = on_unless_zero("WNN_CPU_FUSE");
     const char *conv = text("WNN_CPU_CONV");
     config.cpu_conv = !conv                        ? WNN__CONV_AUTO
                       : strcmp(conv, "gemm") == 0   ? WNN__CONV_GEMM

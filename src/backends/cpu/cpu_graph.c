@@ -19,6 +19,9 @@
 ** between primitives stays in oneDNN's blocked layout (wnn__dnnl_link) and
 ** gets that layout's size.
 **
+** Runs of element-wise nodes that no other fusion took run in one pass at
+** their last node (ew_chain.h); the values between them get no memory.
+**
 ** float16 graphs of more than one step (or of one operator that would
 ** stage whole float16 operands: matmul, gemm, convolutions, average and L2
 ** pools) compute in float32 (promote()): every float16 value is viewed as
@@ -39,6 +42,7 @@
 
 #include "backends/cpu/cpu_graph.h"
 #include "backends/cpu/dnnl.h"
+#include "backends/cpu/ew_chain.h"
 #include "backends/gelu.h"
 #include "backends/cpu/half_simd.h"
 #include "backends/cpu/kernels.h"
@@ -68,6 +72,9 @@ struct wnn__cpu_graph {
     wnn__attention *attn;  /* the attention chains run as one kernel (backends/attention.h) */
     uint32_t n_attn;
     uint32_t *attn_at;     /* per node: the chain it runs, or UINT32_MAX */
+    wnn__ew_chain *chains; /* element-wise runs computed in one pass (ew_chain.h) */
+    uint32_t n_chains;
+    uint32_t *chain_at;    /* per node: the element-wise chain it ends, or WNN__NONE */
     uint32_t *bias_of;     /* per node: a matmul's folded bias constant (fuse_matmul_bias()), or WNN__NONE */
     uint32_t *bias_out;    /* per node: the value the matmul with its bias writes */
     bool promoted;         /* float16 values are computed as float32 (promote()) */
@@ -388,11 +395,38 @@ static wnn_status fuse_attention(wnn__cpu_graph *g)
     return WNN_OK;
 }
 
+/* Runs of element-wise nodes among those no other fusion took, each computed
+** in one pass at its last node (ew_chain.h), unless WNN_CPU_FUSE=0. After
+** promote(), so that float16 graphs computed in float32 have them too, and
+** after the attention chains, which hold such nodes (the scale, the mask). */
+static wnn_status fuse_elementwise(wnn__cpu_graph *g)
+{
+    const wnn__ir *ir = g->ir;
+    if (!wnn__config_get()->cpu_fuse)
+        return WNN_OK;
+    bool *eligible = malloc((ir->n_nodes ? ir->n_nodes : 1) * sizeof *eligible);
+    if (!eligible)
+        return WNN_STATUS_OUT_OF_MEMORY;
+    for (uint32_t n = 0; n < ir->n_nodes; n++)
+        eligible[n] = !g->dnnl[n] && g->bias_of[n] == WNN__NONE && g->gelu_of[n] == WNN__NONE &&
+                      g->attn_at[n] == WNN__NONE;
+    wnn_status s = wnn__ew_chain_find(ir, g->views, g->output_of, eligible, g->fused, g->chain_at, &g->chains,
+                                      &g->n_chains);
+    free(eligible);
+    return s;
+}
+
+/* The most values a node reads besides its inputs (reads_beside). */
+#define MAX_BESIDE (2 * WNN__CHAIN_MAX + 5)
+
 /* The values node n reads besides its inputs: x of a fused gelu, the
-** operands of an attention chain. Returns how many (at most 5). */
+** operands of an attention chain, those of the element-wise chain it ends.
+** Returns how many (at most MAX_BESIDE). */
 static uint32_t reads_beside(const wnn__cpu_graph *g, uint32_t n, uint32_t *v)
 {
     uint32_t k = 0;
+    if (g->chain_at[n] != WNN__NONE)
+        k = wnn__ew_chain_reads(g->ir, &g->chains[g->chain_at[n]], v, 2 * WNN__CHAIN_MAX);
     if (g->gelu_of[n] != WNN__NONE)
         v[k++] = g->gelu_of[n];
     if (g->attn_at[n] != UINT32_MAX) {
@@ -427,7 +461,7 @@ static wnn_status plan(wnn__cpu_graph *g)
     }
     wnn__ir_last_use(ir, last_use);
     for (uint32_t n = 0; n < ir->n_nodes; n++) { /* a fused chain reads its operands where it ends */
-        uint32_t extra[5], k = reads_beside(g, n, extra);
+        uint32_t extra[MAX_BESIDE], k = reads_beside(g, n, extra);
         while (k-- > 0)
             if (last_use[extra[k]] < n)
                 last_use[extra[k]] = n;
@@ -462,7 +496,7 @@ static wnn_status plan(wnn__cpu_graph *g)
         }
         /* blocks whose last reader is this node are free for the next one;
         ** outputs' stay until the run narrows them */
-        uint32_t extra[5], n_extra = reads_beside(g, n, extra);
+        uint32_t extra[MAX_BESIDE], n_extra = reads_beside(g, n, extra);
         for (uint32_t j = 0; j < node->n_in + n_extra; j++) {
             uint32_t v = j < node->n_in ? node->in[j] : extra[j - node->n_in];
             if (v != WNN__NONE && g->same_as[v] != WNN__NONE)
@@ -549,7 +583,8 @@ wnn_status wnn__cpu_graph_plan(const wnn__ir *ir, wnn__cpu_graph **out)
     g->gelu_of = malloc((ir->n_nodes ? ir->n_nodes : 1) * sizeof *g->gelu_of);
     g->same_as = malloc(nv * sizeof *g->same_as);
     g->attn_at = malloc((ir->n_nodes ? ir->n_nodes : 1) * sizeof *g->attn_at);
-    if (!g->attn_at || !g->offset || !g->output_of || !g->views || !g->scratch || !g->dnnl || !g->fused || !g->bytes || !g->alias ||
+    g->chain_at = malloc((ir->n_nodes ? ir->n_nodes : 1) * sizeof *g->chain_at);
+    if (!g->attn_at || !g->chain_at || !g->offset || !g->output_of || !g->views || !g->scratch || !g->dnnl || !g->fused || !g->bytes || !g->alias ||
         !g->bias_of || !g->bias_out || !g->gelu_of || !g->same_as) {
         wnn__cpu_graph_free(g);
         return WNN_STATUS_OUT_OF_MEMORY;
@@ -565,7 +600,7 @@ wnn_status wnn__cpu_graph_plan(const wnn__ir *ir, wnn__cpu_graph **out)
     for (uint32_t i = ir->n_outputs; i-- > 0;)
         g->output_of[ir->output_values[i]] = (int32_t)i;
     for (uint32_t n = 0; n < ir->n_nodes; n++)
-        g->bias_of[n] = g->bias_out[n] = g->gelu_of[n] = g->attn_at[n] = WNN__NONE;
+        g->bias_of[n] = g->bias_out[n] = g->gelu_of[n] = g->attn_at[n] = g->chain_at[n] = WNN__NONE;
     alias_constants(g);
     wnn_status s = compile_dnnl(g);
     if (s == WNN_OK)
@@ -578,6 +613,8 @@ wnn_status wnn__cpu_graph_plan(const wnn__ir *ir, wnn__cpu_graph **out)
         wnn__gelu_find(ir, g->output_of, g->fused, g->gelu_of, NULL);
     if (s == WNN_OK)
         s = fuse_attention(g);
+    if (s == WNN_OK)
+        s = fuse_elementwise(g);
     if (s == WNN_OK)
         alias_reshapes(g);
     if (s == WNN_OK)
@@ -607,6 +644,14 @@ void wnn__cpu_graph_census(const wnn__cpu_graph *g, uint32_t *transposes, uint32
                        g->ir->nodes[n].op == WNN__OP_TRANSPOSE;
         *reorders += g->dnnl[n] ? wnn__dnnl_node_reorders(g->dnnl[n]) : 0;
     }
+}
+
+void wnn__cpu_graph_chains(const wnn__cpu_graph *g, uint32_t *chains, uint32_t *nodes)
+{
+    *chains = g->n_chains;
+    *nodes = 0;
+    for (uint32_t i = 0; i < g->n_chains; i++)
+        *nodes += g->chains[i].n_nodes;
 }
 
 void wnn__cpu_graph_counts(const wnn__cpu_graph *g, uint32_t *n_inputs, uint32_t *n_outputs)
@@ -647,6 +692,8 @@ void wnn__cpu_graph_free(wnn__cpu_graph *g)
     free(g->same_as);
     free(g->attn);
     free(g->attn_at);
+    free(g->chains);
+    free(g->chain_at);
     free(g->bias_out);
     wnn__cpu_layout_free(g->layout);
     for (uint32_t v = 0; g->const32 && v < g->ir->n_values; v++)
@@ -662,7 +709,9 @@ void wnn__cpu_graph_free(wnn__cpu_graph *g)
 #define WNN__PROF_ATTENTION WNN__OP_COUNT
 /* and for the convolutions XNNPACK runs (backends/cpu/xnnpack.h) */
 #define WNN__PROF_XNNPACK (WNN__OP_COUNT + 1)
-#define PROF_ROWS (WNN__OP_COUNT + 2)
+/* the profile's row for element-wise chains (ew_chain.h) */
+#define WNN__PROF_CHAIN (WNN__OP_COUNT + 2)
+#define PROF_ROWS (WNN__OP_COUNT + 3)
 
 static struct {
     pthread_once_t once;
@@ -691,6 +740,7 @@ static void prof_print(void)
         unsigned long calls = atomic_load(&g_prof.calls[best]), ns = atomic_load(&g_prof.ns[best]);
         fprintf(stderr, "%-24s %10lu %12.3f %10.2f %5.1f%%\n", best == WNN__PROF_ATTENTION ? "attention (fused)"
                                 : best == WNN__PROF_XNNPACK ? "conv2d (xnnpack)"
+                                : best == WNN__PROF_CHAIN   ? "element-wise chain"
                                                             : wnn__op_name((wnn__op)best), calls, ns / 1e6,
                 ns / 1e3 / (double)calls, total ? 100.0 * ns / total : 0.0);
     }
@@ -763,6 +813,14 @@ static wnn_status run_here(wnn__cpu_graph *g, void *const *inputs, void *const *
                 return s;
             if (profile)
                 prof_add(node->op, t0); /* the product's row, with its bias */
+            continue;
+        }
+        if (g->chain_at[n] != WNN__NONE) {
+            wnn_status s = wnn__k_ew_chain(ir, &g->chains[g->chain_at[n]], g->views);
+            if (s != WNN_OK)
+                return s;
+            if (profile)
+                prof_add(WNN__PROF_CHAIN, t0);
             continue;
         }
         if (g->attn_at[n] != WNN__NONE) {

@@ -24,6 +24,9 @@ void wnn__cpu_graph_counts(const wnn__cpu_graph *g, uint32_t *n_inputs, uint32_t
 /* What g moves between layouts each run, for tests: transpose nodes it
 ** runs, and reorders its oneDNN primitives run (wnn__dnnl_node_reorders). */
 void wnn__cpu_graph_census(const wnn__cpu_graph *g, uint32_t *transposes, uint32_t *reorders);
+/* The element-wise chains g runs in one pass each (ew_chain.h), and the
+** nodes they hold, for tests. */
+void wnn__cpu_graph_chains(const wnn__cpu_graph *g, uint32_t *chains, uint32_t *nodes);
 void wnn__cpu_graph_bind(wnn__cpu_graph *g, void *arena, void *const *constants);
 
 /* Runs g with host pointers bound to the IR's inputs and outputs. Not
