@@ -219,6 +219,36 @@ def w_transpose():
             lambda x, c: x["x"].t().contiguous())
 
 
+def pos(*shape):
+    """Inputs for log and sqrt: positive."""
+    return np.abs(rand(*shape)) + np.float32(0.05)
+
+
+def w_unary(op, torch_fn, positive=False):
+    def make():
+        return ({"x": pos(1024, 1024) if positive else rand(1024, 1024)}, {},
+                lambda b, x, c: getattr(b, op)(x["x"]), lambda x, c: torch_fn(x["x"]))
+    return make
+
+
+def w_norm_tail():
+    # layerNormalization's last four steps as exporters spell it out: one
+    # chain on the cpu device (ew_chain.h), four passes in PyTorch's eager mode
+    inputs = {"x": rand(2048, 1024), "m": rand(2048, 1, scale=0.1), "s": pos(2048, 1) + 1}
+    consts = {"g": rand(1024, scale=0.1) + 1, "be": rand(1024, scale=0.1)}
+    return (inputs, consts,
+            lambda b, x, c: b.add(b.mul(b.div(b.sub(x["x"], x["m"]), x["s"]), c["g"]), c["be"]),
+            lambda x, c: (x["x"] - x["m"]) / x["s"] * c["g"] + c["be"])
+
+
+def w_conv_transpose():
+    inputs = {"x": rand(1, 64, 56, 56)}
+    consts = {"w": rand(64, 32, 4, 4, scale=0.05), "b": rand(32, scale=0.1)}
+    return (inputs, consts,
+            lambda b, x, c: b.convTranspose2d(x["x"], c["w"], strides=[2, 2], padding=[1, 1, 1, 1], bias=c["b"]),
+            lambda x, c: F.conv_transpose2d(x["x"], c["w"], c["b"], stride=2, padding=1))
+
+
 WORKLOADS = [
     ("conv2d 3x3 [1,64,56,56]->64", "conv2d", w_conv2d),
     ("resnet block", "resnet", w_resnet_block),
@@ -229,6 +259,14 @@ WORKLOADS = [
     ("gelu [1024,1024]", "gelu", w_gelu),
     ("reduceSum [1024,1024]", "reducesum", w_reduce_sum),
     ("transpose [1024,1024]", "transpose", w_transpose),
+    ("tanh [1024,1024]", "tanh", w_unary("tanh", lambda t: torch.tanh(t))),
+    ("log [1024,1024]", "log", w_unary("log", lambda t: torch.log(t), positive=True)),
+    ("sqrt [1024,1024]", "sqrt", w_unary("sqrt", lambda t: torch.sqrt(t), positive=True)),
+    ("sin [1024,1024]", "sin", w_unary("sin", lambda t: torch.sin(t))),
+    ("softplus [1024,1024]", "softplus", w_unary("softplus", lambda t: F.softplus(t))),
+    ("elu [1024,1024]", "elu", w_unary("elu", lambda t: F.elu(t))),
+    ("norm tail [2048,1024]", "normtail", w_norm_tail),
+    ("convT 4x4/2 [1,64,56,56]->32", "convtranspose", w_conv_transpose),
 ]
 
 

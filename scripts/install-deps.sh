@@ -6,7 +6,7 @@
 # lavapipe from Mesa 25 (src/backends/webgpu/setup.sh).
 # Runs apt-get as root, or through sudo when present.
 set -e
-PKGS="build-essential cmake pkg-config libopenblas-dev libdnnl-dev libxnnpack-dev libpthreadpool-dev libjansson-dev python3 python3-dev python3-venv python3-numpy python3-pytest python3-setuptools python3-onnx python3-torch python3-torchvision libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata clang libclang-rt-14-dev libvulkan1 mesa-vulkan-drivers"
+PKGS="build-essential cmake pkg-config libopenblas-dev libdnnl-dev libxnnpack-dev libsleef3 libpthreadpool-dev libjansson-dev python3 python3-dev python3-venv python3-numpy python3-pytest python3-setuptools python3-onnx python3-torch python3-torchvision libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata clang libclang-rt-14-dev libvulkan1 mesa-vulkan-drivers"
 missing=""
 for p in $PKGS; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

@@ -5,7 +5,8 @@
 ** transposes by tiles (every element size, random permutations), softmax
 ** along the last axis and layerNormalization over trailing axes (float32
 ** and float16 rows, SIMD exp, extreme and subnormal results), gelu, exp and
-** sigmoid against WebNN's 18, 32 and 34 ulp, erf, float32 maxPool2d with
+** sigmoid against WebNN's 18, 32 and 34 ulp, erf, tanh, log, sin, cos,
+** tan, sqrt, reciprocal, softplus and elu, float32 maxPool2d with
 ** NaN, the float reductions and argMin/argMax over random shapes and axes
 ** (both SIMD paths, their column and lane tails, NaN) against double, and a
 ** float16 graph computed in float32 (an output that later nodes read, a
@@ -358,6 +359,94 @@ static void exps(void)
     free(y);
 }
 
+/* The functions whose rows are SLEEF's or the processor's where they are
+** there (vec_libm.h), else scalar loops: tanh, log, sin, cos, tan, sqrt,
+** reciprocal, softplus and elu over dense ranges and their special values,
+** against double. WebNN allows 16 ulp for tanh and 18 for softplus and elu
+** (an absolute 1/1024 for the others); these hold all to a few ulp. */
+enum { LM_TANH, LM_LOG, LM_SIN, LM_COS, LM_TAN, LM_SQRT, LM_RECIPROCAL, LM_SOFTPLUS, LM_ELU, LM_COUNT };
+
+static double libm_want(int k, double v)
+{
+    switch (k) {
+    case LM_TANH: return tanh(v);
+    case LM_LOG: return log(v);
+    case LM_SIN: return sin(v);
+    case LM_COS: return cos(v);
+    case LM_TAN: return tan(v);
+    case LM_SQRT: return sqrt(v);
+    case LM_RECIPROCAL: return 1.0 / v;
+    case LM_SOFTPLUS: return v != v ? v : (v > 0 ? v : 0.0) + log1p(exp(-fabs(v)));
+    default: return v >= 0 ? v : 0.7 * expm1(v);
+    }
+}
+
+static void libm_rows(void)
+{
+    static const char *names[LM_COUNT] = {"tanh", "log", "sin", "cos", "tan", "sqrt", "reciprocal", "softplus", "elu"};
+    static const float lo[LM_COUNT] = {-12, 1e-30f, -400, -400, -400, 0, -1e30f, -120, -120};
+    static const float hi[LM_COUNT] = {12, 1e30f, 400, 400, 400, 1e30f, 1e30f, 120, 50};
+    static const double limit[LM_COUNT] = {2, 2, 2, 2, 2, 0, 1, 4, 4};
+    static const float special[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-30f, -1e-30f, 1e-45f, 3e38f, -3e38f,
+                                    1.0f, -1.0f, 0.5f, 1e-7f};
+    enum { NS = sizeof special / sizeof special[0] };
+    size_t n = (1 << 18) + 13; /* a tail past the vectors */
+    float *x = malloc(n * 4), *y = malloc(n * 4);
+    for (int k = 0; k < LM_COUNT; k++) {
+        bool geometric = lo[k] > 0 || k == LM_SQRT || k == LM_RECIPROCAL;
+        for (size_t i = NS; i < n; i++) {
+            double t = (double)(i - NS) / (double)(n - NS);
+            if (!geometric)
+                x[i] = (float)(lo[k] + (hi[k] - lo[k]) * t);
+            else /* spread over the exponents: +-1e-30 .. 1e30 */
+                x[i] = (float)((k == LM_RECIPROCAL && (i & 1) ? -1 : 1) * 1e-30 * pow(1e60, t));
+        }
+        memcpy(x, special, sizeof special);
+        wnn_operand_desc d = {WNN_DATA_TYPE_FLOAT32, 1, {(uint32_t)n}};
+        wnn_graph_builder *b;
+        CHECK_OK(wnn_graph_builder_create(ctx, &b));
+        wnn_operand *in = wnn_graph_builder_input(b, "x", &d), *out = NULL;
+        static const double alpha = 0.7;
+        wnn_elu_options eo = WNN_ELU_OPTIONS_INIT;
+        eo.alpha = &alpha;
+        switch (k) {
+        case LM_TANH: out = wnn_tanh(b, in); break;
+        case LM_LOG: out = wnn_log(b, in); break;
+        case LM_SIN: out = wnn_sin(b, in); break;
+        case LM_COS: out = wnn_cos(b, in); break;
+        case LM_TAN: out = wnn_tan(b, in); break;
+        case LM_SQRT: out = wnn_sqrt(b, in); break;
+        case LM_RECIPROCAL: out = wnn_reciprocal(b, in); break;
+        case LM_SOFTPLUS: out = wnn_softplus(b, in); break;
+        default: out = wnn_elu(b, in, &eo); break;
+        }
+        if (!run1(b, out, &d, x, y, n * 4))
+            continue;
+        double worst = 0;
+        size_t at = 0;
+        int wrong_nan = 0;
+        for (size_t i = 0; i < n; i++) {
+            double want = libm_want(k, x[i]);
+            if (isnan(want) || isnan(y[i])) {
+                if (isnan(want) != isnan(y[i]) && wrong_nan++ < 3)
+                    fprintf(stderr, "%s(%.9g) = %.9g, want %.9g\n", names[k], x[i], y[i], want);
+                continue;
+            }
+            /* the elu of a tiny negative x: alpha * x, subnormal */
+            double u = fabs(want) < 1e-37 ? (fabs(y[i] - want) < 1e-44 ? 0 : 1e9) : ulps(y[i], want);
+            if (u > worst)
+                worst = u, at = i;
+        }
+        if (worst > limit[k] || getenv("WNN_TEST_VERBOSE"))
+            fprintf(stderr, "%s(%.9g) = %.9g, want %.9g: %.0f ulp\n", names[k], x[at], y[at], libm_want(k, x[at]),
+                    worst);
+        CHECK(worst <= limit[k]);
+        CHECK(wrong_nan == 0);
+    }
+    free(x);
+    free(y);
+}
+
 /* maxPool2d on float32, both layouts (nhwc also with more channels than a
 ** vector holds), padding, strides and dilations, with NaN in some inputs,
 ** against a loop here: the maximum, or the window's first NaN. */
@@ -672,6 +761,7 @@ int main(void)
     gelus();
     gelus_half();
     exps();
+    libm_rows();
     max_pools();
     reductions();
     half_chains();

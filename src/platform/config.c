@@ -59,6 +59,7 @@ static void read_all(void)
     config.cpu_spin_us = count("WNN_CPU_SPIN_US", 100000, 50);
     config.cpu_profile = text("WNN_CPU_PROFILE") != NULL;
     config.cpu_fuse = on_unless_zero("WNN_CPU_FUSE");
+    config.cpu_sleef = on_unless_zero("WNN_CPU_SLEEF");
     const char *conv = text("WNN_CPU_CONV");
     config.cpu_conv = !conv                        ? WNN__CONV_AUTO
                       : strcmp(conv, "gemm") == 0   ? WNN__CONV_GEMM

@@ -20,7 +20,9 @@
 
 #include "backends/cpu/half_simd.h"
 #include "backends/cpu/kernels.h"
+#include "backends/cpu/loops.h"
 #include "backends/cpu/vec.h"
+#include "backends/cpu/vec_libm.h"
 #include "platform/pool.h"
 #include "core/half.h"
 
@@ -199,58 +201,7 @@ UNSIGNED_TYPES(DEFINE_UNSIGNED_OPS)
 /* Loops                                                                     */
 /* ------------------------------------------------------------------------ */
 
-/* o[i] = EXPR (which reads i) for i in [0, n). Each block of results goes to
-** a local array before it is stored, so the compiler sees that no store can
-** change a later load: the block vectorizes even at -O2, where GCC's cheap
-** cost model refuses loops that need run-time alias checks. */
-/* The maps and rows below are plain C loops that the compiler vectorizes.
-** Built for baseline x86-64 they move 16 bytes an instruction, and a single
-** relu of 2^20 floats took twice PyTorch's time on one Zen 4 core; each is
-** also compiled for x86-64-v3 (AVX2, FMA, F16C), picked once by the loader
-** (GNU ifunc). Floating-point contraction stays off (-std=c11), so both
-** versions compute the same bits. */
-/* Not under a sanitizer (its runtime is not up while the loader runs the
-** resolvers; CMake defines WNN_NO_TARGET_CLONES there too). */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define WNN_NO_TARGET_CLONES 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
-#define WNN_NO_TARGET_CLONES 1
-#endif
-#endif
-#if defined(__x86_64__) && defined(__GNUC__) && defined(__ELF__) && !defined(WNN_NO_TARGET_CLONES)
-#define CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define CLONES
-#endif
-
-/* o[i] = EXPR for i < n, in blocks of 16 so that GCC's -O2 vectorizer
-** (the very-cheap cost model: no epilogue loops) takes them. o may be the
-** input itself (a node computed in place) but never overlaps it otherwise:
-** ivdep lets the compiler vectorize without a run-time overlap check (each
-** vector is read before the same elements are written, so the in-place
-** case stays right). An earlier form staged each block in a local array,
-** which GCC 12 copied out through scalar registers. */
-#if defined(__GNUC__) && !defined(__clang__)
-#define IVDEP _Pragma("GCC ivdep")
-#elif defined(__clang__)
-#define IVDEP _Pragma("clang loop vectorize(assume_safety)")
-#else
-#define IVDEP
-#endif
-#define BLOCK 16
-#define BLOCKED_LOOP(T, o, n, EXPR)                                            \
-    do {                                                                       \
-        size_t i_ = 0;                                                         \
-        for (; i_ + BLOCK <= (n); i_ += BLOCK) {                               \
-            IVDEP for (size_t k_ = 0; k_ < BLOCK; k_++) {                      \
-                size_t i = i_ + k_;                                            \
-                (o)[i] = (EXPR);                                               \
-            }                                                                  \
-        }                                                                      \
-        for (size_t i = i_; i < (n); i++)                                      \
-            (o)[i] = (EXPR);                                                   \
-    } while (0)
+/* CLONES, IVDEP and BLOCKED_LOOP: backends/cpu/loops.h */
 
 /* ------------------------------------------------------------------------ */
 /* Parallel driver                                                           */
@@ -481,10 +432,39 @@ DEFINE_FLOAT_MAPS(f16, uint16_t)
     }
 DEFINE_VEC_MAPS(exp)
 DEFINE_VEC_MAPS(sigmoid)
+
+/* tanh, log and sqrt on vec_libm.h's rows where they are there (SLEEF's
+** tanh and log within 1 ulp; sqrt the same bits), float16 a block at a
+** time through them; else the scalar maps above. */
+#define DEFINE_LIBM_MAPS(OP, FN)                                               \
+    static void map_##OP##_row_f32(const void *vi, void *vo, size_t n, const void *params) \
+    {                                                                          \
+        if (!wnn__libm_row(FN, vo, vi, n))                                     \
+            map_##OP##_f32(vi, vo, n, params);                                 \
+    }                                                                          \
+    static void map_##OP##_row_f16(const void *vi, void *vo, size_t n, const void *params) \
+    {                                                                          \
+        if (!wnn__libm_row(FN, NULL, NULL, 0)) {                               \
+            map_##OP##_f16(vi, vo, n, params);                                 \
+            return;                                                            \
+        }                                                                      \
+        float block[512];                                                      \
+        for (size_t i = 0; i < n; i += 512) {                                  \
+            size_t m = n - i < 512 ? n - i : 512;                              \
+            wnn__half_to_float_n(block, (const uint16_t *)vi + i, m);          \
+            wnn__libm_row(FN, block, block, m);                                \
+            wnn__float_to_half_n((uint16_t *)vo + i, block, m);                \
+        }                                                                      \
+    }
+DEFINE_LIBM_MAPS(tanh, WNN__LIBM_TANH)
+DEFINE_LIBM_MAPS(log, WNN__LIBM_LOG)
+DEFINE_LIBM_MAPS(sqrt, WNN__LIBM_SQRT)
 SIGNED_TYPES(DEFINE_SIGNED_MAPS)
 
 #define FLOAT_MAPS(OP)                                                         \
     [WNN_DATA_TYPE_FLOAT32] = map_##OP##_f32, [WNN_DATA_TYPE_FLOAT16] = map_##OP##_f16
+#define ROW_MAPS(OP)                                                           \
+    [WNN_DATA_TYPE_FLOAT32] = map_##OP##_row_f32, [WNN_DATA_TYPE_FLOAT16] = map_##OP##_row_f16
 #define SIGNED_MAPS(OP)                                                        \
     [WNN_DATA_TYPE_INT32] = map_##OP##_i32, [WNN_DATA_TYPE_INT64] = map_##OP##_i64, \
     [WNN_DATA_TYPE_INT8] = map_##OP##_i8
@@ -493,10 +473,10 @@ static const map_fn unary_maps[WNN__OP_COUNT][TYPE_SLOTS] = {
     [WNN__OP_NEG] = {FLOAT_MAPS(neg), SIGNED_MAPS(neg)},
     [WNN__OP_RELU] = {FLOAT_MAPS(relu), SIGNED_MAPS(relu)},
     [WNN__OP_EXP] = {FLOAT_MAPS(exp)},
-    [WNN__OP_LOG] = {FLOAT_MAPS(log)},
-    [WNN__OP_SQRT] = {FLOAT_MAPS(sqrt)},
+    [WNN__OP_LOG] = {ROW_MAPS(log)},
+    [WNN__OP_SQRT] = {ROW_MAPS(sqrt)},
     [WNN__OP_SIGMOID] = {FLOAT_MAPS(sigmoid)},
-    [WNN__OP_TANH] = {FLOAT_MAPS(tanh)},
+    [WNN__OP_TANH] = {ROW_MAPS(tanh)},
 };
 
 wnn_status wnn__k_unary(const wnn__node *node, const wnn__view *in, const wnn__view *out)

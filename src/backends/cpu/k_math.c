@@ -9,8 +9,9 @@
 ** are widened, computed and rounded once to float32; float16 elements are
 ** widened to float32, computed the same way and rounded once more, to
 ** binary16 (the double result rounds to float32 first, which is what a
-** float32 computation would hold); gelu and erf instead run on vec.h's SIMD
-** path, in float32 within a few ulp. sign works on every signed type exactly;
+** float32 computation would hold); gelu, erf and elu instead run on vec.h's
+** SIMD path, in float32 within a few ulp, and sin, cos, tan, reciprocal and
+** softplus on vec_libm.h's rows where they are there. sign works on every signed type exactly;
 ** identity copies bits; isNaN, isInfinite and logicalNot write uint8.
 */
 #include <math.h>
@@ -19,8 +20,10 @@
 
 #include "backends/cpu/half_simd.h"
 #include "backends/cpu/kernels.h"
+#include "backends/cpu/loops.h"
 #include "platform/pool.h"
 #include "backends/cpu/vec.h"
+#include "backends/cpu/vec_libm.h"
 #include "core/half.h"
 
 /* Transcendental work is heavier per element than the element-wise
@@ -192,6 +195,80 @@ static void map_logical_not_u8(const void *vi, void *vo, size_t n, const act_par
     }
 DEFINE_VEC_MAPS(erf)
 
+/* sin, cos, tan and reciprocal on vec_libm.h's rows (1 ulp, where SLEEF and
+** AVX2 are there), float16 a block at a time through them; else the scalar
+** loops in double above. */
+#define DEFINE_LIBM_MAPS(OP, FN)                                               \
+    static void map_##OP##_row_f32(const void *vi, void *vo, size_t n, const act_params *p) \
+    {                                                                          \
+        if (!wnn__libm_row(FN, vo, vi, n))                                     \
+            map_##OP##_f32(vi, vo, n, p);                                      \
+    }                                                                          \
+    static void map_##OP##_row_f16(const void *vi, void *vo, size_t n, const act_params *p) \
+    {                                                                          \
+        if (!wnn__libm_row(FN, NULL, NULL, 0)) {                               \
+            map_##OP##_f16(vi, vo, n, p);                                      \
+            return;                                                            \
+        }                                                                      \
+        float block[512];                                                      \
+        for (size_t i = 0; i < n; i += 512) {                                  \
+            size_t m = n - i < 512 ? n - i : 512;                              \
+            wnn__half_to_float_n(block, (const uint16_t *)vi + i, m);          \
+            wnn__libm_row(FN, block, block, m);                                \
+            wnn__float_to_half_n((uint16_t *)vo + i, block, m);                \
+        }                                                                      \
+    }
+DEFINE_LIBM_MAPS(sin, WNN__LIBM_SIN)
+DEFINE_LIBM_MAPS(cos, WNN__LIBM_COS)
+DEFINE_LIBM_MAPS(tan, WNN__LIBM_TAN)
+DEFINE_LIBM_MAPS(reciprocal, WNN__LIBM_RECIPROCAL)
+
+/* softplus as max(x, 0) + log1p(exp(-|x|)) on float32 rows (exp from
+** vec.h, log1p from vec_libm.h), a block at a time; false, doing nothing,
+** where log1p's row is not there. elu is vec.h's row. */
+CLONES static bool softplus_rows(float *o, const float *x, size_t n)
+{
+    if (!wnn__libm_row(WNN__LIBM_LOG1P, NULL, NULL, 0))
+        return false;
+    float t[512];
+    for (size_t i = 0; i < n; i += 512) {
+        size_t m = n - i < 512 ? n - i : 512;
+        const float *xi = x + i;
+        float *oi = o + i;
+        FOR_BLOCKED(k, m, t[k] = -fabsf(xi[k]));
+        wnn__vec_exp(t, t, m);
+        wnn__libm_row(WNN__LIBM_LOG1P, t, t, m);
+        /* NaN: max(NaN, 0) + log1p(exp(NaN)) is NaN either way */
+        FOR_BLOCKED(k, m, oi[k] = (xi[k] > 0 ? xi[k] : 0.0f) + t[k]);
+    }
+    return true;
+}
+
+#define DEFINE_ROWS_MAPS(OP, AVAILABLE, CALL)                                  \
+    static void map_##OP##_row_f32(const void *vi, void *vo, size_t n, const act_params *p) \
+    {                                                                          \
+        const float *x = vi;                                                   \
+        float *o = vo;                                                         \
+        if (!(CALL))                                                           \
+            map_##OP##_f32(vi, vo, n, p);                                      \
+    }                                                                          \
+    static void map_##OP##_row_f16(const void *vi, void *vo, size_t n, const act_params *p) \
+    {                                                                          \
+        if (!(AVAILABLE)) {                                                    \
+            map_##OP##_f16(vi, vo, n, p);                                      \
+            return;                                                            \
+        }                                                                      \
+        float block[512];                                                      \
+        for (size_t i = 0; i < n; i += 512) {                                  \
+            size_t m = n - i < 512 ? n - i : 512;                              \
+            wnn__half_to_float_n(block, (const uint16_t *)vi + i, m);          \
+            map_##OP##_row_f32(block, block, m, p);                            \
+            wnn__float_to_half_n((uint16_t *)vo + i, block, m);                \
+        }                                                                      \
+    }
+DEFINE_ROWS_MAPS(softplus, wnn__libm_row(WNN__LIBM_LOG1P, NULL, NULL, 0), softplus_rows(o, x, n))
+DEFINE_ROWS_MAPS(elu, true, (wnn__vec_elu(o, x, n, (float)p->alpha), true))
+
 static void map_gelu_vec_f32(const void *vi, void *vo, size_t n, const act_params *p)
 {
     (void)p;
@@ -211,6 +288,7 @@ static void map_gelu_half(const void *vi, void *vo, size_t n, const act_params *
 /* ------------------------------------------------------------------------ */
 
 #define FLOAT_ENTRY(OP) [WNN_DATA_TYPE_FLOAT32] = map_##OP##_f32, [WNN_DATA_TYPE_FLOAT16] = map_##OP##_f16
+#define ROW_ENTRY(OP) [WNN_DATA_TYPE_FLOAT32] = map_##OP##_row_f32, [WNN_DATA_TYPE_FLOAT16] = map_##OP##_row_f16
 #define ZERO_INTS                                                              \
     [WNN_DATA_TYPE_INT32] = map_zero_u8, [WNN_DATA_TYPE_UINT32] = map_zero_u8, \
     [WNN_DATA_TYPE_INT64] = map_zero_u8, [WNN_DATA_TYPE_UINT64] = map_zero_u8, \
@@ -219,11 +297,11 @@ static void map_gelu_half(const void *vi, void *vo, size_t n, const act_params *
 static const map_fn maps[WNN__OP_COUNT][TYPE_SLOTS] = {
     [WNN__OP_CEIL] = {FLOAT_ENTRY(ceil)},
     [WNN__OP_FLOOR] = {FLOAT_ENTRY(floor)},
-    [WNN__OP_COS] = {FLOAT_ENTRY(cos)},
-    [WNN__OP_SIN] = {FLOAT_ENTRY(sin)},
-    [WNN__OP_TAN] = {FLOAT_ENTRY(tan)},
+    [WNN__OP_COS] = {ROW_ENTRY(cos)},
+    [WNN__OP_SIN] = {ROW_ENTRY(sin)},
+    [WNN__OP_TAN] = {ROW_ENTRY(tan)},
     [WNN__OP_ERF] = {[WNN_DATA_TYPE_FLOAT32] = map_erf_vec_f32, [WNN_DATA_TYPE_FLOAT16] = map_erf_vec_f16},
-    [WNN__OP_RECIPROCAL] = {FLOAT_ENTRY(reciprocal)},
+    [WNN__OP_RECIPROCAL] = {ROW_ENTRY(reciprocal)},
     [WNN__OP_ROUND_EVEN] = {FLOAT_ENTRY(round_even)},
     [WNN__OP_SIGN] = {FLOAT_ENTRY(sign), [WNN_DATA_TYPE_INT32] = map_sign_i32,
                       [WNN_DATA_TYPE_INT64] = map_sign_i64, [WNN_DATA_TYPE_INT8] = map_sign_i8},
@@ -232,13 +310,13 @@ static const map_fn maps[WNN__OP_COUNT][TYPE_SLOTS] = {
     [WNN__OP_IS_INFINITE] = {[WNN_DATA_TYPE_FLOAT32] = map_is_infinite_f32,
                              [WNN_DATA_TYPE_FLOAT16] = map_is_infinite_f16, ZERO_INTS},
     [WNN__OP_LOGICAL_NOT] = {[WNN_DATA_TYPE_UINT8] = map_logical_not_u8},
-    [WNN__OP_ELU] = {FLOAT_ENTRY(elu)},
+    [WNN__OP_ELU] = {ROW_ENTRY(elu)},
     [WNN__OP_GELU] = {[WNN_DATA_TYPE_FLOAT32] = map_gelu_vec_f32, [WNN_DATA_TYPE_FLOAT16] = map_gelu_half},
     [WNN__OP_HARD_SIGMOID] = {FLOAT_ENTRY(hard_sigmoid)},
     [WNN__OP_HARD_SWISH] = {FLOAT_ENTRY(hard_swish)},
     [WNN__OP_LEAKY_RELU] = {FLOAT_ENTRY(leaky_relu)},
     [WNN__OP_LINEAR] = {FLOAT_ENTRY(linear)},
-    [WNN__OP_SOFTPLUS] = {FLOAT_ENTRY(softplus)},
+    [WNN__OP_SOFTPLUS] = {ROW_ENTRY(softplus)},
     [WNN__OP_SOFTSIGN] = {FLOAT_ENTRY(softsign)},
 };
 

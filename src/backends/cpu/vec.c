@@ -106,6 +106,12 @@ static void erf_c(float *y, const float *x, size_t n)
         y[i] = (float)erf(x[i]);
 }
 
+static void elu_c(float *y, const float *x, size_t n, float alpha)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = x[i] >= 0.0f || x[i] != x[i] ? x[i] : alpha * expm1f(x[i]);
+}
+
 static void sigmoid_c(float *y, const float *x, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -333,6 +339,38 @@ DEFINE_MAP8(exp, wnn__exp8)
 DEFINE_MAP8(sigmoid, sigmoid8)
 DEFINE_MAP8(erf, erf8)
 
+/* elu: x where x >= 0 or NaN, else alpha * expm1(x), with expm1 as
+** exp(x) - 1 below -0.5 (the result is under -0.39 there, so the
+** subtraction cancels little) and Taylor's polynomial of degree 8 above,
+** whose remainder is under 2^-24 of the result for |x| <= 0.5. */
+AVX2 static inline __m256 elu8(__m256 x, __m256 alpha)
+{
+    __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f);
+    __m256 t = _mm256_min_ps(x, zero); /* NaN gives 0 */
+    __m256 p = _mm256_set1_ps(1.0f / 40320);
+    static const float c[7] = {1.0f / 5040, 1.0f / 720, 1.0f / 120, 1.0f / 24, 1.0f / 6, 0.5f, 1.0f};
+    for (int k = 0; k < 7; k++)
+        p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(c[k]));
+    p = _mm256_mul_ps(p, t);
+    __m256 e = _mm256_sub_ps(wnn__exp8(t), one);
+    __m256 em1 = _mm256_blendv_ps(p, e, _mm256_cmp_ps(t, _mm256_set1_ps(-0.5f), _CMP_LT_OQ));
+    return _mm256_blendv_ps(_mm256_mul_ps(alpha, em1), x, _mm256_cmp_ps(x, zero, _CMP_NLT_UQ));
+}
+
+AVX2 static void elu_avx2(float *y, const float *x, size_t n, float alpha)
+{
+    __m256 a = _mm256_set1_ps(alpha);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(y + i, elu8(_mm256_loadu_ps(x + i), a));
+    if (i < n) {
+        float in[8] = {0}, out[8];
+        memcpy(in, x + i, (n - i) * sizeof *in);
+        _mm256_storeu_ps(out, elu8(_mm256_loadu_ps(in), a));
+        memcpy(y + i, out, (n - i) * sizeof *out);
+    }
+}
+
 AVX2 static float max_avx2(const float *x, size_t n)
 {
     if (n < 8)
@@ -529,6 +567,8 @@ void wnn__vec_exp(float *y, const float *x, size_t n)
 }
 
 void wnn__vec_erf(float *y, const float *x, size_t n) { PICK(erf, y, x, n); }
+
+void wnn__vec_elu(float *y, const float *x, size_t n, float alpha) { PICK(elu, y, x, n, alpha); }
 
 void wnn__vec_sigmoid(float *y, const float *x, size_t n)
 {

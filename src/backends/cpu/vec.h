@@ -34,6 +34,9 @@ void wnn__vec_exp(float *y, const float *x, size_t n);
 ** 1 - erfc(|x|) with erfc as in gelu; a few ulp. y may be x. */
 void wnn__vec_erf(float *y, const float *x, size_t n);
 void wnn__vec_sigmoid(float *y, const float *x, size_t n);
+/* y[i] = x[i] where x[i] >= 0 (or NaN), else alpha * expm1(x[i]); a few
+** ulp. y may be x. */
+void wnn__vec_elu(float *y, const float *x, size_t n, float alpha);
 
 /* y[i] *= s. */
 void wnn__vec_scale(float *y, float s, size_t n);
