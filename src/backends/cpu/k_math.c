@@ -11,8 +11,9 @@
 ** binary16 (the double result rounds to float32 first, which is what a
 ** float32 computation would hold); gelu, erf and elu instead run on vec.h's
 ** SIMD path, in float32 within a few ulp, and sin, cos, tan, reciprocal and
-** softplus on vec_libm.h's rows where they are there. sign works on every signed type exactly;
-** identity copies bits; isNaN, isInfinite and logicalNot write uint8.
+** softplus on vec_libm.h's rows where they are there. sign works on every
+** signed type exactly; identity copies bits; isNaN, isInfinite and
+** logicalNot write uint8.
 */
 #include <math.h>
 #include <stdint.h>
