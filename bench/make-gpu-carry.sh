@@ -3,8 +3,9 @@
 # make-gpu-carry.sh [DIR] -- assembles, from this Debian 12 machine's
 # packages, the folder of libraries the GPU machine's image lacks, which
 # bench/run-gpu.sh reads as CARRY (default and DIR: gpu-carry):
-#   lib/        jansson, protobuf-c, libgomp, XNNPACK (with pthreadpool and
-#               cpuinfo, where installed), and pkgconfig/ files for them
+#   lib/        jansson, protobuf-c, libgomp, SLEEF and XNNPACK (with
+#               pthreadpool and cpuinfo; each where installed), and
+#               pkgconfig/ files for them
 #               and for OpenBLAS, relocatable (${pcfiledir})
 #   lib.tar.xz  OpenBLAS (pthread build, with libgfortran and libquadmath)
 #               and oneDNN, packed because the device tool carries at most
@@ -27,6 +28,8 @@ blas=$(readlink -f "$L/libopenblas.so.0")
 rm -rf "$dir"
 mkdir -p "$dir/lib/pkgconfig" "$dir/include/oneapi" "$dir/onnx" "$dir/bin"
 for f in libjansson.so.4 libprotobuf-c.so.1 libgomp.so.1; do cp -L "$L/$f" "$dir/lib/"; done
+# SLEEF's vector math for the cpu backend (src/backends/cpu/vec_libm.c), where installed
+[ ! -f "$L/libsleef.so.3" ] || cp -L "$L/libsleef.so.3" "$dir/lib/"
 # XNNPACK for the cpu backend's convolutions (src/backends/cpu/xnnpack.c), where installed
 if [ -f "$L/libXNNPACK.so.0" ] && [ -f /usr/include/xnnpack.h ]; then
     for f in libXNNPACK.so.0 libpthreadpool.so.0 libcpuinfo.so.0; do cp -L "$L/$f" "$dir/lib/"; done
