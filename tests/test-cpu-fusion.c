@@ -142,10 +142,83 @@ static wnn_operand *constant(wnn_graph_builder *b, bool half, uint32_t rank, con
     return c;
 }
 
+/* What follows a convolution in a case: batchNormalization, a residual add
+** and an activation, each as drawn, with their per-channel values. */
+typedef struct tail {
+    bool half, nhwc, bn, add;
+    int act;
+    uint32_t channels;
+    float bias[64], mean[64], var[64], scale[64], beta[64];
+} tail;
+
+static void draw_tail(tail *t, bool half, bool nhwc, uint32_t channels)
+{
+    t->half = half, t->nhwc = nhwc, t->channels = channels;
+    t->bn = rnd(2), t->add = rnd(2);
+    t->act = (int)rnd(ACT_COUNT);
+    fill(t->bias, channels, half);
+    fill(t->mean, channels, half);
+    fill(t->var, channels, half);
+    fill(t->scale, channels, half);
+    fill(t->beta, channels, half);
+    for (uint32_t o = 0; o < channels; o++)
+        t->var[o] = t->var[o] < 0 ? -t->var[o] + 0.25f : t->var[o] + 0.25f; /* exact in float16 too */
+}
+
+/* The tail's nodes after h (r: the residual input). */
+static wnn_operand *build_tail(wnn_graph_builder *b, const tail *t, wnn_operand *h, wnn_operand *r)
+{
+    const uint32_t *O = &t->channels;
+    if (t->bn) {
+        wnn_batch_normalization_options bo = WNN_BATCH_NORMALIZATION_OPTIONS_INIT;
+        const uint32_t channel_axis = t->nhwc ? 3 : 1;
+        bo.axis = &channel_axis;
+        bo.scale = constant(b, t->half, 1, O, t->scale);
+        bo.bias = constant(b, t->half, 1, O, t->beta);
+        h = wnn_batch_normalization(b, h, constant(b, t->half, 1, O, t->mean), constant(b, t->half, 1, O, t->var),
+                                    &bo);
+    }
+    if (t->add)
+        h = rnd(2) ? wnn_add(b, h, r) : wnn_add(b, r, h);
+    return apply(b, t->half, t->act, h);
+}
+
+/* The tail applied to acc, a convolution's output at channel o (res: the
+** residual's element there), in double; *mag grows by the magnitudes
+** summed, for the tolerance. */
+static double tail_of(const tail *t, uint32_t o, double acc, double res, double *mag)
+{
+    if (t->bn) {
+        double s = t->scale[o] / sqrt(t->var[o] + 1e-5);
+        acc = (acc - t->mean[o]) * s + t->beta[o];
+        *mag = *mag * fabs(s) + fabs(t->mean[o] * s) + fabs(t->beta[o]);
+    }
+    if (t->add)
+        acc += res, *mag += fabs(res);
+    return activate(t->act, acc);
+}
+
+/* v (n, c, h, w in nchw order) written to t in the graph's layout and type. */
+static void write_layout(wnn_tensor *t, const float *v, uint32_t n, uint32_t c, uint32_t h, uint32_t w, bool nhwc,
+                         bool half)
+{
+    size_t count = (size_t)n * c * h * w;
+    float *l = malloc(count * 4);
+    uint16_t *lh = malloc(count * 2);
+    for (size_t q = 0; q < count; q++) {
+        size_t b = q / ((size_t)c * h * w), r = q % ((size_t)c * h * w), ch = r / ((size_t)h * w), p = r % ((size_t)h * w);
+        size_t to = nhwc ? (b * h * w + p) * c + ch : q;
+        l[to] = v[q];
+        lh[to] = wnn__float_to_half(v[q]);
+    }
+    CHECK_OK(wnn_context_write_tensor(ctx, t, half ? (void *)lh : l, count * (half ? 2 : 4)));
+    free(l);
+    free(lh);
+}
+
 static void one_case(int k)
 {
-    bool half = rnd(3) == 0, nhwc = rnd(2), bn = rnd(2), add = rnd(2);
-    int act = (int)rnd(ACT_COUNT);
+    bool half = rnd(3) == 0, nhwc = rnd(2);
     uint32_t groups = rnd(3) == 0 ? 1 + rnd(3) : 1;
     uint32_t cg_in = 1 + rnd(5), cg_out = 1 + rnd(5);
     if (rnd(4) == 0) /* depthwise */
@@ -161,17 +234,11 @@ static void one_case(int k)
 
     size_t nx = (size_t)N * C * H * W, nw = (size_t)O * cg_in * kh * kw, ny = (size_t)N * O * OH * OW;
     float *x = malloc(nx * 4), *w = malloc(nw * 4), *res = malloc(ny * 4), *got = malloc(ny * 4);
-    float bias[64], mean[64], var[64], scale[64], beta[64];
+    tail t;
+    draw_tail(&t, half, nhwc, O);
     fill(x, nx, half);
     fill(w, nw, half);
     fill(res, ny, half);
-    fill(bias, O, half);
-    fill(mean, O, half);
-    fill(var, O, half);
-    fill(scale, O, half);
-    fill(beta, O, half);
-    for (uint32_t o = 0; o < O; o++)
-        var[o] = var[o] < 0 ? -var[o] + 0.25f : var[o] + 0.25f; /* exact in float16 too */
     /* x and res in the graph's layout; w in oihw, written out in `layout` */
     uint32_t fo[4][4] = {{O, cg_in, kh, kw}, {kh, kw, cg_in, O}, {O, kh, kw, cg_in}, {cg_in, kh, kw, O}};
     float *wl = malloc(nw * 4);
@@ -196,54 +263,28 @@ static void one_case(int k)
     co.strides[0] = sy, co.strides[1] = sx, co.dilations[0] = dy, co.dilations[1] = dx, co.groups = groups;
     co.input_layout = nhwc ? WNN_INPUT_LAYOUT_NHWC : WNN_INPUT_LAYOUT_NCHW;
     co.filter_layout = (wnn_conv2d_filter_layout)layout;
-    co.bias = constant(b, half, 1, &O, bias);
-    wnn_operand *h = wnn_conv2d(b, xo, constant(b, half, 4, fo[layout], wl), &co);
-    if (bn) {
-        wnn_batch_normalization_options bo = WNN_BATCH_NORMALIZATION_OPTIONS_INIT;
-        const uint32_t channel_axis = nhwc ? 3 : 1;
-        bo.axis = &channel_axis;
-        bo.scale = constant(b, half, 1, &O, scale);
-        bo.bias = constant(b, half, 1, &O, beta);
-        h = wnn_batch_normalization(b, h, constant(b, half, 1, &O, mean), constant(b, half, 1, &O, var), &bo);
-    }
-    if (add)
-        h = rnd(2) ? wnn_add(b, h, ro) : wnn_add(b, ro, h);
-    h = apply(b, half, act, h);
+    co.bias = constant(b, half, 1, &O, t.bias);
+    wnn_operand *h = build_tail(b, &t, wnn_conv2d(b, xo, constant(b, half, 4, fo[layout], wl), &co), ro);
     CHECK(h != NULL);
     wnn_named_operand named = {"y", h};
     wnn_graph *g = NULL;
     CHECK_OK(wnn_graph_builder_build(b, &named, 1, &g));
     wnn_graph_builder_release(b);
 
-    wnn_tensor *t[3] = {NULL, NULL, NULL};
+    wnn_tensor *tt[3] = {NULL, NULL, NULL};
     wnn_tensor_desc td = WNN_TENSOR_DESC_INIT;
     td.data_type = xd.data_type, td.rank = 4, td.writable = true, td.readable = true;
-    const float *src[2] = {x, res};
     const uint32_t *shapes[3] = {xs, ys, ys};
-    size_t counts[3] = {nx, ny, ny};
     for (int i = 0; i < 3; i++) {
         memcpy(td.shape, shapes[i], sizeof xs);
-        CHECK_OK(wnn_context_create_tensor(ctx, &td, &t[i]));
-        if (i == 2)
-            break;
-        /* the graph's layout: nchw data transposed to nhwc where asked */
-        uint32_t c = i ? O : C, hh = i ? OH : H, ww = i ? OW : W;
-        float *l = malloc(counts[i] * 4);
-        uint16_t *lh = malloc(counts[i] * 2);
-        for (size_t q = 0; q < counts[i]; q++) {
-            size_t n = q / ((size_t)c * hh * ww), r = q % ((size_t)c * hh * ww), ch = r / (hh * ww), p = r % (hh * ww);
-            size_t to = nhwc ? (n * hh * ww + p) * c + ch : q;
-            l[to] = src[i][q];
-            lh[to] = wnn__float_to_half(src[i][q]);
-        }
-        CHECK_OK(wnn_context_write_tensor(ctx, t[i], half ? (void *)lh : l, counts[i] * (half ? 2 : 4)));
-        free(l);
-        free(lh);
+        CHECK_OK(wnn_context_create_tensor(ctx, &td, &tt[i]));
     }
-    wnn_named_tensor ins[2] = {{"x", t[0]}, {"r", t[1]}}, outs[1] = {{"y", t[2]}};
-    CHECK_OK(wnn_context_dispatch(ctx, g, ins, add ? 2 : 1, outs, 1));
+    write_layout(tt[0], x, N, C, H, W, nhwc, half);
+    write_layout(tt[1], res, N, O, OH, OW, nhwc, half);
+    wnn_named_tensor ins[2] = {{"x", tt[0]}, {"r", tt[1]}}, outs[1] = {{"y", tt[2]}};
+    CHECK_OK(wnn_context_dispatch(ctx, g, ins, t.add ? 2 : 1, outs, 1));
     uint16_t *gh = malloc(ny * 2);
-    CHECK_OK(wnn_context_read_tensor_sync(ctx, t[2], half ? (void *)gh : got, ny * (half ? 2 : 4)));
+    CHECK_OK(wnn_context_read_tensor_sync(ctx, tt[2], half ? (void *)gh : got, ny * (half ? 2 : 4)));
     if (half)
         for (size_t q = 0; q < ny; q++)
             got[q] = wnn__half_to_float(gh[q]);
@@ -254,7 +295,7 @@ static void one_case(int k)
             for (uint32_t oy = 0; oy < OH; oy++)
                 for (uint32_t ox = 0; ox < OW; ox++) {
                     uint32_t gi = o / cg_out;
-                    double acc = bias[o], mag = fabs(bias[o]);
+                    double acc = t.bias[o], mag = fabs(t.bias[o]);
                     for (uint32_t i = 0; i < cg_in; i++)
                         for (uint32_t y = 0; y < kh; y++)
                             for (uint32_t z = 0; z < kw; z++) {
@@ -267,44 +308,19 @@ static void one_case(int k)
                                 mag += fabs(p);
                             }
                     size_t q = ((size_t)(n * O + o) * OH + oy) * OW + ox;
-                    if (bn) {
-                        double s = scale[o] / sqrt(var[o] + 1e-5);
-                        acc = (acc - mean[o]) * s + beta[o];
-                        mag = mag * fabs(s) + fabs(mean[o] * s) + fabs(beta[o]);
-                    }
-                    if (add)
-                        acc += res[q], mag += fabs(res[q]);
-                    double want = activate(act, acc);
+                    double want = tail_of(&t, o, acc, res[q], &mag);
                     size_t at = nhwc ? ((size_t)(n * OH + oy) * OW + ox) * O + o : q;
                     double tol = (half ? 1e-2 : 1e-5) * (mag + 1);
                     if (!(fabs(got[at] - want) <= tol) && bad++ < 3)
                         fprintf(stderr, "case %d (half %d nhwc %d groups %u layout %u bn %d add %d act %d): "
                                         "y[%zu] = %.7g, want %.7g\n",
-                                k, half, nhwc, groups, layout, bn, add, act, at, got[at], want);
+                                k, half, nhwc, groups, layout, t.bn, t.add, t.act, at, got[at], want);
                 }
     CHECK(bad == 0);
     for (int i = 0; i < 3; i++)
-        wnn_tensor_release(t[i]);
+        wnn_tensor_release(tt[i]);
     wnn_graph_release(g);
     free(x), free(w), free(wl), free(res), free(got), free(gh);
-}
-
-/* v (n, c, h, w in nchw order) written to t in the graph's layout and type. */
-static void write_layout(wnn_tensor *t, const float *v, uint32_t n, uint32_t c, uint32_t h, uint32_t w, bool nhwc,
-                         bool half)
-{
-    size_t count = (size_t)n * c * h * w;
-    float *l = malloc(count * 4);
-    uint16_t *lh = malloc(count * 2);
-    for (size_t q = 0; q < count; q++) {
-        size_t b = q / ((size_t)c * h * w), r = q % ((size_t)c * h * w), ch = r / ((size_t)h * w), p = r % ((size_t)h * w);
-        size_t to = nhwc ? (b * h * w + p) * c + ch : q;
-        l[to] = v[q];
-        lh[to] = wnn__float_to_half(v[q]);
-    }
-    CHECK_OK(wnn_context_write_tensor(ctx, t, half ? (void *)lh : l, count * (half ? 2 : 4)));
-    free(l);
-    free(lh);
 }
 
 /* convTranspose2d with the same chains (oneDNN's deconvolution where it is
@@ -312,8 +328,7 @@ static void write_layout(wnn_tensor *t, const float *v, uint32_t n, uint32_t c, 
 ** filter layouts, against a double loop. */
 static void transposed_case(int k)
 {
-    bool half = rnd(3) == 0, nhwc = rnd(2), bn = rnd(2), add = rnd(2);
-    int act = (int)rnd(ACT_COUNT);
+    bool half = rnd(3) == 0, nhwc = rnd(2);
     uint32_t groups = rnd(3) == 0 ? 1 + rnd(3) : 1;
     uint32_t cg_in = 1 + rnd(5), cg_out = rnd(3) ? 8 + rnd(5) : 1 + rnd(7); /* oneDNN takes 8 or more */
     if (rnd(5) == 0) /* depthwise */
@@ -329,17 +344,11 @@ static void transposed_case(int k)
 
     size_t nx = (size_t)N * C * H * W, nw = (size_t)C * cg_out * kh * kw, ny = (size_t)N * O * OH * OW;
     float *x = malloc(nx * 4), *w = malloc(nw * 4), *res = malloc(ny * 4), *got = malloc(ny * 4);
-    float bias[64], mean[64], var[64], scale[64], beta[64];
+    tail t;
+    draw_tail(&t, half, nhwc, O);
     fill(x, nx, half);
     fill(w, nw, half);
     fill(res, ny, half);
-    fill(bias, O, half);
-    fill(mean, O, half);
-    fill(var, O, half);
-    fill(scale, O, half);
-    fill(beta, O, half);
-    for (uint32_t o = 0; o < O; o++)
-        var[o] = var[o] < 0 ? -var[o] + 0.25f : var[o] + 0.25f;
     /* w in iohw ([C][cg_out][kh][kw]), written out in `layout` */
     uint32_t fo[3][4] = {{C, cg_out, kh, kw}, {kh, kw, cg_out, C}, {cg_out, kh, kw, C}};
     float *wl = malloc(nw * 4);
@@ -368,43 +377,31 @@ static void transposed_case(int k)
         co.output_sizes[0] = OH, co.output_sizes[1] = OW;
     co.input_layout = nhwc ? WNN_INPUT_LAYOUT_NHWC : WNN_INPUT_LAYOUT_NCHW;
     co.filter_layout = (wnn_conv_transpose2d_filter_layout)layout;
-    bool with_bias = rnd(4) != 0;
-    if (with_bias)
-        co.bias = constant(b, half, 1, &O, bias);
+    if (rnd(4) != 0)
+        co.bias = constant(b, half, 1, &O, t.bias);
     else
-        memset(bias, 0, sizeof bias);
-    wnn_operand *h = wnn_conv_transpose2d(b, xo, constant(b, half, 4, fo[layout], wl), &co);
-    if (bn) {
-        wnn_batch_normalization_options bo = WNN_BATCH_NORMALIZATION_OPTIONS_INIT;
-        const uint32_t channel_axis = nhwc ? 3 : 1;
-        bo.axis = &channel_axis;
-        bo.scale = constant(b, half, 1, &O, scale);
-        bo.bias = constant(b, half, 1, &O, beta);
-        h = wnn_batch_normalization(b, h, constant(b, half, 1, &O, mean), constant(b, half, 1, &O, var), &bo);
-    }
-    if (add)
-        h = rnd(2) ? wnn_add(b, h, ro) : wnn_add(b, ro, h);
-    h = apply(b, half, act, h);
+        memset(t.bias, 0, sizeof t.bias);
+    wnn_operand *h = build_tail(b, &t, wnn_conv_transpose2d(b, xo, constant(b, half, 4, fo[layout], wl), &co), ro);
     CHECK(h != NULL);
     wnn_named_operand named = {"y", h};
     wnn_graph *g = NULL;
     CHECK_OK(wnn_graph_builder_build(b, &named, 1, &g));
     wnn_graph_builder_release(b);
 
-    wnn_tensor *t[3] = {NULL, NULL, NULL};
+    wnn_tensor *tt[3] = {NULL, NULL, NULL};
     wnn_tensor_desc td = WNN_TENSOR_DESC_INIT;
     td.data_type = xd.data_type, td.rank = 4, td.writable = true, td.readable = true;
     const uint32_t *shapes[3] = {xs, ys, ys};
     for (int i = 0; i < 3; i++) {
         memcpy(td.shape, shapes[i], sizeof xs);
-        CHECK_OK(wnn_context_create_tensor(ctx, &td, &t[i]));
+        CHECK_OK(wnn_context_create_tensor(ctx, &td, &tt[i]));
     }
-    write_layout(t[0], x, N, C, H, W, nhwc, half);
-    write_layout(t[1], res, N, O, OH, OW, nhwc, half);
-    wnn_named_tensor ins[2] = {{"x", t[0]}, {"r", t[1]}}, outs[1] = {{"y", t[2]}};
-    CHECK_OK(wnn_context_dispatch(ctx, g, ins, add ? 2 : 1, outs, 1));
+    write_layout(tt[0], x, N, C, H, W, nhwc, half);
+    write_layout(tt[1], res, N, O, OH, OW, nhwc, half);
+    wnn_named_tensor ins[2] = {{"x", tt[0]}, {"r", tt[1]}}, outs[1] = {{"y", tt[2]}};
+    CHECK_OK(wnn_context_dispatch(ctx, g, ins, t.add ? 2 : 1, outs, 1));
     uint16_t *gh = malloc(ny * 2);
-    CHECK_OK(wnn_context_read_tensor_sync(ctx, t[2], half ? (void *)gh : got, ny * (half ? 2 : 4)));
+    CHECK_OK(wnn_context_read_tensor_sync(ctx, tt[2], half ? (void *)gh : got, ny * (half ? 2 : 4)));
     if (half)
         for (size_t q = 0; q < ny; q++)
             got[q] = wnn__half_to_float(gh[q]);
@@ -415,7 +412,7 @@ static void transposed_case(int k)
             for (uint32_t oy = 0; oy < OH; oy++)
                 for (uint32_t ox = 0; ox < OW; ox++) {
                     uint32_t gi = o / cg_out, og = o % cg_out;
-                    double acc = bias[o], mag = fabs(bias[o]);
+                    double acc = t.bias[o], mag = fabs(t.bias[o]);
                     for (uint32_t i = 0; i < cg_in; i++)
                         for (uint32_t y = 0; y < kh; y++)
                             for (uint32_t z = 0; z < kw; z++) {
@@ -429,14 +426,7 @@ static void transposed_case(int k)
                                 mag += fabs(p);
                             }
                     size_t q = ((size_t)(n * O + o) * OH + oy) * OW + ox;
-                    if (bn) {
-                        double s = scale[o] / sqrt(var[o] + 1e-5);
-                        acc = (acc - mean[o]) * s + beta[o];
-                        mag = mag * fabs(s) + fabs(mean[o] * s) + fabs(beta[o]);
-                    }
-                    if (add)
-                        acc += res[q], mag += fabs(res[q]);
-                    double want = activate(act, acc);
+                    double want = tail_of(&t, o, acc, res[q], &mag);
                     size_t at = nhwc ? ((size_t)(n * OH + oy) * OW + ox) * O + o : q;
                     double tol = (half ? 1e-2 : 1e-5) * (mag + 1);
                     if (!(fabs(got[at] - want) <= tol) && bad++ < 3)
@@ -444,11 +434,11 @@ static void transposed_case(int k)
                                 "transposed case %d (half %d nhwc %d groups %u layout %u stride %u,%u dilation %u,%u "
                                 "pad %u,%u,%u,%u out %ux%u bn %d add %d act %d): y[%zu] = %.7g, want %.7g\n",
                                 k, half, nhwc, groups, layout, sy, sx, dy, dx, pad[0], pad[1], pad[2], pad[3], OH, OW,
-                                bn, add, act, at, got[at], want);
+                                t.bn, t.add, t.act, at, got[at], want);
                 }
     CHECK(bad == 0);
     for (int i = 0; i < 3; i++)
-        wnn_tensor_release(t[i]);
+        wnn_tensor_release(tt[i]);
     wnn_graph_release(g);
     free(x), free(w), free(wl), free(res), free(got), free(gh);
 }

@@ -434,8 +434,8 @@ DEFINE_VEC_MAPS(exp)
 DEFINE_VEC_MAPS(sigmoid)
 
 /* tanh, log and sqrt on vec_libm.h's rows where they are there (SLEEF's
-** tanh and log within 1 ulp; sqrt the same bits), float16 a block at a
-** time through them; else the scalar maps above. */
+** tanh and log within 1 ulp; sqrt the same bits), float16 through them;
+** else the scalar maps above. */
 #define DEFINE_LIBM_MAPS(OP, FN)                                               \
     static void map_##OP##_row_f32(const void *vi, void *vo, size_t n, const void *params) \
     {                                                                          \
@@ -444,17 +444,8 @@ DEFINE_VEC_MAPS(sigmoid)
     }                                                                          \
     static void map_##OP##_row_f16(const void *vi, void *vo, size_t n, const void *params) \
     {                                                                          \
-        if (!wnn__libm_row(FN, NULL, NULL, 0)) {                               \
+        if (!wnn__libm_row_half(FN, vo, vi, n))                                \
             map_##OP##_f16(vi, vo, n, params);                                 \
-            return;                                                            \
-        }                                                                      \
-        float block[512];                                                      \
-        for (size_t i = 0; i < n; i += 512) {                                  \
-            size_t m = n - i < 512 ? n - i : 512;                              \
-            wnn__half_to_float_n(block, (const uint16_t *)vi + i, m);          \
-            wnn__libm_row(FN, block, block, m);                                \
-            wnn__float_to_half_n((uint16_t *)vo + i, block, m);                \
-        }                                                                      \
     }
 DEFINE_LIBM_MAPS(tanh, WNN__LIBM_TANH)
 DEFINE_LIBM_MAPS(log, WNN__LIBM_LOG)

@@ -175,62 +175,55 @@ static void map_logical_not_u8(const void *vi, void *vo, size_t n, const act_par
         o[i] = x[i] == 0;
 }
 
-/* gelu and erf on vec.h's SIMD path; float16 a block at a time through
-** float32. */
-#define DEFINE_VEC_MAPS(OP)                                                    \
-    static void map_##OP##_vec_f32(const void *vi, void *vo, size_t n, const act_params *p) \
-    {                                                                          \
-        (void)p;                                                               \
-        wnn__vec_##OP(vo, vi, n);                                              \
-    }                                                                          \
-    static void map_##OP##_vec_f16(const void *vi, void *vo, size_t n, const act_params *p) \
-    {                                                                          \
-        (void)p;                                                               \
-        float block[512];                                                      \
-        for (size_t i = 0; i < n; i += 512) {                                  \
-            size_t m = n - i < 512 ? n - i : 512;                              \
-            wnn__half_to_float_n(block, (const uint16_t *)vi + i, m);          \
-            wnn__vec_##OP(block, block, m);                                    \
-            wnn__float_to_half_n((uint16_t *)vo + i, block, m);                \
-        }                                                                      \
+/* A float16 map through a float32 one, a block at a time: widened (F16C
+** where the processor has it), mapped in place, rounded once. */
+static void through_float32(map_fn f32, const void *vi, void *vo, size_t n, const act_params *p)
+{
+    float block[512];
+    for (size_t i = 0; i < n; i += 512) {
+        size_t m = n - i < 512 ? n - i : 512;
+        wnn__half_to_float_n(block, (const uint16_t *)vi + i, m);
+        f32(block, block, m, p);
+        wnn__float_to_half_n((uint16_t *)vo + i, block, m);
     }
-DEFINE_VEC_MAPS(erf)
+}
 
-/* sin, cos, tan and reciprocal on vec_libm.h's rows (1 ulp, where SLEEF and
-** AVX2 are there), float16 a block at a time through them; else the scalar
-** loops in double above. */
-#define DEFINE_LIBM_MAPS(OP, FN)                                               \
+/* erf on vec.h's SIMD path; float16 through it. */
+static void map_erf_vec_f32(const void *vi, void *vo, size_t n, const act_params *p)
+{
+    (void)p;
+    wnn__vec_erf(vo, vi, n);
+}
+
+static void map_erf_vec_f16(const void *vi, void *vo, size_t n, const act_params *p)
+{
+    through_float32(map_erf_vec_f32, vi, vo, n, p);
+}
+
+/* Where a vector row is there (AVAILABLE), float32 runs CALL (o, x, n and
+** p in scope) and float16 goes through it; else the scalar maps above. */
+#define DEFINE_ROW_MAPS(OP, AVAILABLE, CALL)                                   \
     static void map_##OP##_row_f32(const void *vi, void *vo, size_t n, const act_params *p) \
     {                                                                          \
-        if (!wnn__libm_row(FN, vo, vi, n))                                     \
+        const float *x = vi;                                                   \
+        float *o = vo;                                                         \
+        if (AVAILABLE)                                                         \
+            CALL;                                                              \
+        else                                                                   \
             map_##OP##_f32(vi, vo, n, p);                                      \
     }                                                                          \
     static void map_##OP##_row_f16(const void *vi, void *vo, size_t n, const act_params *p) \
     {                                                                          \
-        if (!wnn__libm_row(FN, NULL, NULL, 0)) {                               \
+        if (AVAILABLE)                                                         \
+            through_float32(map_##OP##_row_f32, vi, vo, n, p);                 \
+        else                                                                   \
             map_##OP##_f16(vi, vo, n, p);                                      \
-            return;                                                            \
-        }                                                                      \
-        float block[512];                                                      \
-        for (size_t i = 0; i < n; i += 512) {                                  \
-            size_t m = n - i < 512 ? n - i : 512;                              \
-            wnn__half_to_float_n(block, (const uint16_t *)vi + i, m);          \
-            wnn__libm_row(FN, block, block, m);                                \
-            wnn__float_to_half_n((uint16_t *)vo + i, block, m);                \
-        }                                                                      \
     }
-DEFINE_LIBM_MAPS(sin, WNN__LIBM_SIN)
-DEFINE_LIBM_MAPS(cos, WNN__LIBM_COS)
-DEFINE_LIBM_MAPS(tan, WNN__LIBM_TAN)
-DEFINE_LIBM_MAPS(reciprocal, WNN__LIBM_RECIPROCAL)
 
-/* softplus as max(x, 0) + log1p(exp(-|x|)) on float32 rows (exp from
-** vec.h, log1p from vec_libm.h), a block at a time; false, doing nothing,
-** where log1p's row is not there. elu is vec.h's row. */
-CLONES static bool softplus_rows(float *o, const float *x, size_t n)
+/* softplus as max(x, 0) + log1p(exp(-|x|)) on float32 rows (exp from vec.h,
+** log1p from vec_libm.h), a block at a time. */
+CLONES static void softplus_rows(float *o, const float *x, size_t n)
 {
-    if (!wnn__libm_row(WNN__LIBM_LOG1P, NULL, NULL, 0))
-        return false;
     float t[512];
     for (size_t i = 0; i < n; i += 512) {
         size_t m = n - i < 512 ? n - i : 512;
@@ -242,33 +235,17 @@ CLONES static bool softplus_rows(float *o, const float *x, size_t n)
         /* NaN: max(NaN, 0) + log1p(exp(NaN)) is NaN either way */
         FOR_BLOCKED(k, m, oi[k] = (xi[k] > 0 ? xi[k] : 0.0f) + t[k]);
     }
-    return true;
 }
 
-#define DEFINE_ROWS_MAPS(OP, AVAILABLE, CALL)                                  \
-    static void map_##OP##_row_f32(const void *vi, void *vo, size_t n, const act_params *p) \
-    {                                                                          \
-        const float *x = vi;                                                   \
-        float *o = vo;                                                         \
-        if (!(CALL))                                                           \
-            map_##OP##_f32(vi, vo, n, p);                                      \
-    }                                                                          \
-    static void map_##OP##_row_f16(const void *vi, void *vo, size_t n, const act_params *p) \
-    {                                                                          \
-        if (!(AVAILABLE)) {                                                    \
-            map_##OP##_f16(vi, vo, n, p);                                      \
-            return;                                                            \
-        }                                                                      \
-        float block[512];                                                      \
-        for (size_t i = 0; i < n; i += 512) {                                  \
-            size_t m = n - i < 512 ? n - i : 512;                              \
-            wnn__half_to_float_n(block, (const uint16_t *)vi + i, m);          \
-            map_##OP##_row_f32(block, block, m, p);                            \
-            wnn__float_to_half_n((uint16_t *)vo + i, block, m);                \
-        }                                                                      \
-    }
-DEFINE_ROWS_MAPS(softplus, wnn__libm_row(WNN__LIBM_LOG1P, NULL, NULL, 0), softplus_rows(o, x, n))
-DEFINE_ROWS_MAPS(elu, true, (wnn__vec_elu(o, x, n, (float)p->alpha), true))
+/* sin, cos, tan and reciprocal on vec_libm.h's rows (1 ulp, where SLEEF and
+** AVX2 are there), softplus through its log1p, elu on vec.h's row. */
+#define LIBM_THERE(FN) wnn__libm_row(FN, NULL, NULL, 0)
+DEFINE_ROW_MAPS(sin, LIBM_THERE(WNN__LIBM_SIN), wnn__libm_row(WNN__LIBM_SIN, o, x, n))
+DEFINE_ROW_MAPS(cos, LIBM_THERE(WNN__LIBM_COS), wnn__libm_row(WNN__LIBM_COS, o, x, n))
+DEFINE_ROW_MAPS(tan, LIBM_THERE(WNN__LIBM_TAN), wnn__libm_row(WNN__LIBM_TAN, o, x, n))
+DEFINE_ROW_MAPS(reciprocal, LIBM_THERE(WNN__LIBM_RECIPROCAL), wnn__libm_row(WNN__LIBM_RECIPROCAL, o, x, n))
+DEFINE_ROW_MAPS(softplus, LIBM_THERE(WNN__LIBM_LOG1P), softplus_rows(o, x, n))
+DEFINE_ROW_MAPS(elu, true, wnn__vec_elu(o, x, n, (float)p->alpha))
 
 static void map_gelu_vec_f32(const void *vi, void *vo, size_t n, const act_params *p)
 {

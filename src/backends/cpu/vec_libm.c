@@ -11,6 +11,7 @@
 */
 #include "backends/cpu/vec_libm.h"
 
+#include "backends/cpu/half_simd.h"
 #include "backends/cpu/simd_avx2.h"
 #include "platform/config.h"
 
@@ -126,9 +127,29 @@ bool wnn__libm_row(wnn__libm_fn fn, float *y, const float *x, size_t n)
     return false;
 }
 
+bool wnn__libm_row_half(wnn__libm_fn fn, uint16_t *y, const uint16_t *x, size_t n)
+{
+    if (!wnn__libm_row(fn, NULL, NULL, 0))
+        return false;
+    float block[512];
+    for (size_t i = 0; i < n; i += 512) {
+        size_t m = n - i < 512 ? n - i : 512;
+        wnn__half_to_float_n(block, x + i, m);
+        wnn__libm_row(fn, block, block, m);
+        wnn__float_to_half_n(y + i, block, m);
+    }
+    return true;
+}
+
 #else /* not x86-64 with GCC or Clang: the scalar loops */
 
 bool wnn__libm_row(wnn__libm_fn fn, float *y, const float *x, size_t n)
+{
+    (void)fn, (void)y, (void)x, (void)n;
+    return false;
+}
+
+bool wnn__libm_row_half(wnn__libm_fn fn, uint16_t *y, const uint16_t *x, size_t n)
 {
     (void)fn, (void)y, (void)x, (void)n;
     return false;

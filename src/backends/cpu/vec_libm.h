@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef enum wnn__libm_fn {
     WNN__LIBM_TANH,
@@ -32,5 +33,9 @@ typedef enum wnn__libm_fn {
 /* y[i] = fn(x[i]) for i < n (y may be x) and true, or false, touching
 ** nothing, where the vector row is not available. */
 bool wnn__libm_row(wnn__libm_fn fn, float *y, const float *x, size_t n);
+
+/* The same for float16 in and out, a block at a time through the float32
+** row (the result rounded once more, to float16). */
+bool wnn__libm_row_half(wnn__libm_fn fn, uint16_t *y, const uint16_t *x, size_t n);
 
 #endif
