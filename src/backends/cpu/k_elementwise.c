@@ -115,7 +115,6 @@ static inline float neg_f32(float x) { return -x; }
 static inline float log_f32(float x) { return logf(x); }
 static inline float sqrt_f32(float x) { return sqrtf(x); }
 static inline float relu_f32(float x) { return x < 0.0f ? 0.0f : x; }
-static inline float tanh_f32(float x) { return tanhf(x); }
 
 /* float16 operators: widen, apply the float32 operator, round once. */
 #define DEFINE_F16_BINARY(OP)                                                  \
@@ -140,7 +139,6 @@ DEFINE_F16_UNARY(neg)
 DEFINE_F16_UNARY(log)
 DEFINE_F16_UNARY(sqrt)
 DEFINE_F16_UNARY(relu)
-DEFINE_F16_UNARY(tanh)
 
 /* base^e modulo 2^64 by repeated squaring; callers keep the low bits, which
 ** equals the power modulo 2^width. */
@@ -402,8 +400,7 @@ wnn_status wnn__k_binary(const wnn__node *node, const wnn__view *in, const wnn__
     DEFINE_UNARY_MAP(neg, S, T)                                                \
     DEFINE_UNARY_MAP(log, S, T)                                                \
     DEFINE_UNARY_MAP(sqrt, S, T)                                               \
-    DEFINE_UNARY_MAP(relu, S, T)                                               \
-    DEFINE_UNARY_MAP(tanh, S, T)
+    DEFINE_UNARY_MAP(relu, S, T)
 #define DEFINE_SIGNED_MAPS(S, T, UW, MINV, MAXV)                               \
     DEFINE_UNARY_MAP(abs, S, T)                                                \
     DEFINE_UNARY_MAP(neg, S, T)                                                \
@@ -411,8 +408,8 @@ wnn_status wnn__k_binary(const wnn__node *node, const wnn__view *in, const wnn__
 DEFINE_FLOAT_MAPS(f32, float)
 DEFINE_FLOAT_MAPS(f16, uint16_t)
 
-/* exp and sigmoid on vec.h's SIMD rows; float16 a block at a time through
-** float32. */
+/* exp, sigmoid and tanh on vec.h's SIMD rows; float16 a block at a time
+** through float32. */
 #define DEFINE_VEC_MAPS(OP)                                                    \
     static void map_##OP##_f32(const void *vi, void *vo, size_t n, const void *params) \
     {                                                                          \
@@ -432,10 +429,11 @@ DEFINE_FLOAT_MAPS(f16, uint16_t)
     }
 DEFINE_VEC_MAPS(exp)
 DEFINE_VEC_MAPS(sigmoid)
+DEFINE_VEC_MAPS(tanh)
 
-/* tanh, log and sqrt on vec_libm.h's rows where they are there (SLEEF's
-** tanh and log within 1 ulp; sqrt the same bits), float16 through them;
-** else the scalar maps above. */
+/* log and sqrt on vec_libm.h's rows where they are there (SLEEF's log
+** within 1 ulp; sqrt the same bits), float16 through them; else the scalar
+** maps above. */
 #define DEFINE_LIBM_MAPS(OP, FN)                                               \
     static void map_##OP##_row_f32(const void *vi, void *vo, size_t n, const void *params) \
     {                                                                          \
@@ -447,7 +445,6 @@ DEFINE_VEC_MAPS(sigmoid)
         if (!wnn__libm_row_half(FN, vo, vi, n))                                \
             map_##OP##_f16(vi, vo, n, params);                                 \
     }
-DEFINE_LIBM_MAPS(tanh, WNN__LIBM_TANH)
 DEFINE_LIBM_MAPS(log, WNN__LIBM_LOG)
 DEFINE_LIBM_MAPS(sqrt, WNN__LIBM_SQRT)
 SIGNED_TYPES(DEFINE_SIGNED_MAPS)
@@ -467,7 +464,7 @@ static const map_fn unary_maps[WNN__OP_COUNT][TYPE_SLOTS] = {
     [WNN__OP_LOG] = {ROW_MAPS(log)},
     [WNN__OP_SQRT] = {ROW_MAPS(sqrt)},
     [WNN__OP_SIGMOID] = {FLOAT_MAPS(sigmoid)},
-    [WNN__OP_TANH] = {ROW_MAPS(tanh)},
+    [WNN__OP_TANH] = {FLOAT_MAPS(tanh)},
 };
 
 wnn_status wnn__k_unary(const wnn__node *node, const wnn__view *in, const wnn__view *out)

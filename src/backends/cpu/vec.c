@@ -106,6 +106,12 @@ static void erf_c(float *y, const float *x, size_t n)
         y[i] = (float)erf(x[i]);
 }
 
+static void tanh_c(float *y, const float *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = tanhf(x[i]);
+}
+
 static void elu_c(float *y, const float *x, size_t n, float alpha)
 {
     for (size_t i = 0; i < n; i++)
@@ -339,6 +345,30 @@ DEFINE_MAP8(exp, wnn__exp8)
 DEFINE_MAP8(sigmoid, sigmoid8)
 DEFINE_MAP8(erf, erf8)
 
+/* tanh's Taylor series after x: the coefficients of x^3, x^5, ..., x^17. */
+const float wnn__tanh_t[8] = {-1.0f / 3, 2.0f / 15, -17.0f / 315, 62.0f / 2835, -1382.0f / 155925,
+                              21844.0f / 6081075, -929569.0f / 638512875, 6404582.0f / 10854718875};
+
+/* tanh(x): x + x^3 T(x^2) (wnn__tanh_t) below |x| = 0.4, where the series'
+** next term is under 1e-10; above, sign(x) (1 - 2 / (exp(2|x|) + 1)), whose
+** result is over 0.37 there, so the subtraction cancels little: a few ulp.
+** Past 44, exp overflows and the result is 1; NaN stays NaN. */
+AVX2 static inline __m256 tanh8(__m256 x)
+{
+    __m256 sign = _mm256_set1_ps(-0.0f), one = _mm256_set1_ps(1.0f);
+    __m256 a = _mm256_andnot_ps(sign, x), xx = _mm256_mul_ps(x, x);
+    __m256 p = _mm256_set1_ps(wnn__tanh_t[7]);
+    for (int k = 6; k >= 0; k--)
+        p = _mm256_fmadd_ps(p, xx, _mm256_set1_ps(wnn__tanh_t[k]));
+    __m256 small = _mm256_fmadd_ps(_mm256_mul_ps(a, xx), p, a);
+    __m256 e = wnn__exp8(_mm256_add_ps(a, a));
+    __m256 big = _mm256_sub_ps(one, _mm256_div_ps(_mm256_set1_ps(2.0f), _mm256_add_ps(e, one)));
+    /* both from |x|, then x's sign: -0 stays -0 */
+    __m256 r = _mm256_blendv_ps(big, small, _mm256_cmp_ps(a, _mm256_set1_ps(0.4f), _CMP_LT_OQ));
+    return _mm256_or_ps(r, _mm256_and_ps(sign, x));
+}
+DEFINE_MAP8(tanh, tanh8)
+
 /* elu: x where x >= 0 or NaN, else alpha * expm1(x), with expm1 as
 ** exp(x) - 1 below -0.5 (the result is under -0.39 there, so the
 ** subtraction cancels little) and Taylor's polynomial of degree 8 above,
@@ -569,6 +599,17 @@ void wnn__vec_exp(float *y, const float *x, size_t n)
 void wnn__vec_erf(float *y, const float *x, size_t n) { PICK(erf, y, x, n); }
 
 void wnn__vec_elu(float *y, const float *x, size_t n, float alpha) { PICK(elu, y, x, n, alpha); }
+
+void wnn__vec_tanh(float *y, const float *x, size_t n)
+{
+#if WNN_CPU_X86
+    if (wnn__cpu_has_avx512()) {
+        wnn__tanh_avx512(y, x, n);
+        return;
+    }
+#endif
+    PICK(tanh, y, x, n);
+}
 
 void wnn__vec_sigmoid(float *y, const float *x, size_t n)
 {

@@ -37,6 +37,9 @@ void wnn__vec_sigmoid(float *y, const float *x, size_t n);
 /* y[i] = x[i] where x[i] >= 0 (or NaN), else alpha * expm1(x[i]); a few
 ** ulp. y may be x. */
 void wnn__vec_elu(float *y, const float *x, size_t n, float alpha);
+/* y[i] = tanh(x[i]): Taylor's series below |x| = 0.4, 1 - 2 / (exp(2|x|) +
+** 1) above; a few ulp (WebNN allows 16). y may be x. */
+void wnn__vec_tanh(float *y, const float *x, size_t n);
 
 /* y[i] *= s. */
 void wnn__vec_scale(float *y, float s, size_t n);

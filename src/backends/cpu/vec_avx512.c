@@ -275,8 +275,26 @@ AVX512_INLINE __m512 sigmoid16(__m512 x)
             _mm512_mask_storeu_ps(y + i, m, F(_mm512_maskz_loadu_ps(m, x + i))); \
         }                                                                      \
     }
+/* tanh as vec.c's tanh8, sixteen lanes. */
+AVX512_INLINE __m512 tanh16(__m512 x)
+{
+    __m512i sign = _mm512_set1_epi32(INT32_MIN);
+    __m512 one = _mm512_set1_ps(1.0f);
+    __m512 a = _mm512_castsi512_ps(_mm512_andnot_si512(sign, _mm512_castps_si512(x))), xx = _mm512_mul_ps(x, x);
+    __m512 p = _mm512_set1_ps(wnn__tanh_t[7]);
+    for (int k = 6; k >= 0; k--)
+        p = _mm512_fmadd_ps(p, xx, _mm512_set1_ps(wnn__tanh_t[k]));
+    __m512 small = _mm512_fmadd_ps(_mm512_mul_ps(a, xx), p, a);
+    __m512 e = exp16(_mm512_add_ps(a, a));
+    __m512 big = _mm512_sub_ps(one, _mm512_div_ps(_mm512_set1_ps(2.0f), _mm512_add_ps(e, one)));
+    /* both from |x|, then x's sign: -0 stays -0 */
+    __m512 r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, _mm512_set1_ps(0.4f), _CMP_LT_OQ), big, small);
+    return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(r), _mm512_and_si512(sign, _mm512_castps_si512(x))));
+}
+
 DEFINE_MAP16(exp, exp16)
 DEFINE_MAP16(sigmoid, sigmoid16)
+DEFINE_MAP16(tanh, tanh16)
 
 AVX512 float wnn__exp_sum_avx512(float *y, const float *x, float sub, size_t n)
 {
