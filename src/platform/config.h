@@ -29,7 +29,7 @@ typedef struct wnn__config {
     int cpu_openmp;              /* WNN_CPU_OPENMP: 1 libgomp's team, 0 wnn's own threads, -1 (unset) by thread count */
     uint32_t cpu_spin_us;        /* WNN_CPU_SPIN_US: how long a hand-off to the OpenMP master polls before sleeping (0 .. 100000; 50) */
     bool cpu_profile;            /* WNN_CPU_PROFILE set: time per operator, printed at exit */
-    bool cpu_sleef;              /* WNN_CPU_SLEEF=0: log, sin, cos, tan, sqrt, reciprocal, softplus without vector rows (backends/cpu/vec_libm.h) */
+    bool cpu_sleef;              /* WNN_CPU_SLEEF=0: sin, cos, tan, sqrt, reciprocal, softplus without vector rows (backends/cpu/vec_libm.h) */
     bool cpu_fuse;               /* WNN_CPU_FUSE=0 keeps element-wise chains apart (backends/cpu/ew_chain.h) */
     wnn__conv_path cpu_conv;     /* WNN_CPU_CONV: gemm or direct */
     bool cuda_graphs;            /* WNN_CUDA_GRAPHS=0 turns CUDA-graph replay off */

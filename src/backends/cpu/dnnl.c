@@ -489,7 +489,7 @@ static size_t conv_threads(const wnn__ir *ir, const wnn__node *conv)
 /* Whether oneDNN's deconvolution is worth taking for a convTranspose2d: it
 ** holds output channels in blocks of 8 (16 with AVX-512), so with fewer a
 ** group it computes mostly padding, and wnn's own gemm path was faster
-** (2-core Zen 4, 2x2 stride 2, [1,24,160,160] in, wnn bench p50 against the
+** (2-core AMD EPYC with AVX2, 2x2 stride 2, [1,24,160,160] in, wnn bench p50 against the
 ** portable kernel: 1 output channel 1.07 -> 2.04 ms, 4 3.20 -> 3.69, 8 6.84
 ** -> 2.61, 16 16.8 -> 5.2). Depthwise ones (one channel in and out a group)
 ** it blocks across groups: [1,64,56,56] 4x4 stride 2, 11.6 -> 2.3 ms. */

@@ -209,7 +209,7 @@ static uint32_t self_gate(const wnn__ir *ir, uint32_t at, uint32_t x, const uint
 /* The nodes after convolution n that fold into it: one batchNormalization
 ** first, one residual add before any activation, then activations. After a
 ** convTranspose2d only what folds into its filter and bias: oneDNN 2.6's
-** deconvolution runs ten times slower with any post-op (2-core Zen 4,
+** deconvolution runs ten times slower with any post-op (2-core AMD EPYC with AVX2,
 ** DNNL_VERBOSE, [1,24,80,80] -> [1,24,160,160], 2x2 stride 2: 2.6 ms alone,
 ** 24.3 with relu, 25.9 with a sum, 28.4 with sigmoid). */
 wnn__dnnl_chain wnn__dnnl_follow(const wnn__ir *ir, uint32_t n, const uint32_t *uses, const bool *is_output)

@@ -112,7 +112,6 @@ static inline float pow_f32(float a, float b) { return powf(a, b); }
 
 static inline float abs_f32(float x) { return fabsf(x); }
 static inline float neg_f32(float x) { return -x; }
-static inline float log_f32(float x) { return logf(x); }
 static inline float sqrt_f32(float x) { return sqrtf(x); }
 static inline float relu_f32(float x) { return x < 0.0f ? 0.0f : x; }
 
@@ -136,7 +135,6 @@ DEFINE_F16_BINARY(min)
 DEFINE_F16_BINARY(pow)
 DEFINE_F16_UNARY(abs)
 DEFINE_F16_UNARY(neg)
-DEFINE_F16_UNARY(log)
 DEFINE_F16_UNARY(sqrt)
 DEFINE_F16_UNARY(relu)
 
@@ -398,7 +396,6 @@ wnn_status wnn__k_binary(const wnn__node *node, const wnn__view *in, const wnn__
 #define DEFINE_FLOAT_MAPS(S, T)                                                \
     DEFINE_UNARY_MAP(abs, S, T)                                                \
     DEFINE_UNARY_MAP(neg, S, T)                                                \
-    DEFINE_UNARY_MAP(log, S, T)                                                \
     DEFINE_UNARY_MAP(sqrt, S, T)                                               \
     DEFINE_UNARY_MAP(relu, S, T)
 #define DEFINE_SIGNED_MAPS(S, T, UW, MINV, MAXV)                               \
@@ -408,8 +405,8 @@ wnn_status wnn__k_binary(const wnn__node *node, const wnn__view *in, const wnn__
 DEFINE_FLOAT_MAPS(f32, float)
 DEFINE_FLOAT_MAPS(f16, uint16_t)
 
-/* exp, sigmoid and tanh on vec.h's SIMD rows; float16 a block at a time
-** through float32. */
+/* exp, sigmoid, tanh and log on vec.h's SIMD rows; float16 a block at a
+** time through float32. */
 #define DEFINE_VEC_MAPS(OP)                                                    \
     static void map_##OP##_f32(const void *vi, void *vo, size_t n, const void *params) \
     {                                                                          \
@@ -430,10 +427,10 @@ DEFINE_FLOAT_MAPS(f16, uint16_t)
 DEFINE_VEC_MAPS(exp)
 DEFINE_VEC_MAPS(sigmoid)
 DEFINE_VEC_MAPS(tanh)
+DEFINE_VEC_MAPS(log)
 
-/* log and sqrt on vec_libm.h's rows where they are there (SLEEF's log
-** within 1 ulp; sqrt the same bits), float16 through them; else the scalar
-** maps above. */
+/* sqrt on vec_libm.h's row where it is there (the same bits), float16
+** through it; else the scalar maps above. */
 #define DEFINE_LIBM_MAPS(OP, FN)                                               \
     static void map_##OP##_row_f32(const void *vi, void *vo, size_t n, const void *params) \
     {                                                                          \
@@ -445,7 +442,6 @@ DEFINE_VEC_MAPS(tanh)
         if (!wnn__libm_row_half(FN, vo, vi, n))                                \
             map_##OP##_f16(vi, vo, n, params);                                 \
     }
-DEFINE_LIBM_MAPS(log, WNN__LIBM_LOG)
 DEFINE_LIBM_MAPS(sqrt, WNN__LIBM_SQRT)
 SIGNED_TYPES(DEFINE_SIGNED_MAPS)
 
@@ -461,7 +457,7 @@ static const map_fn unary_maps[WNN__OP_COUNT][TYPE_SLOTS] = {
     [WNN__OP_NEG] = {FLOAT_MAPS(neg), SIGNED_MAPS(neg)},
     [WNN__OP_RELU] = {FLOAT_MAPS(relu), SIGNED_MAPS(relu)},
     [WNN__OP_EXP] = {FLOAT_MAPS(exp)},
-    [WNN__OP_LOG] = {ROW_MAPS(log)},
+    [WNN__OP_LOG] = {FLOAT_MAPS(log)},
     [WNN__OP_SQRT] = {ROW_MAPS(sqrt)},
     [WNN__OP_SIGMOID] = {FLOAT_MAPS(sigmoid)},
     [WNN__OP_TANH] = {FLOAT_MAPS(tanh)},

@@ -106,6 +106,12 @@ static void erf_c(float *y, const float *x, size_t n)
         y[i] = (float)erf(x[i]);
 }
 
+static void log_c(float *y, const float *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = logf(x[i]);
+}
+
 static void tanh_c(float *y, const float *x, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -369,6 +375,42 @@ AVX2 static inline __m256 tanh8(__m256 x)
 }
 DEFINE_MAP8(tanh, tanh8)
 
+/* Cephes' logf polynomial: log(1 + f) = f - f^2 / 2 + f^3 P(f) for f in
+** [sqrt(1/2) - 1, sqrt(2) - 1]. */
+const float wnn__log_p[9] = {7.0376836292E-2f,  -1.1514610310E-1f, 1.1676998740E-1f,
+                             -1.2420140846E-1f, 1.4249322787E-1f,  -1.6668057665E-1f,
+                             2.0000714765E-1f,  -2.4999993993E-1f, 3.3333331174E-1f};
+
+/* log(x): x = m 2^e with m in [sqrt(1/2), sqrt(2)) (subnormals scaled by
+** 2^23 first), log(m) by wnn__log_p, e ln 2 added in two parts (Cephes'
+** logf, about 1 ulp). 0 gives -inf, inf inf, below 0 and NaN NaN. */
+AVX2 static inline __m256 log8(__m256 x)
+{
+    const __m256 one = _mm256_set1_ps(1.0f);
+    __m256 tiny = _mm256_cmp_ps(x, _mm256_set1_ps(1.17549435e-38f), _CMP_LT_OQ);
+    __m256 xs = _mm256_blendv_ps(x, _mm256_mul_ps(x, _mm256_set1_ps(8388608.0f)), tiny);
+    __m256i bits = _mm256_castps_si256(xs);
+    __m256i ei = _mm256_sub_epi32(_mm256_srli_epi32(bits, 23), _mm256_set1_epi32(127));
+    ei = _mm256_sub_epi32(ei, _mm256_and_si256(_mm256_castps_si256(tiny), _mm256_set1_epi32(23)));
+    __m256 m = _mm256_castsi256_ps(
+        _mm256_or_si256(_mm256_and_si256(bits, _mm256_set1_epi32(0x007fffff)), _mm256_set1_epi32(0x3f800000)));
+    __m256 big = _mm256_cmp_ps(m, _mm256_set1_ps(1.41421356f), _CMP_GT_OQ);
+    m = _mm256_blendv_ps(m, _mm256_mul_ps(m, _mm256_set1_ps(0.5f)), big);
+    __m256 e = _mm256_add_ps(_mm256_cvtepi32_ps(ei), _mm256_and_ps(big, one));
+    __m256 f = _mm256_sub_ps(m, one), z = _mm256_mul_ps(f, f);
+    __m256 p = _mm256_set1_ps(wnn__log_p[0]);
+    for (int k = 1; k < 9; k++)
+        p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(wnn__log_p[k]));
+    __m256 y = _mm256_mul_ps(_mm256_mul_ps(p, f), z);
+    y = _mm256_fmadd_ps(e, _mm256_set1_ps(-2.12194440e-4f), y);
+    y = _mm256_fnmadd_ps(z, _mm256_set1_ps(0.5f), y);
+    __m256 r = _mm256_fmadd_ps(e, _mm256_set1_ps(0.693359375f), _mm256_add_ps(f, y));
+    r = _mm256_blendv_ps(r, _mm256_set1_ps(-INFINITY), _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_EQ_OQ));
+    r = _mm256_blendv_ps(r, x, _mm256_cmp_ps(x, _mm256_set1_ps(INFINITY), _CMP_EQ_OQ));
+    return _mm256_blendv_ps(r, _mm256_set1_ps(NAN), _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_NGE_UQ));
+}
+DEFINE_MAP8(log, log8)
+
 /* elu: x where x >= 0 or NaN, else alpha * expm1(x), with expm1 as
 ** exp(x) - 1 below -0.5 (the result is under -0.39 there, so the
 ** subtraction cancels little) and Taylor's polynomial of degree 8 above,
@@ -599,6 +641,17 @@ void wnn__vec_exp(float *y, const float *x, size_t n)
 void wnn__vec_erf(float *y, const float *x, size_t n) { PICK(erf, y, x, n); }
 
 void wnn__vec_elu(float *y, const float *x, size_t n, float alpha) { PICK(elu, y, x, n, alpha); }
+
+void wnn__vec_log(float *y, const float *x, size_t n)
+{
+#if WNN_CPU_X86
+    if (wnn__cpu_has_avx512()) {
+        wnn__log_avx512(y, x, n);
+        return;
+    }
+#endif
+    PICK(log, y, x, n);
+}
 
 void wnn__vec_tanh(float *y, const float *x, size_t n)
 {

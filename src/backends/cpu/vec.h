@@ -40,6 +40,9 @@ void wnn__vec_elu(float *y, const float *x, size_t n, float alpha);
 /* y[i] = tanh(x[i]): Taylor's series below |x| = 0.4, 1 - 2 / (exp(2|x|) +
 ** 1) above; a few ulp (WebNN allows 16). y may be x. */
 void wnn__vec_tanh(float *y, const float *x, size_t n);
+/* y[i] = log(x[i]): Cephes' logf on vectors, about 1 ulp; subnormals, 0,
+** inf, negatives and NaN as logf has them. y may be x. */
+void wnn__vec_log(float *y, const float *x, size_t n);
 
 /* y[i] *= s. */
 void wnn__vec_scale(float *y, float s, size_t n);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
-** vec_libm.c -- vector rows of log, sin, cos, tan, log1p (SLEEF),
+** vec_libm.c -- vector rows of sin, cos, tan, log1p (SLEEF),
 ** sqrt and 1/x (see vec_libm.h).
 **
 ** SLEEF's functions take and return a vector in registers (__m256 or
@@ -27,7 +27,7 @@ typedef __m512 (*sleef16)(__m512);
 
 /* SLEEF's names, without the width and the variant. */
 static const char *const names[WNN__LIBM_SQRT] = {
-    [WNN__LIBM_LOG] = "log",     [WNN__LIBM_SIN] = "sin",     [WNN__LIBM_COS] = "cos",
+    [WNN__LIBM_SIN] = "sin",     [WNN__LIBM_COS] = "cos",
     [WNN__LIBM_TAN] = "tan",   [WNN__LIBM_LOG1P] = "log1p",
 };
 

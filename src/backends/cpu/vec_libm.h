@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** vec_libm.h -- float32 rows of the math functions whose scalar libm loops
-** were the cpu kernels' slowest: log, sin, cos, tan and log1p
+** were the cpu kernels' slowest: sin, cos, tan and log1p
 ** through SLEEF's vector functions (1.0 ulp), sqrt and 1/x through the
 ** processor's own vector instructions (correctly rounded).
 **
@@ -19,7 +19,6 @@
 #include <stdint.h>
 
 typedef enum wnn__libm_fn {
-    WNN__LIBM_LOG,
     WNN__LIBM_SIN,
     WNN__LIBM_COS,
     WNN__LIBM_TAN,
