@@ -42,8 +42,6 @@ bool wnn__cpu_has_avx2(void);
 bool wnn__cpu_has_avx512(void);
 void wnn__exp_avx512(float *y, const float *x, size_t n);
 void wnn__sigmoid_avx512(float *y, const float *x, size_t n);
-void wnn__tanh_avx512(float *y, const float *x, size_t n);
-void wnn__log_avx512(float *y, const float *x, size_t n);
 void wnn__gelu_avx512(float *y, const float *x, size_t n);
 void wnn__gelu_half_avx512(uint16_t *y, const uint16_t *x, size_t n);
 /* layerNormalization's rows: each does the whole vectors of a row and says
@@ -56,10 +54,6 @@ size_t wnn__norm_avx512(void *y, const void *x, bool half, size_t n, float mean,
 ** kernel's shorter G and exp polynomials. */
 extern const float wnn__gelu_g[9];
 extern const float wnn__gelu_h[5], wnn__gelu_hq[3];
-/* tanh's Taylor coefficients (vec.c), shared by both widths. */
-extern const float wnn__tanh_t[8];
-/* logf's polynomial (vec.c), shared by both widths. */
-extern const float wnn__log_p[9];
 float wnn__exp_sum_avx512(float *y, const float *x, float sub, size_t n);
 
 /* The rounding immediate of the float16 conversions (round to nearest

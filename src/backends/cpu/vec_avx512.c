@@ -275,50 +275,8 @@ AVX512_INLINE __m512 sigmoid16(__m512 x)
             _mm512_mask_storeu_ps(y + i, m, F(_mm512_maskz_loadu_ps(m, x + i))); \
         }                                                                      \
     }
-/* tanh as vec.c's tanh8, sixteen lanes. */
-AVX512_INLINE __m512 tanh16(__m512 x)
-{
-    __m512i sign = _mm512_set1_epi32(INT32_MIN);
-    __m512 one = _mm512_set1_ps(1.0f);
-    __m512 a = _mm512_castsi512_ps(_mm512_andnot_si512(sign, _mm512_castps_si512(x))), xx = _mm512_mul_ps(x, x);
-    __m512 p = _mm512_set1_ps(wnn__tanh_t[7]);
-    for (int k = 6; k >= 0; k--)
-        p = _mm512_fmadd_ps(p, xx, _mm512_set1_ps(wnn__tanh_t[k]));
-    __m512 small = _mm512_fmadd_ps(_mm512_mul_ps(a, xx), p, a);
-    __m512 e = exp16(_mm512_add_ps(a, a));
-    __m512 big = _mm512_sub_ps(one, _mm512_div_ps(_mm512_set1_ps(2.0f), _mm512_add_ps(e, one)));
-    /* both from |x|, then x's sign: -0 stays -0 */
-    __m512 r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, _mm512_set1_ps(0.4f), _CMP_LT_OQ), big, small);
-    return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(r), _mm512_and_si512(sign, _mm512_castps_si512(x))));
-}
-
-/* log as vec.c's log8, the mantissa and exponent from getmant and getexp,
-** which take subnormals as they are. */
-AVX512_INLINE __m512 log16(__m512 x)
-{
-    const __m512 one = _mm512_set1_ps(1.0f);
-    __m512 m = _mm512_getmant_ps(x, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_zero); /* [1, 2) */
-    __m512 e = _mm512_getexp_ps(x);
-    __mmask16 big = _mm512_cmp_ps_mask(m, _mm512_set1_ps(1.41421356f), _CMP_GT_OQ);
-    m = _mm512_mask_mul_ps(m, big, m, _mm512_set1_ps(0.5f));
-    e = _mm512_mask_add_ps(e, big, e, one);
-    __m512 f = _mm512_sub_ps(m, one), z = _mm512_mul_ps(f, f);
-    __m512 p = _mm512_set1_ps(wnn__log_p[0]);
-    for (int k = 1; k < 9; k++)
-        p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(wnn__log_p[k]));
-    __m512 y = _mm512_mul_ps(_mm512_mul_ps(p, f), z);
-    y = _mm512_fmadd_ps(e, _mm512_set1_ps(-2.12194440e-4f), y);
-    y = _mm512_fnmadd_ps(z, _mm512_set1_ps(0.5f), y);
-    __m512 r = _mm512_fmadd_ps(e, _mm512_set1_ps(0.693359375f), _mm512_add_ps(f, y));
-    r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_EQ_OQ), _mm512_set1_ps(-INFINITY));
-    r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(x, _mm512_set1_ps(INFINITY), _CMP_EQ_OQ), x);
-    return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_NGE_UQ), _mm512_set1_ps(NAN));
-}
-
 DEFINE_MAP16(exp, exp16)
 DEFINE_MAP16(sigmoid, sigmoid16)
-DEFINE_MAP16(tanh, tanh16)
-DEFINE_MAP16(log, log16)
 
 AVX512 float wnn__exp_sum_avx512(float *y, const float *x, float sub, size_t n)
 {
