@@ -216,6 +216,50 @@ static void write_layout(wnn_tensor *t, const float *v, uint32_t n, uint32_t c, 
     free(lh);
 }
 
+/* A case's shapes: input n, c, h, w; output channels and size. */
+typedef struct dims {
+    uint32_t n, c, h, w, o, oh, ow;
+} dims;
+
+/* Builds the graph that ends in h (b is released), runs it on x and res,
+** written in the graph's layout and type, and reads its result into got
+** as float32, in the graph's layout. */
+static void run_case(wnn_graph_builder *b, wnn_operand *h, const tail *t, const dims *d, const float *x,
+                     const float *res, float *got)
+{
+    CHECK(h != NULL);
+    wnn_named_operand named = {"y", h};
+    wnn_graph *g = NULL;
+    CHECK_OK(wnn_graph_builder_build(b, &named, 1, &g));
+    wnn_graph_builder_release(b);
+    bool nhwc = t->nhwc, half = t->half;
+    uint32_t xs[4] = {d->n, nhwc ? d->h : d->c, nhwc ? d->w : d->h, nhwc ? d->c : d->w};
+    uint32_t ys[4] = {d->n, nhwc ? d->oh : d->o, nhwc ? d->ow : d->oh, nhwc ? d->o : d->ow};
+    size_t ny = (size_t)d->n * d->o * d->oh * d->ow;
+    wnn_tensor *tt[3] = {NULL, NULL, NULL};
+    wnn_tensor_desc td = WNN_TENSOR_DESC_INIT;
+    td.data_type = half ? WNN_DATA_TYPE_FLOAT16 : WNN_DATA_TYPE_FLOAT32, td.rank = 4;
+    td.writable = true, td.readable = true;
+    const uint32_t *shapes[3] = {xs, ys, ys};
+    for (int i = 0; i < 3; i++) {
+        memcpy(td.shape, shapes[i], sizeof xs);
+        CHECK_OK(wnn_context_create_tensor(ctx, &td, &tt[i]));
+    }
+    write_layout(tt[0], x, d->n, d->c, d->h, d->w, nhwc, half);
+    write_layout(tt[1], res, d->n, d->o, d->oh, d->ow, nhwc, half);
+    wnn_named_tensor ins[2] = {{"x", tt[0]}, {"r", tt[1]}}, outs[1] = {{"y", tt[2]}};
+    CHECK_OK(wnn_context_dispatch(ctx, g, ins, t->add ? 2 : 1, outs, 1));
+    uint16_t *gh = malloc(ny * 2);
+    CHECK_OK(wnn_context_read_tensor_sync(ctx, tt[2], half ? (void *)gh : got, ny * (half ? 2 : 4)));
+    if (half)
+        for (size_t q = 0; q < ny; q++)
+            got[q] = wnn__half_to_float(gh[q]);
+    free(gh);
+    for (int i = 0; i < 3; i++)
+        wnn_tensor_release(tt[i]);
+    wnn_graph_release(g);
+}
+
 static void one_case(int k)
 {
     bool half = rnd(3) == 0, nhwc = rnd(2);
@@ -265,29 +309,8 @@ static void one_case(int k)
     co.filter_layout = (wnn_conv2d_filter_layout)layout;
     co.bias = constant(b, half, 1, &O, t.bias);
     wnn_operand *h = build_tail(b, &t, wnn_conv2d(b, xo, constant(b, half, 4, fo[layout], wl), &co), ro);
-    CHECK(h != NULL);
-    wnn_named_operand named = {"y", h};
-    wnn_graph *g = NULL;
-    CHECK_OK(wnn_graph_builder_build(b, &named, 1, &g));
-    wnn_graph_builder_release(b);
-
-    wnn_tensor *tt[3] = {NULL, NULL, NULL};
-    wnn_tensor_desc td = WNN_TENSOR_DESC_INIT;
-    td.data_type = xd.data_type, td.rank = 4, td.writable = true, td.readable = true;
-    const uint32_t *shapes[3] = {xs, ys, ys};
-    for (int i = 0; i < 3; i++) {
-        memcpy(td.shape, shapes[i], sizeof xs);
-        CHECK_OK(wnn_context_create_tensor(ctx, &td, &tt[i]));
-    }
-    write_layout(tt[0], x, N, C, H, W, nhwc, half);
-    write_layout(tt[1], res, N, O, OH, OW, nhwc, half);
-    wnn_named_tensor ins[2] = {{"x", tt[0]}, {"r", tt[1]}}, outs[1] = {{"y", tt[2]}};
-    CHECK_OK(wnn_context_dispatch(ctx, g, ins, t.add ? 2 : 1, outs, 1));
-    uint16_t *gh = malloc(ny * 2);
-    CHECK_OK(wnn_context_read_tensor_sync(ctx, tt[2], half ? (void *)gh : got, ny * (half ? 2 : 4)));
-    if (half)
-        for (size_t q = 0; q < ny; q++)
-            got[q] = wnn__half_to_float(gh[q]);
+    const dims d = {N, C, H, W, O, OH, OW};
+    run_case(b, h, &t, &d, x, res, got);
 
     int bad = 0;
     for (uint32_t n = 0; n < N; n++)
@@ -317,10 +340,7 @@ static void one_case(int k)
                                 k, half, nhwc, groups, layout, t.bn, t.add, t.act, at, got[at], want);
                 }
     CHECK(bad == 0);
-    for (int i = 0; i < 3; i++)
-        wnn_tensor_release(tt[i]);
-    wnn_graph_release(g);
-    free(x), free(w), free(wl), free(res), free(got), free(gh);
+    free(x), free(w), free(wl), free(res), free(got);
 }
 
 /* convTranspose2d with the same chains (oneDNN's deconvolution where it is
@@ -382,29 +402,8 @@ static void transposed_case(int k)
     else
         memset(t.bias, 0, sizeof t.bias);
     wnn_operand *h = build_tail(b, &t, wnn_conv_transpose2d(b, xo, constant(b, half, 4, fo[layout], wl), &co), ro);
-    CHECK(h != NULL);
-    wnn_named_operand named = {"y", h};
-    wnn_graph *g = NULL;
-    CHECK_OK(wnn_graph_builder_build(b, &named, 1, &g));
-    wnn_graph_builder_release(b);
-
-    wnn_tensor *tt[3] = {NULL, NULL, NULL};
-    wnn_tensor_desc td = WNN_TENSOR_DESC_INIT;
-    td.data_type = xd.data_type, td.rank = 4, td.writable = true, td.readable = true;
-    const uint32_t *shapes[3] = {xs, ys, ys};
-    for (int i = 0; i < 3; i++) {
-        memcpy(td.shape, shapes[i], sizeof xs);
-        CHECK_OK(wnn_context_create_tensor(ctx, &td, &tt[i]));
-    }
-    write_layout(tt[0], x, N, C, H, W, nhwc, half);
-    write_layout(tt[1], res, N, O, OH, OW, nhwc, half);
-    wnn_named_tensor ins[2] = {{"x", tt[0]}, {"r", tt[1]}}, outs[1] = {{"y", tt[2]}};
-    CHECK_OK(wnn_context_dispatch(ctx, g, ins, t.add ? 2 : 1, outs, 1));
-    uint16_t *gh = malloc(ny * 2);
-    CHECK_OK(wnn_context_read_tensor_sync(ctx, tt[2], half ? (void *)gh : got, ny * (half ? 2 : 4)));
-    if (half)
-        for (size_t q = 0; q < ny; q++)
-            got[q] = wnn__half_to_float(gh[q]);
+    const dims d = {N, C, H, W, O, OH, OW};
+    run_case(b, h, &t, &d, x, res, got);
 
     int bad = 0;
     for (uint32_t n = 0; n < N; n++)
@@ -437,10 +436,7 @@ static void transposed_case(int k)
                                 t.bn, t.add, t.act, at, got[at], want);
                 }
     CHECK(bad == 0);
-    for (int i = 0; i < 3; i++)
-        wnn_tensor_release(tt[i]);
-    wnn_graph_release(g);
-    free(x), free(w), free(wl), free(res), free(got), free(gh);
+    free(x), free(w), free(wl), free(res), free(got);
 }
 
 /* conv(x, w, groups, pad) [+ res] -> relu, in nchw float32. */
