@@ -8,6 +8,8 @@
 **   conv2d 3x3, [32,64,56,56] -> 64    TFLOP/s (padding 1, float32, NCHW/OIHW)
 **   10-operator element-wise chain     microseconds per dispatch + finish, [1024]
 **   write / read 256 MiB               GB/s from and to ordinary host memory
+**   matmul and conv2d again in float16 TFLOP/s (on webgpu: f16 bindings where the
+**                                      adapter has shader-f16, else packed words)
 **
 ** Each figure is the best of three repetitions after a warm-up. A device
 ** that is absent, or refuses a workload (a buffer over its limits), prints
@@ -29,15 +31,18 @@
 #include "bench.h"
 #include "wnn/wnn.h"
 
-enum { N_WORK = 6 };
+enum { N_WORK = 8 };
 static const char *const work_names[2][N_WORK] = {
     {"add f32, 1 GiB per operand (TB/s)", "matmul 4096^3 f32 (TFLOP/s)", "conv2d 3x3 [32,64,56,56]->64 f32 (TFLOP/s)",
-     "10-op chain [1024] f32, dispatch+finish (us)", "write 256 MiB (GB/s)", "read 256 MiB (GB/s)"},
+     "10-op chain [1024] f32, dispatch+finish (us)", "write 256 MiB (GB/s)", "read 256 MiB (GB/s)",
+     "matmul 4096^3 f16 (TFLOP/s)", "conv2d 3x3 [32,64,56,56]->64 f16 (TFLOP/s)"},
     {"add f32, 16 MiB per operand (TB/s)", "matmul 1024^3 f32 (TFLOP/s)", "conv2d 3x3 [2,64,56,56]->64 f32 (TFLOP/s)",
-     "10-op chain [1024] f32, dispatch+finish (us)", "write 256 MiB (GB/s)", "read 256 MiB (GB/s)"},
+     "10-op chain [1024] f32, dispatch+finish (us)", "write 256 MiB (GB/s)", "read 256 MiB (GB/s)",
+     "matmul 1024^3 f16 (TFLOP/s)", "conv2d 3x3 [2,64,56,56]->64 f16 (TFLOP/s)"},
 };
 static bool quick, transfers_only;
-static const bool higher_better[N_WORK] = {true, true, true, false, true, true};
+static const bool higher_better[N_WORK] = {true, true, true, false, true, true, true, true};
+static bool is_transfer(int w) { return w == 4 || w == 5; }
 
 /* A failed call: the message goes into why, the workload's figure is 0. */
 static char why[256];
@@ -50,9 +55,10 @@ static bool ok(wnn_status st, const char *what)
     return false;
 }
 
-static wnn_tensor *tensor(wnn_context *ctx, uint32_t rank, const uint32_t *shape)
+static wnn_tensor *tensor(wnn_context *ctx, wnn_data_type dt, uint32_t rank, const uint32_t *shape)
 {
     wnn_tensor_desc d = WNN_TENSOR_DESC_INIT;
+    d.data_type = dt;
     d.rank = rank;
     d.readable = d.writable = true;
     memcpy(d.shape, shape, rank * sizeof *shape);
@@ -86,6 +92,9 @@ static double time_graph(wnn_context *ctx, wnn_graph *g, wnn_named_tensor *in, s
 /* Builds the graph of `work` over inputs named a and b, runs it, returns its figure. */
 static double run_graph(wnn_context *ctx, int work)
 {
+    wnn_data_type dt = work >= 6 ? WNN_DATA_TYPE_FLOAT16 : WNN_DATA_TYPE_FLOAT32;
+    if (work >= 6)
+        work -= 5; /* the float32 workload of the same shape */
     wnn_graph_builder *b = NULL;
     if (!ok(wnn_graph_builder_create(ctx, &b), "builder"))
         return 0;
@@ -108,14 +117,14 @@ static double run_graph(wnn_context *ctx, int work)
         iters = quick ? 3 : 10;
         rank = 2;
         sa[0] = sa[1] = sb[0] = sb[1] = so[0] = so[1] = n;
-        wnn_operand_desc d = {WNN_DATA_TYPE_FLOAT32, 2, {n, n}};
+        wnn_operand_desc d = {dt, 2, {n, n}};
         y = wnn_matmul(b, wnn_graph_builder_input(b, "a", &d), wnn_graph_builder_input(b, "b", &d));
         flops = 2.0 * n * n * n;
     } else {
         rank = 4;
         const uint32_t nb = quick ? 2 : 32, in[4] = {nb, 64, 56, 56}, f[4] = {64, 64, 3, 3};
         memcpy(sa, in, sizeof in), memcpy(sb, f, sizeof f), memcpy(so, in, sizeof in);
-        wnn_operand_desc di = {WNN_DATA_TYPE_FLOAT32, 4, {nb, 64, 56, 56}}, df = {WNN_DATA_TYPE_FLOAT32, 4, {64, 64, 3, 3}};
+        wnn_operand_desc di = {dt, 4, {nb, 64, 56, 56}}, df = {dt, 4, {64, 64, 3, 3}};
         iters = quick ? 3 : 10;
         wnn_conv2d_options o = WNN_CONV2D_OPTIONS_INIT;
         o.padding[0] = o.padding[1] = o.padding[2] = o.padding[3] = 1;
@@ -128,7 +137,8 @@ static double run_graph(wnn_context *ctx, int work)
     wnn_graph_builder_release(b);
     if (!built)
         return 0;
-    wnn_tensor *ta = tensor(ctx, rank, sa), *tb = ta ? tensor(ctx, rank, sb) : NULL, *ty = tb ? tensor(ctx, rank, so) : NULL;
+    wnn_tensor *ta = tensor(ctx, dt, rank, sa), *tb = ta ? tensor(ctx, dt, rank, sb) : NULL,
+               *ty = tb ? tensor(ctx, dt, rank, so) : NULL;
     double t = 0;
     if (ty != NULL) {
         wnn_named_tensor ins[2] = {{"a", ta}, {"b", tb}}, out = {"y", ty};
@@ -145,7 +155,7 @@ static double run_transfer(wnn_context *ctx, bool write)
 {
     const uint32_t n = 1u << 26; /* 256 MiB of float32 */
     float *host = malloc((size_t)n * sizeof *host);
-    wnn_tensor *t = host ? tensor(ctx, 1, &n) : NULL;
+    wnn_tensor *t = host ? tensor(ctx, WNN_DATA_TYPE_FLOAT32, 1, &n) : NULL;
     double best = 0;
     if (t != NULL) {
         for (size_t i = 0; i < n; i++)
@@ -174,9 +184,9 @@ static void measure(const char *device, double *fig, char reasons[N_WORK][256])
     why[0] = '\0';
     bool opened = ok(wnn_context_create(&o, &ctx), "context");
     for (int w = 0; w < N_WORK; w++) {
-        if (opened && !(transfers_only && w < 4)) {
+        if (opened && !(transfers_only && !is_transfer(w))) {
             why[0] = '\0';
-            fig[w] = w < 4 ? run_graph(ctx, w) : run_transfer(ctx, w == 4);
+            fig[w] = is_transfer(w) ? run_transfer(ctx, w == 4) : run_graph(ctx, w);
             (void)wnn_context_finish(ctx); /* a refused workload leaves nothing queued */
         } else {
             fig[w] = 0;
@@ -203,7 +213,9 @@ int main(int argc, char **argv)
     for (int d = 0; d < 2; d++)
         measure(dev[d], fig[d], reasons[d]);
     printf("| workload | %s | %s | %s / %s |\n|---|---:|---:|---:|\n", dev[0], dev[1], dev[0], dev[1]);
-    for (int w = transfers_only ? 4 : 0; w < N_WORK; w++) {
+    for (int w = 0; w < N_WORK; w++) {
+        if (transfers_only && !is_transfer(w))
+            continue;
         char cell[2][64];
         for (int d = 0; d < 2; d++)
             snprintf(cell[d], sizeof cell[d], fig[d][w] > 0 ? "%.4g" : "-", fig[d][w]);

@@ -200,12 +200,16 @@ static void test_matmul(void)
     check_matmul(3, (uint32_t[]){4, 17, 5}, 2, (uint32_t[]){5, 19});      /* B shared by the batch */
     check_matmul(3, (uint32_t[]){32, 130, 20}, 2, (uint32_t[]){20, 132}); /* 128x128 blocks, vec4 */
     check_matmul(3, (uint32_t[]){32, 131, 13}, 3, (uint32_t[]){32, 13, 129}); /* 128x128 blocks, scalar */
-    /* float16: tiled where N is even (words of two halves stored whole), else the loop kernel */
+    /* float16: with shader-f16 (lavapipe has it) every N is tiled, vec4 where
+    ** the dimensions allow; without (WNN_WEBGPU_F16=0, test-webgpu-tiles-nof16)
+    ** tiled where N is even (words of two halves stored whole), else the loop kernel */
     wnn_data_type h = WNN_DATA_TYPE_FLOAT16;
     check_matmul_of(h, 2, (uint32_t[]){67, 33}, 2, (uint32_t[]){33, 66});
     check_matmul_of(h, 4, (uint32_t[]){2, 1, 9, 12}, 3, (uint32_t[]){3, 12, 8});
     check_matmul_of(h, 3, (uint32_t[]){32, 130, 21}, 2, (uint32_t[]){21, 130});
     check_matmul_of(h, 2, (uint32_t[]){5, 7}, 2, (uint32_t[]){7, 3});
+    check_matmul_of(h, 2, (uint32_t[]){9, 1000}, 2, (uint32_t[]){1000, 12}); /* vec4 loads and stores */
+    check_matmul_of(h, 3, (uint32_t[]){32, 131, 13}, 3, (uint32_t[]){32, 13, 129}); /* odd N, 128x128 blocks */
 }
 
 /* ---- gemm ------------------------------------------------------------------------------ */
@@ -298,6 +302,7 @@ typedef struct conv_case {
     wnn_input_layout layout;
     wnn_conv2d_filter_layout flayout;
     bool bias;
+    wnn_data_type dt; /* 0: float32 */
 } conv_case;
 
 static wnn_operand *conv_op(wnn_graph_builder *b, wnn_operand **in, const void *arg)
@@ -337,14 +342,15 @@ static void check_conv(const conv_case *c)
     case WNN_CONV2D_FILTER_LAYOUT_IHWO: memcpy(fshape, (uint32_t[]){I, c->kh, c->kw, c->o}, sizeof fshape); break;
     default: memcpy(fshape, (uint32_t[]){c->o, I, c->kh, c->kw}, sizeof fshape); break;
     }
-    wnn_operand_desc in[3] = {{WNN_DATA_TYPE_FLOAT32, 4, {0}}, {WNN_DATA_TYPE_FLOAT32, 4, {0}},
-                              {WNN_DATA_TYPE_FLOAT32, 1, {c->o}}},
-                     od;
+    wnn_data_type dt = c->dt ? c->dt : WNN_DATA_TYPE_FLOAT32;
+    wnn_operand_desc in[3] = {{dt, 4, {0}}, {dt, 4, {0}}, {dt, 1, {c->o}}}, od;
     memcpy(in[0].shape, nhwc ? (uint32_t[]){c->nb, c->h, c->w, c->c} : (uint32_t[]){c->nb, c->c, c->h, c->w},
            4 * sizeof(uint32_t));
     memcpy(in[1].shape, fshape, sizeof fshape);
     float *data[3] = {random_floats(count(&in[0]), c->h), random_floats(count(&in[1]), c->o),
                       random_floats(c->o, 3)};
+    for (uint32_t i = 0; i < 3; i++)
+        round_to(dt, data[i], count(&in[i]));
     float *y;
     run(conv_op, c, c->bias ? 3 : 2, in, data, &od, &y);
     uint32_t OH = (c->h + c->pad[0] + c->pad[1] - ((c->kh - 1) * c->dil[0] + 1)) / c->stride[0] + 1;
@@ -379,9 +385,9 @@ static void check_conv(const conv_case *c)
                     mag[yi] = m;
                 }
     char what[128];
-    snprintf(what, sizeof what, "conv2d [%u,%u,%u,%u] -> %u, %ux%u, groups %u, %s", c->nb, c->c, c->h, c->w, c->o,
-             c->kh, c->kw, c->groups, nhwc ? "nhwc" : "nchw");
-    compare(what, WNN_DATA_TYPE_FLOAT32, y, want, mag, n);
+    snprintf(what, sizeof what, "conv2d [%u,%u,%u,%u] -> %u, %ux%u, groups %u, %s%s", c->nb, c->c, c->h, c->w, c->o,
+             c->kh, c->kw, c->groups, nhwc ? "nhwc" : "nchw", dt == WNN_DATA_TYPE_FLOAT16 ? ", float16" : "");
+    compare(what, dt, y, want, mag, n);
     free(want), free(mag), free(y), free(data[0]), free(data[1]), free(data[2]);
 }
 
@@ -389,25 +395,37 @@ static void test_conv(void)
 {
     /* 3x3, padding 1, bias: the common case */
     check_conv(&(conv_case){2, 16, 9, 11, 20, 3, 3, 1, {1, 1, 1, 1}, {1, 1}, {1, 1}, WNN_INPUT_LAYOUT_NCHW,
-                            WNN_CONV2D_FILTER_LAYOUT_OIHW, true});
+                            WNN_CONV2D_FILTER_LAYOUT_OIHW, true, 0});
     /* strides, dilations, asymmetric padding, two groups */
     check_conv(&(conv_case){1, 8, 13, 12, 12, 3, 2, 2, {1, 0, 2, 1}, {2, 2}, {2, 1}, WNN_INPUT_LAYOUT_NCHW,
-                            WNN_CONV2D_FILTER_LAYOUT_OIHW, false});
+                            WNN_CONV2D_FILTER_LAYOUT_OIHW, false, 0});
     /* nhwc with ohwi and bias */
     check_conv(&(conv_case){2, 12, 7, 7, 16, 3, 3, 1, {1, 1, 1, 1}, {1, 1}, {1, 1}, WNN_INPUT_LAYOUT_NHWC,
-                            WNN_CONV2D_FILTER_LAYOUT_OHWI, true});
+                            WNN_CONV2D_FILTER_LAYOUT_OHWI, true, 0});
     /* nhwc with hwio, three groups of 4 outputs, stride 2 */
     check_conv(&(conv_case){1, 9, 6, 5, 12, 2, 2, 3, {0, 1, 0, 1}, {2, 2}, {1, 1}, WNN_INPUT_LAYOUT_NHWC,
-                            WNN_CONV2D_FILTER_LAYOUT_HWIO, false});
+                            WNN_CONV2D_FILTER_LAYOUT_HWIO, false, 0});
     /* nchw with ihwo, 1x1 over 64 channels (K a multiple of the K step) */
     check_conv(&(conv_case){1, 64, 8, 8, 70, 1, 1, 1, {0, 0, 0, 0}, {1, 1}, {1, 1}, WNN_INPUT_LAYOUT_NCHW,
-                            WNN_CONV2D_FILTER_LAYOUT_IHWO, true});
+                            WNN_CONV2D_FILTER_LAYOUT_IHWO, true, 0});
     /* depthwise (the direct kernel) */
     check_conv(&(conv_case){1, 6, 5, 5, 6, 3, 3, 6, {1, 1, 1, 1}, {1, 1}, {1, 1}, WNN_INPUT_LAYOUT_NCHW,
-                            WNN_CONV2D_FILTER_LAYOUT_OIHW, true});
+                            WNN_CONV2D_FILTER_LAYOUT_OIHW, true, 0});
     /* batch 3 of 128 outputs over 12x12: two blocks of rows, K = 27 (not a multiple of 4) */
     check_conv(&(conv_case){3, 3, 12, 12, 128, 3, 3, 1, {1, 1, 1, 1}, {1, 1}, {1, 1}, WNN_INPUT_LAYOUT_NCHW,
-                            WNN_CONV2D_FILTER_LAYOUT_OIHW, false});
+                            WNN_CONV2D_FILTER_LAYOUT_OIHW, false, 0});
+    /* float16: tiled with shader-f16 (single halves stored, odd pixel counts,
+    ** nhwc's neighbouring channels written by different invocations), the
+    ** direct kernel without */
+    wnn_data_type h = WNN_DATA_TYPE_FLOAT16;
+    check_conv(&(conv_case){2, 16, 9, 11, 20, 3, 3, 1, {1, 1, 1, 1}, {1, 1}, {1, 1}, WNN_INPUT_LAYOUT_NCHW,
+                            WNN_CONV2D_FILTER_LAYOUT_OIHW, true, h});
+    check_conv(&(conv_case){2, 12, 7, 7, 17, 3, 3, 1, {1, 1, 1, 1}, {1, 1}, {1, 1}, WNN_INPUT_LAYOUT_NHWC,
+                            WNN_CONV2D_FILTER_LAYOUT_OHWI, true, h});
+    check_conv(&(conv_case){1, 8, 13, 12, 12, 3, 2, 2, {1, 0, 2, 1}, {2, 2}, {2, 1}, WNN_INPUT_LAYOUT_NCHW,
+                            WNN_CONV2D_FILTER_LAYOUT_HWIO, false, h});
+    check_conv(&(conv_case){3, 3, 12, 12, 128, 3, 3, 1, {1, 1, 1, 1}, {1, 1}, {1, 1}, WNN_INPUT_LAYOUT_NHWC,
+                            WNN_CONV2D_FILTER_LAYOUT_IHWO, false, h});
 }
 
 static bool listed(void)

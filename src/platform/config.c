@@ -87,6 +87,7 @@ static void read_all(void)
     config.webgpu_debug = text("WNN_WEBGPU_DEBUG") != NULL;
     config.webgpu_split_kib = count("WNN_WEBGPU_SPLIT_KIB", 1u << 22, 0);
     config.webgpu_vec4 = on_unless_zero("WNN_WEBGPU_VEC4");
+    config.webgpu_f16 = on_unless_zero("WNN_WEBGPU_F16");
     config.webgpu_copy_threads = count("WNN_WEBGPU_COPY_THREADS", 4096, 0);
     config.webgpu_staging_kib = count("WNN_WEBGPU_STAGING_KIB", 262144, 8192);
     if (config.webgpu_staging_kib < 64) {

@@ -47,6 +47,7 @@ typedef struct wnn__config {
     bool webgpu_debug;           /* WNN_WEBGPU_DEBUG set: the webgpu device explains refusals on stderr */
     uint32_t webgpu_split_kib;   /* WNN_WEBGPU_SPLIT_KIB: split dispatches over this binding size (tests) */
     bool webgpu_vec4;            /* WNN_WEBGPU_VEC4=0: element-wise kernels one word an invocation */
+    bool webgpu_f16;             /* WNN_WEBGPU_F16=0: shader-f16 left unused where the device has it */
     bool webgpu_upload_pieces;   /* WNN_WEBGPU_UPLOAD=pieces: large writes as wgpuQueueWriteBuffer pieces */
     bool webgpu_read_whole;      /* WNN_WEBGPU_READ=whole: large reads through one readback buffer, not in chunks */
     uint32_t webgpu_staging_kib;  /* WNN_WEBGPU_STAGING_KIB: each of the four MapWrite staging buffers (64 .. 262144; 8192) */

@@ -157,7 +157,7 @@ bool wg_supports_node(const wnn__ir *ir, const wnn__node *n, char *why, size_t w
         return false;
     }
     wg_kernel k[MAX_KERNELS];
-    uint32_t nk = wg_wgsl_node(ir, n, k, MAX_KERNELS, why, why_len);
+    uint32_t nk = wg_wgsl_node(ir, n, NULL, k, MAX_KERNELS, why, why_len);
     for (uint32_t i = 0; i < nk; i++)
         free(k[i].text.s);
     return nk > 0;
@@ -307,7 +307,8 @@ static wnn_status add_kernel_steps(wnn__device *d, wg_graph *g, const wnn__node 
 {
     wg_gpu *gpu = d->gpu;
     wg_kernel k[MAX_KERNELS];
-    uint32_t nk = wg_wgsl_node(g->ir, n, k, MAX_KERNELS, why, why_len);
+    wg_caps caps = {.f16 = gpu->shader_f16 && wnn__config_get()->webgpu_f16};
+    uint32_t nk = wg_wgsl_node(g->ir, n, &caps, k, MAX_KERNELS, why, why_len);
     if (nk == 0)
         return WNN_STATUS_NOT_SUPPORTED;
     wnn_status s = WNN_OK;

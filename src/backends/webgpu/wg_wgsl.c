@@ -810,8 +810,8 @@ bool wg_wgsl_chunk(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
     return n->op != WNN__OP_CONCAT && map_kernel(ir, n, k, NULL, 0);
 }
 
-uint32_t wg_wgsl_node(const wnn__ir *ir, const wnn__node *n, wg_kernel *kernels, uint32_t max, char *why,
-                      size_t why_len)
+uint32_t wg_wgsl_node(const wnn__ir *ir, const wnn__node *n, const wg_caps *caps, wg_kernel *kernels, uint32_t max,
+                      char *why, size_t why_len)
 {
     memset(kernels, 0, sizeof *kernels);
     switch (n->op) {
@@ -822,10 +822,10 @@ uint32_t wg_wgsl_node(const wnn__ir *ir, const wnn__node *n, wg_kernel *kernels,
         return reduce_kernel(ir, n, kernels) ? 1 : 0;
     case WNN__OP_MATMUL:
     case WNN__OP_GEMM:
-        return wg_wgsl_matmul(ir, n, kernels) ? 1 : 0;
+        return wg_wgsl_matmul(ir, n, caps, kernels) ? 1 : 0;
     case WNN__OP_CONV2D: case WNN__OP_CONV_TRANSPOSE2D: case WNN__OP_AVERAGE_POOL2D:
     case WNN__OP_L2_POOL2D: case WNN__OP_MAX_POOL2D: case WNN__OP_RESAMPLE2D:
-        return wg_wgsl_conv(ir, n, kernels, why, why_len);
+        return wg_wgsl_conv(ir, n, caps, kernels, why, why_len);
     case WNN__OP_BATCH_NORMALIZATION: case WNN__OP_INSTANCE_NORMALIZATION: case WNN__OP_LAYER_NORMALIZATION:
         return wg_wgsl_norm(ir, n, kernels, why, why_len);
     case WNN__OP_GATHER: case WNN__OP_GATHER_ELEMENTS: case WNN__OP_GATHER_ND: case WNN__OP_SCATTER_ELEMENTS:

@@ -65,11 +65,20 @@ typedef struct wg_kernel {
     uint32_t grid[3];
 } wg_kernel;
 
+/* What the device offers that kernels may use (NULL: nothing beyond
+** WebGPU's core). f16: the device has shader-f16 (and WNN_WEBGPU_F16 is not
+** 0), so the tiled product binds float16 operands as array<f16> or
+** array<vec4<f16>> and stores single halves: any N for float16 matmul and
+** gemm, and float16 conv2d, run tiled. The product is still computed in f32. */
+typedef struct wg_caps {
+    bool f16;
+} wg_caps;
+
 /* Kernels for node n (concat makes one per input, split and the recurrent
 ** operators one per output, others one); returns the count, 0 when the node has no kernel (why says
 ** which rule). kernels has room for max entries. */
-uint32_t wg_wgsl_node(const wnn__ir *ir, const wnn__node *n, wg_kernel *kernels, uint32_t max, char *why,
-                      size_t why_len);
+uint32_t wg_wgsl_node(const wnn__ir *ir, const wnn__node *n, const wg_caps *caps, wg_kernel *kernels, uint32_t max,
+                      char *why, size_t why_len);
 
 /* The kernel of a splittable node for one chunk, whose fields chunk_word
 ** and chunk_words the caller sets (the rest is cleared). False when the
@@ -142,8 +151,16 @@ void wg_emit_tile(wg_text *t, const wg_tile *p);
 ** ones), for a kernel that writes its own preamble. */
 extern const char *const wg_helpers;
 /* matmul and gemm (wg_wgsl_matmul.c): true with one kernel written. */
-bool wg_wgsl_matmul(const wnn__ir *ir, const wnn__node *n, wg_kernel *k);
-uint32_t wg_wgsl_conv(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, char *why, size_t why_len);
+bool wg_wgsl_matmul(const wnn__ir *ir, const wnn__node *n, const wg_caps *caps, wg_kernel *k);
+uint32_t wg_wgsl_conv(const wnn__ir *ir, const wnn__node *n, const wg_caps *caps, wg_kernel *k, char *why,
+                      size_t why_len);
+/* Native float16 operands of the tiled product (caps->f16): "enable f16;"
+** must open the module; an element of an array<f16> binding is read as
+** f32(b[i]) and stored as wg_f16_store's expression (h16's rounding and
+** overflow, one half). */
+#define WG_ENABLE_F16 "enable f16;\n"
+#define WG_F16_STORE "bitcast<vec2<f16>>(h16(%s)).x"
+
 uint32_t wg_wgsl_norm(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, char *why, size_t why_len);
 uint32_t wg_wgsl_data(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, uint32_t max, char *why,
                       size_t why_len);

@@ -107,20 +107,24 @@ static bool conv_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
 }
 
 /* conv2d as an implicit GEMM on the tiled product (wg_wgsl_tile.c), for
-** float32 with at least 4 output channels a group: per batch and group,
+** float32, and float16 where the device has shader-f16 (caps->f16: halves
+** bound as array<f16>, computed in f32), with at least 4 output channels a
+** group: per batch and group,
 ** out(m, p) = sum over r of filter(m, r) * x(r, p), m the group's output
 ** channel, p = oy * OW + ox the output pixel, r a (channel, ky, kx) tap,
 ** channel innermost where the input is nhwc (memory order, both operands).
 ** Taps in the padding read 0. False where it does not apply. */
-static bool conv_tiled(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
+static bool conv_tiled(const wnn__ir *ir, const wnn__node *n, const wg_caps *caps, wg_kernel *k)
 {
     wg_text *t = &k->text;
     const wnn__attrs *a = &n->attrs;
     bool has_bias = n->n_in > 2 && n->in[2] != WNN__NONE;
+    wnn_data_type dt = ir->values[n->out[0]].desc.data_type;
+    bool native = dt == WNN_DATA_TYPE_FLOAT16 && caps && caps->f16;
     for (uint32_t i = 0; i < n->n_in; i++)
-        if (n->in[i] != WNN__NONE && ir->values[n->in[i]].desc.data_type != WNN_DATA_TYPE_FLOAT32)
+        if (n->in[i] != WNN__NONE && ir->values[n->in[i]].desc.data_type != dt)
             return false;
-    if (n->op != WNN__OP_CONV2D || ir->values[n->out[0]].desc.data_type != WNN_DATA_TYPE_FLOAT32)
+    if (n->op != WNN__OP_CONV2D || (dt != WNN_DATA_TYPE_FLOAT32 && !native))
         return false;
     plane4 x = plane_of(&ir->values[n->in[0]].desc, a->conv.input_layout);
     plane4 o = plane_of(&ir->values[n->out[0]].desc, a->conv.input_layout);
@@ -144,11 +148,17 @@ static bool conv_tiled(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
         k->in_values[i] = n->in[i];
     k->words = wnn_operand_desc_element_count(&ir->values[n->out[0]].desc);
     memcpy(k->grid, p.grid, sizeof p.grid);
-    P("@group(0) @binding(0) var<storage, read_write> b0: array<f32>;\n"
-      "@group(0) @binding(1) var<storage, read> b1: array<f32>;\n"
-      "@group(0) @binding(2) var<storage, read> b2: array<f32>;\n");
+    const char *et = native ? "f16" : "f32";
+    if (native)
+        P(WG_ENABLE_F16);
+    P("@group(0) @binding(0) var<storage, read_write> b0: array<%s>;\n"
+      "@group(0) @binding(1) var<storage, read> b1: array<%s>;\n"
+      "@group(0) @binding(2) var<storage, read> b2: array<%s>;\n",
+      et, et, et);
     if (has_bias)
-        P("@group(0) @binding(3) var<storage, read> b3: array<f32>;\n");
+        P("@group(0) @binding(3) var<storage, read> b3: array<%s>;\n", et);
+    if (native)
+        P("%s", wg_helpers);
     P("var<private> xb: u32;\nvar<private> wb: u32;\nvar<private> yb: u32;\nvar<private> chb: u32;\n"
       "fn setup(z: u32) {\n"
       "  let nb = z / %uu; let g = z %% %uu;\n"
@@ -161,18 +171,25 @@ static bool conv_tiled(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
     else
         P("fn tap(r: u32) -> vec3<u32> { return vec3<u32>(r / %uu, (r / %uu) %% %uu, r %% %uu); }\n", kh * kw,
           kw, kh, kw);
-    P("fn la(m: u32, r: u32) -> f32 { let q = tap(r); return b2[wb + m * %uu + q.x * %uu + q.y * %uu + q.z * %uu]; }\n",
+    P("fn la(m: u32, r: u32) -> f32 { let q = tap(r); return f32(b2[wb + m * %uu + q.x * %uu + q.y * %uu + q.z * %uu]); }\n",
       fo, fi, fh, fw);
     P("fn lb(r: u32, p: u32) -> f32 {\n"
       "  let q = tap(r);\n"
       "  let iy = i32((p / %uu) * %uu + q.y * %uu) - %d;\n"
       "  let ix = i32((p %% %uu) * %uu + q.z * %uu) - %d;\n"
       "  if (iy < 0 || iy >= %d || ix < 0 || ix >= %d) { return 0.0; }\n"
-      "  return b1[xb + q.x * %uu + u32(iy) * %uu + u32(ix) * %uu];\n}\n",
+      "  return f32(b1[xb + q.x * %uu + u32(iy) * %uu + u32(ix) * %uu]);\n}\n",
       o.w, a->conv.strides[0], a->conv.dilations[0], (int)a->conv.padding[0], o.w, a->conv.strides[1],
       a->conv.dilations[1], (int)a->conv.padding[2], (int)x.h, (int)x.w, x.sc, x.sh, x.sw);
-    P("fn so(m: u32, p: u32, v: f32) { b0[yb + m * %uu + (p / %uu) * %uu + (p %% %uu) * %uu] = v%s; }\n", o.sc,
-      o.w, o.sh, o.w, o.sw, has_bias ? " + b3[chb + m]" : "");
+    char y[48];
+    snprintf(y, sizeof y, "v%s", has_bias ? " + f32(b3[chb + m])" : "");
+    char st[96];
+    if (native)
+        snprintf(st, sizeof st, WG_F16_STORE, y);
+    else
+        snprintf(st, sizeof st, "%s", y);
+    P("fn so(m: u32, p: u32, v: f32) { b0[yb + m * %uu + (p / %uu) * %uu + (p %% %uu) * %uu] = %s; }\n", o.sc,
+      o.w, o.sh, o.w, o.sw, st);
     wg_emit_tile(t, &p);
     return !t->failed;
 }
@@ -275,12 +292,13 @@ static bool resample_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
     return !t->failed;
 }
 
-uint32_t wg_wgsl_conv(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, char *why, size_t why_len)
+uint32_t wg_wgsl_conv(const wnn__ir *ir, const wnn__node *n, const wg_caps *caps, wg_kernel *k, char *why,
+                      size_t why_len)
 {
     bool ok;
     switch (n->op) {
     case WNN__OP_CONV2D:
-        ok = conv_tiled(ir, n, k);
+        ok = conv_tiled(ir, n, caps, k);
         if (!ok) {
             free(k->text.s);
             memset(k, 0, sizeof *k);

@@ -13,13 +13,15 @@
 
 #define P(...) wg_text_printf(t, __VA_ARGS__)
 
-/* The tiled kernel (wg_wgsl_tile.c) for float32 and float16 (N even, so
-** no packed word holds two rows): float32 A and B read as vec4 along their
-** contiguous dimension when it is a multiple of 4, the output stored as
-** vec4 when N is; float16 read a half at a time, stored a word (two) at a
-** time. False (nothing written) where the grid is over
-** the limit; the caller then uses the loop below. */
-static bool matmul_tiled(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
+/* The tiled kernel (wg_wgsl_tile.c) for float32 and float16: A and B read
+** as vec4 along their contiguous dimension when it is a multiple of 4, the
+** output stored as vec4 when N is. float16 without shader-f16 is read a half
+** at a time out of packed words and stored a word (two halves) at a time, so
+** only where N is even (no packed word holds the ends of two rows); with it
+** (caps->f16) its bindings are array<f16> or array<vec4<f16>> and any N is
+** tiled. False (nothing written) where the grid is over the limit; the
+** caller then uses the loop below. */
+static bool matmul_tiled(const wnn__ir *ir, const wnn__node *n, const wg_caps *caps, wg_kernel *k)
 {
     wg_text *t = &k->text;
     bool gemm = n->op == WNN__OP_GEMM, has_c = gemm && n->n_in > 2 && n->in[2] != WNN__NONE;
@@ -30,7 +32,8 @@ static bool matmul_tiled(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
         bd->data_type != dt || (has_c && ir->values[n->in[2]].desc.data_type != dt))
         return false;
     bool at = gemm && n->attrs.gemm.a_transpose, bt = gemm && n->attrs.gemm.b_transpose;
-    bool half = dt == WNN_DATA_TYPE_FLOAT16;
+    bool native = dt == WNN_DATA_TYPE_FLOAT16 && caps && caps->f16;
+    bool half = dt == WNN_DATA_TYPE_FLOAT16 && !native; /* packed in u32 words */
     uint32_t r = od->rank, M = od->shape[r - 2], N = od->shape[r - 1];
     if (half && N % 2) /* a packed word would hold the ends of two rows */
         return false;
@@ -66,15 +69,17 @@ static bool matmul_tiled(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
         k->in_values[i] = n->in[i];
     k->words = wnn_operand_desc_element_count(od);
     memcpy(k->grid, p.grid, sizeof p.grid);
-    /* float16: words of two halves, unpacked by the loads (h() below) */
-    const char *scalar = half ? "u32" : "f32";
+    /* packed float16: words of two halves, unpacked by the loads */
+    const char *scalar = half ? "u32" : native ? "f16" : "f32", *vec = native ? "vec4<f16>" : "vec4<f32>";
+    if (native)
+        P(WG_ENABLE_F16);
     P("@group(0) @binding(0) var<storage, read_write> b0: array<%s>;\n"
       "@group(0) @binding(1) var<storage, read> b1: array<%s>;\n"
       "@group(0) @binding(2) var<storage, read> b2: array<%s>;\n",
-      p.out_vec4 ? "vec4<f32>" : scalar, p.a_vec4 ? "vec4<f32>" : scalar, p.b_vec4 ? "vec4<f32>" : scalar);
+      p.out_vec4 ? vec : scalar, p.a_vec4 ? vec : scalar, p.b_vec4 ? vec : scalar);
     if (has_c)
         P("@group(0) @binding(3) var<storage, read> b3: array<%s>;\n", scalar);
-    if (half)
+    if (half || native)
         P("%s", wg_helpers);
     P("var<private> ab: u32;\nvar<private> bb: u32;\nvar<private> ob: u32;\n"
       "fn setup(z: u32) {\n");
@@ -85,7 +90,7 @@ static bool matmul_tiled(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
     snprintf(ia, sizeof ia, "ab + m * %uu + k * %uu", at ? 1 : K, at ? M : 1);
     snprintf(ib, sizeof ib, "bb + k * %uu + n * %uu", bt ? 1 : N, bt ? K : 1);
     /* element i of binding b, as f32 */
-    const char *elem = half ? "unpack2x16float(b%u[(%s) >> 1u])[(%s) & 1u]" : "b%u[%s]";
+    const char *elem = half ? "unpack2x16float(b%u[(%s) >> 1u])[(%s) & 1u]" : native ? "f32(b%u[%s])" : "b%u[%s]";
     char ea[192], eb[192], ec[192];
     if (half) {
         snprintf(ea, sizeof ea, elem, 1u, ia, ia);
@@ -95,11 +100,11 @@ static bool matmul_tiled(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
         snprintf(eb, sizeof eb, elem, 2u, ib);
     }
     if (p.a_vec4)
-        P("fn la4(m: u32, k: u32) -> vec4<f32> { return b1[(%s) / 4u]; }\n", ia);
+        P("fn la4(m: u32, k: u32) -> vec4<f32> { return vec4<f32>(b1[(%s) / 4u]); }\n", ia);
     else
         P("fn la(m: u32, k: u32) -> f32 { return %s; }\n", ea);
     if (p.b_vec4)
-        P("fn lb4(k: u32, n: u32) -> vec4<f32> { return b2[(%s) / 4u]; }\n", ib);
+        P("fn lb4(k: u32, n: u32) -> vec4<f32> { return vec4<f32>(b2[(%s) / 4u]); }\n", ib);
     else
         P("fn lb(k: u32, n: u32) -> f32 { return %s; }\n", eb);
     char epi[160] = "v";
@@ -124,8 +129,16 @@ static bool matmul_tiled(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
         }
         P("@group(0) @binding(%u) var<storage, read> prm: array<f32>;\n", k->n_in + 1);
     }
-    if (p.out_vec4)
+    if (p.out_vec4 && native)
+        P("fn so4(m: u32, n: u32, v: vec4<f32>) {\n"
+          "  let w = %s;\n"
+          "  b0[(ob + m * %uu + n) / 4u] = bitcast<vec4<f16>>(vec2<u32>(h16(w.x) | (h16(w.y) << 16u), "
+          "h16(w.z) | (h16(w.w) << 16u)));\n}\n",
+          epi, N);
+    else if (p.out_vec4)
         P("fn so4(m: u32, n: u32, v: vec4<f32>) { b0[(ob + m * %uu + n) / 4u] = %s; }\n", N, epi);
+    else if (native)
+        P("fn so(m: u32, n: u32, v: f32) { b0[ob + m * %uu + n] = " WG_F16_STORE "; }\n", N, epi);
     else if (p.out_pairs)
         P("fn so2(m: u32, n: u32, v: vec2<f32>) { let w = %s; b0[(ob + m * %uu + n) >> 1u] = h16(w.x) | (h16(w.y) << 16u); }\n",
           epi, N);
@@ -135,9 +148,9 @@ static bool matmul_tiled(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
     return !t->failed;
 }
 
-bool wg_wgsl_matmul(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
+bool wg_wgsl_matmul(const wnn__ir *ir, const wnn__node *n, const wg_caps *caps, wg_kernel *k)
 {
-    if (matmul_tiled(ir, n, k))
+    if (matmul_tiled(ir, n, caps, k))
         return true;
     free(k->text.s);
     memset(k, 0, sizeof *k);
