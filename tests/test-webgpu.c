@@ -424,6 +424,58 @@ static wnn_operand *cast_f16_op(wnn_graph_builder *b, wnn_operand **in)
     return wnn_cast(b, in[0], WNN_DATA_TYPE_FLOAT16);
 }
 
+static wnn_operand *outer_op(wnn_graph_builder *b, wnn_operand **in) { return wnn_matmul(b, in[0], in[1]); }
+
+static wnn_operand *tile_op(wnn_graph_builder *b, wnn_operand **in)
+{
+    return wnn_tile(b, in[0], (const uint32_t[]){16, 16});
+}
+
+static wnn_operand *upsample_op(wnn_graph_builder *b, wnn_operand **in)
+{
+    wnn_resample2d_options o = WNN_RESAMPLE2D_OPTIONS_INIT;
+    o.scales[0] = o.scales[1] = 8.0f;
+    return wnn_resample2d(b, in[0], &o);
+}
+
+/* Kernels other than the element-wise ones split over their output when
+** their inputs fit: an outer product (the tiled kernel gives way to its
+** loop), tile, and a nearest upsampling, each [64, 80] floats (20 KiB) out
+** of inputs under the 4 KiB limit. */
+static void test_split_outputs(void)
+{
+    enum { M = 64, N = 80 };
+    float a[M], bb[N], x[M * N / 256], *y = malloc(M * N * sizeof *y);
+    for (int i = 0; i < M; i++)
+        a[i] = (float)(i + 1);
+    for (int j = 0; j < N; j++)
+        bb[j] = (float)(j - 40);
+    for (int i = 0; i < M * N / 256; i++)
+        x[i] = (float)i;
+    wnn_operand_desc d[2] = {{WNN_DATA_TYPE_FLOAT32, 2, {M, 1}}, {WNN_DATA_TYPE_FLOAT32, 2, {1, N}}};
+    wnn_operand_desc od = {WNN_DATA_TYPE_FLOAT32, 2, {M, N}};
+    const void *in[2] = {a, bb};
+    run(outer_op, 2, d, in, &od, y);
+    int bad = 0;
+    for (int i = 0; i < M * N; i++)
+        bad += y[i] != a[i / N] * bb[i % N];
+    CHECK_EQ_INT(bad, 0);
+    wnn_operand_desc td = {WNN_DATA_TYPE_FLOAT32, 2, {M / 16, N / 16}};
+    const void *tin[1] = {x};
+    run(tile_op, 1, &td, tin, &od, y);
+    bad = 0;
+    for (int i = 0; i < M * N; i++)
+        bad += y[i] != x[(i / N % (M / 16)) * (N / 16) + i % N % (N / 16)];
+    CHECK_EQ_INT(bad, 0);
+    wnn_operand_desc rd = {WNN_DATA_TYPE_FLOAT32, 4, {1, 1, M / 8, N / 8}}, rod = {WNN_DATA_TYPE_FLOAT32, 4, {1, 1, M, N}};
+    run(upsample_op, 1, &rd, tin, &rod, y);
+    bad = 0;
+    for (int i = 0; i < M * N; i++)
+        bad += y[i] != x[(i / N / 8) * (N / 8) + i % N / 8];
+    CHECK_EQ_INT(bad, 0);
+    free(y);
+}
+
 /* Dispatches split over the binding-size limit, lowered to 4 KiB
 ** (WNN_WEBGPU_SPLIT_KIB) so that small tensors take the path: windows of
 ** the output and of the inputs of its shape, broadcast inputs bound whole,
@@ -462,8 +514,9 @@ static void test_split(void)
     CHECK_EQ_INT(h[0], 0);
     CHECK_EQ_INT(h[2048], 0x6800);  /* 2048 */
     CHECK_EQ_INT(h[N - 1], 0x6ce2); /* 5000 */
-    run(transpose_op, 1, d, in, d, y); /* no split: whole, under the real limit */
+    run(transpose_op, 1, d, in, d, y); /* an input over the limit read whole: whole, under the real limit */
     CHECK(y[0] == 0 && y[N - 1] == (float)(N - 1));
+    test_split_outputs();
     free(a);
     free(bb);
     free(y);

@@ -287,20 +287,75 @@ static wnn_status add_step(wnn__device *d, wg_graph *g, const wnn__node *n, cons
     return WNN_OK;
 }
 
-/* Whether kernel k must be split: a binding over the adapter's limit. The
-** split windows the output and the inputs read at the output's index; any
-** other input must fit whole. */
-static bool needs_split(const wg_graph *g, const wg_kernel *k, uint64_t limit, bool *can)
+/* The most chunks one kernel splits into (a real limit of 128 MiB makes a
+** few; only WNN_WEBGPU_SPLIT_KIB's test limits come near). */
+#define WG_MAX_CHUNKS 4096u
+
+/* Whether kernel k binds a value over limit bytes. */
+static bool over_limit(const wg_graph *g, const wg_kernel *k, uint64_t limit)
 {
     bool over = value_bytes(g, k->out_value) > limit;
-    *can = k->splittable;
-    for (uint32_t i = 0; i < k->n_in; i++) {
-        bool big = value_bytes(g, k->in_values[i]) > limit;
-        over |= big;
-        if (big && !(k->identity_mask >> i & 1))
-            *can = false;
-    }
+    for (uint32_t i = 0; i < k->n_in; i++)
+        over |= value_bytes(g, k->in_values[i]) > limit;
     return over;
+}
+
+/* Node n's kernel in chunks whose bindings stay under limit: the output
+** windowed, and the inputs read at the output's own index (element-wise
+** kernels); any other input must fit whole. NOT_SUPPORTED, with nothing
+** added, when the node has no chunk kernel or an input cannot fit. */
+static wnn_status add_chunks(wnn__device *d, wg_graph *g, const wnn__node *n, const wg_caps *caps, uint64_t limit,
+                             char *why, size_t why_len)
+{
+    wg_kernel probe = {.chunk_words = 256};
+    if (!wg_wgsl_chunk(g->ir, n, caps, &probe)) {
+        snprintf(why, why_len, "%s: a value over the storage binding limit (%llu bytes) in a kernel that cannot "
+                 "split its output", wnn__op_name(n->op), (unsigned long long)limit);
+        return WNN_STATUS_NOT_SUPPORTED;
+    }
+    free(probe.text.s);
+    /* chunks of whole 256-word blocks (binding offsets stay aligned to
+    ** 256 bytes for every element size) whose windows all fit */
+    wnn_data_type ot = g->ir->values[probe.out_value].desc.data_type;
+    uint64_t widest = 4;
+    for (uint32_t j = 0; j < probe.n_in; j++) {
+        uint32_t v = probe.in_values[j];
+        uint64_t es = wnn_data_type_size(g->ir->values[v].desc.data_type);
+        if (probe.identity_mask >> j & 1) {
+            if (es * wg_per_word(ot) > widest)
+                widest = es * wg_per_word(ot);
+        } else if (value_bytes(g, v) > limit) {
+            snprintf(why, why_len, "%s: input %u (%llu bytes) is over the storage binding limit (%llu bytes) and "
+                     "its kernel reads it whole", wnn__op_name(n->op), j,
+                     (unsigned long long)value_bytes(g, v), (unsigned long long)limit);
+            return WNN_STATUS_NOT_SUPPORTED;
+        }
+    }
+    uint64_t count = wnn_operand_desc_element_count(&g->ir->values[probe.out_value].desc);
+    uint64_t words = (count + wg_per_word(ot) - 1) / wg_per_word(ot);
+    uint64_t chunk = limit / widest / 256 * 256;
+    if (chunk == 0)
+        chunk = 256;
+    /* each chunk is a step with its own bind group; lavapipe's descriptor
+    ** pools crashed under the 140,000 chunks of 1 KiB that a 144 MB add
+    ** made under WNN_WEBGPU_SPLIT_KIB=1 */
+    if ((words + chunk - 1) / chunk > WG_MAX_CHUNKS) {
+        snprintf(why, why_len, "%s: %llu chunks of %llu words (at most %u)", wnn__op_name(n->op),
+                 (unsigned long long)((words + chunk - 1) / chunk), (unsigned long long)chunk, WG_MAX_CHUNKS);
+        return WNN_STATUS_NOT_SUPPORTED;
+    }
+    wnn_status s = WNN_OK;
+    for (uint64_t w = 0; s == WNN_OK && w < words; w += chunk) {
+        wg_kernel c = {.chunk_word = w, .chunk_words = words - w < chunk ? words - w : chunk};
+        if (!wg_wgsl_chunk(g->ir, n, caps, &c)) {
+            snprintf(why, why_len, "%s: no kernel for a chunk", wnn__op_name(n->op));
+            s = WNN_STATUS_NOT_SUPPORTED;
+        } else {
+            s = add_step(d, g, n, &c, why, why_len);
+        }
+        free(c.text.s);
+    }
+    return s;
 }
 
 static wnn_status add_kernel_steps(wnn__device *d, wg_graph *g, const wnn__node *n, char *why, size_t why_len)
@@ -313,47 +368,30 @@ static wnn_status add_kernel_steps(wnn__device *d, wg_graph *g, const wnn__node 
         return WNN_STATUS_NOT_SUPPORTED;
     wnn_status s = WNN_OK;
     uint64_t real = gpu->limits.maxStorageBufferBindingSize;
-    /* tests lower the limit (WNN_WEBGPU_SPLIT_KIB) for the kernels that can split */
+    /* tests lower the limit (WNN_WEBGPU_SPLIT_KIB); a kernel that cannot
+    ** split under it runs whole, as long as it fits the real one */
     uint64_t test = (uint64_t)wnn__config_get()->webgpu_split_kib << 10;
     for (uint32_t i = 0; i < nk; i++) {
         if (s != WNN_OK) {
             free(k[i].text.s);
             continue;
         }
-        bool can, can_test = false;
-        bool over = needs_split(g, &k[i], real, &can);
-        bool over_test = test && test < real && needs_split(g, &k[i], test, &can_test) && can_test;
-        uint64_t limit = over_test ? test : real;
-        if (!over && !over_test) {
-            s = add_step(d, g, n, &k[i], why, why_len);
-        } else if (!over_test && !can) {
-            snprintf(why, why_len, "%s: a value over the adapter's storage binding limit (%llu bytes) that its "
-                     "kernel cannot split", wnn__op_name(n->op), (unsigned long long)real);
+        bool over = over_limit(g, &k[i], real);
+        bool over_test = test && test < real && over_limit(g, &k[i], test);
+        uint32_t before = g->n_steps;
+        if (over && nk > 1) {
+            snprintf(why, why_len, "%s: a value over the storage binding limit (%llu bytes) in a node of several "
+                     "kernels, which do not split", wnn__op_name(n->op), (unsigned long long)real);
             s = WNN_STATUS_NOT_SUPPORTED;
+        } else if (over_test && nk == 1) {
+            /* under the test limit if it can, else as without it */
+            s = add_chunks(d, g, n, &caps, test, why, why_len);
+            if (s == WNN_STATUS_NOT_SUPPORTED && g->n_steps == before)
+                s = over ? add_chunks(d, g, n, &caps, real, why, why_len) : add_step(d, g, n, &k[i], why, why_len);
+        } else if (over) {
+            s = add_chunks(d, g, n, &caps, real, why, why_len);
         } else {
-            /* chunks of whole 256-word blocks (binding offsets stay aligned to
-            ** 256 bytes for every element size) whose windows all fit */
-            wnn_data_type ot = g->ir->values[k[i].out_value].desc.data_type;
-            uint64_t widest = 4;
-            for (uint32_t j = 0; j < k[i].n_in; j++)
-                if (k[i].identity_mask >> j & 1) {
-                    uint64_t es = wnn_data_type_size(g->ir->values[k[i].in_values[j]].desc.data_type);
-                    if (es * wg_per_word(ot) > widest)
-                        widest = es * wg_per_word(ot);
-                }
-            uint64_t chunk = limit / widest / 256 * 256;
-            if (chunk == 0)
-                chunk = 256;
-            for (uint64_t w = 0; s == WNN_OK && w < k[i].words; w += chunk) {
-                wg_kernel c = {0};
-                c.chunk_word = w;
-                c.chunk_words = k[i].words - w < chunk ? k[i].words - w : chunk;
-                if (!wg_wgsl_chunk(g->ir, n, &c))
-                    s = WNN_STATUS_NOT_SUPPORTED;
-                else
-                    s = add_step(d, g, n, &c, why, why_len);
-                free(c.text.s);
-            }
+            s = add_step(d, g, n, &k[i], why, why_len);
         }
         free(k[i].text.s);
     }

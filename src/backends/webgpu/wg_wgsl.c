@@ -273,6 +273,8 @@ void wg_frame_end(wg_frame *f, const char *keep)
     ** bound from chunk[0]: the text is the same for every chunk, so they
     ** share one pipeline. */
     bool chunked = f->k->chunk_words != 0;
+    /* 64-bit words and kept elements (read from the output) do not window */
+    f->k->windowed = chunked && !keep && !wg_is64(f->out);
     char end[32];
     snprintf(end, sizeof end, "%lluu", (unsigned long long)f->k->words);
     if (chunked)
@@ -592,8 +594,7 @@ static bool map_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k, cons
     bool wide = wg_is64(od->data_type);
     for (uint32_t i = 0; i < n_in; i++)
         wide |= wg_is64(ir->values[ins[i]].desc.data_type);
-    k->splittable = elementwise && !wide;
-    for (uint32_t i = 0; elementwise && i < n_in; i++) {
+    for (uint32_t i = 0; elementwise && !wide && i < n_in; i++) {
         const wnn_operand_desc *id = &ir->values[ins[i]].desc;
         if (id->rank == od->rank && memcmp(id->shape, od->shape, od->rank * sizeof *od->shape) == 0)
             k->identity_mask |= 1u << i;
@@ -801,19 +802,45 @@ static bool reduce_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
 
 /* ---- the node table ------------------------------------------------------------------------- */
 
-bool wg_wgsl_chunk(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
+static uint32_t node_kernels(const wnn__ir *ir, const wnn__node *n, const wg_caps *caps, wg_kernel *kernels,
+                             uint32_t max, char *why, size_t why_len);
+
+void wg_kernel_clear(wg_kernel *k)
 {
     uint64_t word = k->chunk_word, words = k->chunk_words;
     memset(k, 0, sizeof *k);
     k->chunk_word = word;
     k->chunk_words = words;
-    return n->op != WNN__OP_CONCAT && map_kernel(ir, n, k, NULL, 0);
+}
+
+bool wg_wgsl_chunk(const wnn__ir *ir, const wnn__node *n, const wg_caps *caps, wg_kernel *k)
+{
+    uint64_t word = k->chunk_word, words = k->chunk_words;
+    wg_kernel ks[2];
+    memset(ks, 0, sizeof ks);
+    ks[0].chunk_word = word;
+    ks[0].chunk_words = words;
+    char why[160];
+    uint32_t nk = node_kernels(ir, n, caps, ks, 2, why, sizeof why);
+    bool ok = nk == 1 && ks[0].windowed && ks[0].chunk_words == words && ks[0].chunk_word == word;
+    for (uint32_t i = ok ? 1 : 0; i < nk; i++)
+        free(ks[i].text.s);
+    if (ok)
+        *k = ks[0];
+    return ok;
 }
 
 uint32_t wg_wgsl_node(const wnn__ir *ir, const wnn__node *n, const wg_caps *caps, wg_kernel *kernels, uint32_t max,
                       char *why, size_t why_len)
 {
     memset(kernels, 0, sizeof *kernels);
+    return node_kernels(ir, n, caps, kernels, max, why, why_len);
+}
+
+/* kernels[0] arrives cleared but for a chunk's fields (wg_wgsl_chunk). */
+static uint32_t node_kernels(const wnn__ir *ir, const wnn__node *n, const wg_caps *caps, wg_kernel *kernels,
+                             uint32_t max, char *why, size_t why_len)
+{
     switch (n->op) {
     case WNN__OP_REDUCE_L1: case WNN__OP_REDUCE_L2: case WNN__OP_REDUCE_LOG_SUM:
     case WNN__OP_REDUCE_LOG_SUM_EXP: case WNN__OP_REDUCE_MAX: case WNN__OP_REDUCE_MEAN:

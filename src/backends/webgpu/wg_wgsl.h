@@ -51,14 +51,16 @@ typedef struct wg_kernel {
     uint32_t n_params;
     uint64_t words; /* output words, one invocation each (lanes each, when lanes > 1) */
     uint32_t lanes; /* 0 or 1: a word an invocation; 4: a vec4<u32> of words */
-    /* Splitting over the binding-size limit (wg_graph.c): an element-wise
-    ** kernel sets splittable and, in identity_mask, bit i for each input
-    ** i + 1 it reads at the output's own element index. A chunk kernel
+    /* Splitting over the binding-size limit (wg_graph.c): a chunk kernel
     ** (chunk_words > 0) writes output words [chunk_word, chunk_word +
-    ** chunk_words), its output bound from chunk_word on and each input of
-    ** identity_mask from the same element on. */
-    bool splittable;
+    ** chunk_words), its output bound from chunk_word on. An element-wise
+    ** kernel sets, in identity_mask, bit i for each input i + 1 it reads at
+    ** the output's own element index: those are bound from the same element
+    ** on; every other input is bound whole. windowed: wg_frame_end honoured
+    ** the chunk (a kernel of one invocation per output word that reads no
+    ** output element), so the chunk kernel is valid. */
     uint32_t identity_mask;
+    bool windowed;
     uint64_t chunk_word, chunk_words;
     /* workgroups of a kernel that sets its own grid (the tiled product);
     ** all 0: one 256-invocation workgroup per 256 words */
@@ -80,10 +82,16 @@ typedef struct wg_caps {
 uint32_t wg_wgsl_node(const wnn__ir *ir, const wnn__node *n, const wg_caps *caps, wg_kernel *kernels, uint32_t max,
                       char *why, size_t why_len);
 
-/* The kernel of a splittable node for one chunk, whose fields chunk_word
-** and chunk_words the caller sets (the rest is cleared). False when the
-** node has no such kernel. */
-bool wg_wgsl_chunk(const wnn__ir *ir, const wnn__node *n, wg_kernel *k);
+/* Clears k for another try at its node, keeping the chunk it is for. */
+void wg_kernel_clear(wg_kernel *k);
+
+/* The kernel of node n for one chunk of its output, whose fields
+** chunk_word and chunk_words the caller sets (the rest is cleared). False
+** when the node has no such kernel: several kernels (concat, split, the
+** recurrent operators), a kernel that reads its own output (concat's
+** regions), 64-bit outputs, or only a kernel of its own main() (the tiled
+** product and the vec4 kernels give way to their loops for a chunk). */
+bool wg_wgsl_chunk(const wnn__ir *ir, const wnn__node *n, const wg_caps *caps, wg_kernel *k);
 
 /* ---- writing kernels (wg_wgsl.c; used by the operator files) -------------- */
 

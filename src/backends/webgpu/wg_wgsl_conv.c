@@ -124,7 +124,7 @@ static bool conv_tiled(const wnn__ir *ir, const wnn__node *n, const wg_caps *cap
     for (uint32_t i = 0; i < n->n_in; i++)
         if (n->in[i] != WNN__NONE && ir->values[n->in[i]].desc.data_type != dt)
             return false;
-    if (n->op != WNN__OP_CONV2D || (dt != WNN_DATA_TYPE_FLOAT32 && !native))
+    if (n->op != WNN__OP_CONV2D || (dt != WNN_DATA_TYPE_FLOAT32 && !native) || k->chunk_words)
         return false;
     plane4 x = plane_of(&ir->values[n->in[0]].desc, a->conv.input_layout);
     plane4 o = plane_of(&ir->values[n->out[0]].desc, a->conv.input_layout);
@@ -301,7 +301,7 @@ uint32_t wg_wgsl_conv(const wnn__ir *ir, const wnn__node *n, const wg_caps *caps
         ok = conv_tiled(ir, n, caps, k);
         if (!ok) {
             free(k->text.s);
-            memset(k, 0, sizeof *k);
+            wg_kernel_clear(k);
             ok = conv_kernel(ir, n, k);
         }
         break;

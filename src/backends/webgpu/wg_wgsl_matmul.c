@@ -31,6 +31,8 @@ static bool matmul_tiled(const wnn__ir *ir, const wnn__node *n, const wg_caps *c
     if ((dt != WNN_DATA_TYPE_FLOAT32 && dt != WNN_DATA_TYPE_FLOAT16) || ad->data_type != dt ||
         bd->data_type != dt || (has_c && ir->values[n->in[2]].desc.data_type != dt))
         return false;
+    if (k->chunk_words) /* a chunk of the output: the loop kernel */
+        return false;
     bool at = gemm && n->attrs.gemm.a_transpose, bt = gemm && n->attrs.gemm.b_transpose;
     bool native = dt == WNN_DATA_TYPE_FLOAT16 && caps && caps->f16;
     bool half = dt == WNN_DATA_TYPE_FLOAT16 && !native; /* packed in u32 words */
@@ -153,7 +155,7 @@ bool wg_wgsl_matmul(const wnn__ir *ir, const wnn__node *n, const wg_caps *caps, 
     if (matmul_tiled(ir, n, caps, k))
         return true;
     free(k->text.s);
-    memset(k, 0, sizeof *k);
+    wg_kernel_clear(k);
     wg_frame f;
     wg_text *t = &k->text;
     bool gemm = n->op == WNN__OP_GEMM;
