@@ -157,8 +157,13 @@ webgpu)
         "$BUILD/tests/$t" >"$OUT/$t.log" 2>&1
         echo "$t: exit $? $(tail -1 "$OUT/$t.log")"
     done
+    WNN_WEBGPU_F16=0 "$BUILD/tests/test-webgpu-tiles" >"$OUT/test-webgpu-tiles-nof16.log" 2>&1
+    echo "test-webgpu-tiles (WNN_WEBGPU_F16=0): exit $? $(tail -1 "$OUT/test-webgpu-tiles-nof16.log")"
     "$BUILD/wnn" conformance --device webgpu "$WPT" >"$OUT/conformance-webgpu.log" 2>&1
     grep -E "^FAIL|passed, " "$OUT/conformance-webgpu.log" | head -40
+    WNN_WEBGPU_SPLIT_KIB=4 "$BUILD/wnn" conformance --device webgpu "$WPT" >"$OUT/conformance-webgpu-split.log" 2>&1
+    echo "split at 4 KiB (WNN_WEBGPU_SPLIT_KIB=4):"
+    grep -E "^FAIL|passed, " "$OUT/conformance-webgpu-split.log" | head -40
     # shellcheck disable=SC2086
     "$BUILD/bench/bench-webgpu" ${BENCH_WEBGPU_ARGS:-} webgpu cuda 2>&1 | tee "$OUT/bench-webgpu.txt"
     # the other path of large writes (WNN_WEBGPU_UPLOAD, docs/webgpu.md): its write row
@@ -168,6 +173,8 @@ webgpu)
         grep -E "^\| (workload|write)" | tee "$OUT/bench-webgpu-pieces.txt"
     # the staging's knobs (each buffer of the ring of four, copy threads) and
     # large reads in chunks or whole: the transfer rows per setting
+    # (WNN_GPU_STAGING_SWEEP=0 leaves it out)
+    [ "${WNN_GPU_STAGING_SWEEP:-1}" = 0 ] && continue
     for kib in 4096 8192 16384 32768; do
         for threads in 8 0; do
             for read in chunks whole; do
