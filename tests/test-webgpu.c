@@ -445,12 +445,12 @@ static wnn_operand *upsample_op(wnn_graph_builder *b, wnn_operand **in)
 static void test_split_outputs(void)
 {
     enum { M = 64, N = 80 };
-    float a[M], bb[N], x[M * N / 256], *y = malloc(M * N * sizeof *y);
+    float a[M], bb[N], x[M * N / 64], *y = malloc(M * N * sizeof *y); /* x: tile's 20, resample's 80 */
     for (int i = 0; i < M; i++)
         a[i] = (float)(i + 1);
     for (int j = 0; j < N; j++)
         bb[j] = (float)(j - 40);
-    for (int i = 0; i < M * N / 256; i++)
+    for (int i = 0; i < M * N / 64; i++)
         x[i] = (float)i;
     wnn_operand_desc d[2] = {{WNN_DATA_TYPE_FLOAT32, 2, {M, 1}}, {WNN_DATA_TYPE_FLOAT32, 2, {1, N}}};
     wnn_operand_desc od = {WNN_DATA_TYPE_FLOAT32, 2, {M, N}};
