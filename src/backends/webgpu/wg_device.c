@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "backends/webgpu/wg_internal.h"
 #include "memory/allocator.h"
@@ -71,6 +72,13 @@ wnn_status wg_default_gpu(wg_gpu **out)
     const wg_library_state *lib = wg_library();
     if (!lib->adapter_ok)
         return WNN_STATUS_NO_SUCH_DEVICE;
+    if (lib->pid != getpid()) {
+        /* the instance, device and the implementation's threads belong to
+        ** the parent: a child's calls on them would wait forever */
+        if (wnn__config_get()->webgpu_debug)
+            fprintf(stderr, "wnn webgpu: a child of fork() cannot use the parent's WebGPU instance\n");
+        return WNN_STATUS_NOT_SUPPORTED;
+    }
     pthread_mutex_lock(&shared_lock);
     if (shared) {
         *out = shared;

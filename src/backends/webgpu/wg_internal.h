@@ -13,6 +13,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "backends/backend.h"
 #include "backends/webgpu/wgpu.h"
@@ -36,6 +37,7 @@ typedef struct wg_library_state {
     WGPULimits limits;
     bool shader_f16;
     bool cpu_adapter; /* a software adapter (lavapipe): its queue's work runs on the host's cores */
+    pid_t pid;        /* the process that loaded it: a child of fork() cannot use its instance */
 } wg_library_state;
 
 /* Loads the library and finds the adapter, once; never fails loudly. */

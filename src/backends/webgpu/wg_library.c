@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backends/webgpu/wg_internal.h"
 #include "platform/config.h"
@@ -241,6 +242,7 @@ static void load(void)
         return;
     }
     state.loaded = true;
+    state.pid = getpid();
     find_adapter();
 }
 

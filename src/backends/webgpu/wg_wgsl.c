@@ -179,7 +179,8 @@ const char *const wg_helpers =
     "}\n"
     "fn tanh_(x: f32) -> f32 {\n"
     "  let a = abs(x);\n"
-    "  if (a < 0.55) { let z = x * x; return x * (1.0 + z * (-0.33333334 + z * (0.13333334 + z * (-0.053968254 + z * 0.021869488)))); }\n"
+    "  if (a < 0.55) { let z = x * x;\n"
+    "    return x * (1.0 + z * (-0.33333334 + z * (0.13333334 + z * (-0.053968254 + z * (0.021869488 + z * (-0.0088632355 + z * (0.0035921280 + z * -0.0014558344))))))); }\n"
     "  let e = exp(-2.0 * a);\n"
     "  return sign(x) * (1.0 - e) / (1.0 + e);\n"
     "}\n"
@@ -416,7 +417,8 @@ static const char *map_expr(wg_frame *f, wnn_data_type in, char *buf, size_t len
     case WNN__OP_ADD: return "x + y";
     case WNN__OP_SUB: return "x - y";
     case WNN__OP_MUL: return "x * y";
-    case WNN__OP_DIV: return "x / y";
+    /* integers: by zero gives 0 (WGSL gives x) */
+    case WNN__OP_DIV: return fl ? "x / y" : sg ? "select(x / y, 0, y == 0)" : "select(x / y, 0u, y == 0u)";
     case WNN__OP_MAX: return "max(x, y)";
     case WNN__OP_MIN: return "min(x, y)";
     case WNN__OP_POW:
@@ -445,7 +447,7 @@ static const char *map_expr(wg_frame *f, wnn_data_type in, char *buf, size_t len
     case WNN__OP_CONCAT: return "x";
     case WNN__OP_ABS: return "abs(x)";
     case WNN__OP_NEG: return "-x";
-    case WNN__OP_SIGN: return fl || sg ? "sign(x)" : "select(0u, 1u, x > 0u)";
+    case WNN__OP_SIGN: return fl ? "select(sign(x), x, isnan_(x))" : sg ? "sign(x)" : "select(0u, 1u, x > 0u)";
     case WNN__OP_RELU: return fl ? "max(x, 0.0)" : "max(x, 0)";
     case WNN__OP_CEIL: return "ceil(x)";
     case WNN__OP_FLOOR: return "floor(x)";
@@ -500,8 +502,15 @@ static const char *map_expr(wg_frame *f, wnn_data_type in, char *buf, size_t len
             return "x";
         if (strcmp(cto, "f32") == 0)
             return "f32(x)";
-        if (fl) /* float to integer: truncation, saturated by WGSL */
-            return E("%s(x)", cto);
+        if (fl) { /* float to integer: truncation, saturated to the type's range, NaN to 0 (WGSL
+                   ** saturates to the largest float under the type's bound: 2^31 - 128) */
+            switch (to) {
+            case WNN_DATA_TYPE_INT8: return "select(i32(clamp(x, -128.0, 127.0)), 0, isnan_(x))";
+            case WNN_DATA_TYPE_UINT8: return "select(u32(clamp(x, 0.0, 255.0)), 0u, isnan_(x))";
+            case WNN_DATA_TYPE_INT32: return "select(select(i32(x), 2147483647, x >= 2147483648.0), 0, isnan_(x))";
+            default: return "select(select(u32(x), 4294967295u, x >= 4294967296.0), 0u, isnan_(x))";
+            }
+        }
         return E("bitcast<%s>(x)", cto);
     }
     default: return NULL;
@@ -694,6 +703,24 @@ static void split_axes(const wnn_operand_desc *in, uint32_t mask, split *sp)
     }
 }
 
+/* "var <var> = 0.0;" then <var> += term over j in [0, rc) (term an f32
+** expression of j), in blocks of 256 added one block sum at a time: a sum
+** of n floats in one running total loses about n/2 ulp at worst (a million
+** exponentials were 7e-4 off in log), in blocks about (256 + n/256)/2. */
+static void emit_float_sum(wg_text *t, const char *var, const char *term, uint32_t rc)
+{
+    if (rc <= 256) {
+        P("  var %s = 0.0;\n  for (var j = 0u; j < %uu; j++) { %s += %s; }\n", var, rc, var, term);
+        return;
+    }
+    P("  var %s = 0.0;\n"
+      "  for (var j0 = 0u; j0 < %uu; j0 += 256u) {\n"
+      "    var p = 0.0;\n"
+      "    for (var j = j0; j < min(j0 + 256u, %uu); j++) { p += %s; }\n"
+      "    %s += p;\n  }\n",
+      var, rc, rc, term, var);
+}
+
 static bool reduce_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
 {
     wg_frame f;
@@ -727,10 +754,9 @@ static bool reduce_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
         wg_emit_walk(t, "e", id->rank, dims, 1, &zero, st);
         P("  let base = i1;\n"
           "  var m = at(0u, base);\n"
-          "  for (var j = 1u; j < %uu; j++) { m = max(m, at(j, base)); }\n"
-          "  var s = 0.0;\n"
-          "  for (var j = 0u; j < %uu; j++) { s += exp(at(j, base) - m); }\n",
-          sp.rcount, sp.rcount);
+          "  for (var j = 1u; j < %uu; j++) { m = max(m, at(j, base)); }\n",
+          sp.rcount);
+        emit_float_sum(t, "s", "exp(at(j, base) - m)", sp.rcount);
         P("  return exp(ld1(e) - m) / s;\n}\n");
         wg_frame_end(&f, NULL);
         return !t->failed;
@@ -768,11 +794,10 @@ static bool reduce_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
     case WNN__OP_REDUCE_LOG_SUM_EXP:
         P("  var m = at(0u, base);\n"
           "  for (var j = 1u; j < %uu; j++) { m = max(m, at(j, base)); }\n"
-          "  if (isinf_(m)) { return m; }\n"
-          "  var s = 0.0;\n"
-          "  for (var j = 0u; j < %uu; j++) { s += exp(at(j, base) - m); }\n"
-          "  return m + log(s);\n}\n",
-          rc, rc);
+          "  if (isinf_(m)) { return m; }\n",
+          rc);
+        emit_float_sum(t, "s", "exp(at(j, base) - m)", rc);
+        P("  return m + log(s);\n}\n");
         break;
     default: {
         const char *init = n->op == WNN__OP_REDUCE_PRODUCT ? "1" : "0";
@@ -784,9 +809,17 @@ static bool reduce_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
         case WNN__OP_REDUCE_PRODUCT: step = "a = a * v;"; break;
         default: step = "a = a + v;"; break;
         }
-        P("  var a = %s(%s);\n"
-          "  for (var j = 0u; j < %uu; j++) { let v = at(j, base); %s }\n",
-          ct, init, rc, step);
+        if (n->op != WNN__OP_REDUCE_PRODUCT && strcmp(ct, "f32") == 0) /* a float sum */
+            emit_float_sum(t, "a", n->op == WNN__OP_REDUCE_L1   ? "abs(at(j, base))"
+                                   : n->op == WNN__OP_REDUCE_L2 ||
+                                             n->op == WNN__OP_REDUCE_SUM_SQUARE
+                                       ? "at(j, base) * at(j, base)"
+                                       : "at(j, base)",
+                           rc);
+        else
+            P("  var a = %s(%s);\n"
+              "  for (var j = 0u; j < %uu; j++) { let v = at(j, base); %s }\n",
+              ct, init, rc, step);
         switch (n->op) {
         case WNN__OP_REDUCE_L2: P("  return sqrt(a);\n}\n"); break;
         case WNN__OP_REDUCE_MEAN: P("  return a / %u.0;\n}\n", rc); break;

@@ -168,10 +168,13 @@ static bool move_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
             ; /* no fill: a parameter must not be bound unused */
         else if (wg_is_float(f.out))
             snprintf(fill, sizeof fill, "prm[%u]", wg_param(k, a->pad.value));
-        else if (strcmp(ct, "i32") == 0)
-            snprintf(fill, sizeof fill, "i32(%.0f)", fmax(-2147483647.0, fmin(2147483647.0, trunc(a->pad.value))));
+        else if (strcmp(ct, "i32") == 0) /* saturated to the output's range (int8 or int32) */
+            snprintf(fill, sizeof fill, "i32(%.0f)",
+                     f.out == WNN_DATA_TYPE_INT8 ? fmax(-128.0, fmin(127.0, trunc(a->pad.value)))
+                                                 : fmax(-2147483647.0, fmin(2147483647.0, trunc(a->pad.value))));
         else
-            snprintf(fill, sizeof fill, "%.0fu", fmax(0.0, fmin(4294967295.0, trunc(a->pad.value))));
+            snprintf(fill, sizeof fill, "%.0fu",
+                     fmax(0.0, fmin(f.out == WNN_DATA_TYPE_UINT8 ? 255.0 : 4294967295.0, trunc(a->pad.value))));
         for (uint32_t d = 0; d < x->rank; d++) {
             int nn = (int)x->shape[d];
             P("  { var q = i32(c%u) - %d;\n", d, (int)a->pad.begin[d]);
