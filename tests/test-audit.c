@@ -131,6 +131,10 @@ static void test_d1_expand_reproducer(void)
 
 static void expect_too_many(wnn_graph_builder *b, wnn_operand *y, const char *what)
 {
+    if (y == NULL && test_skip_unsupported(wnn_graph_builder_status(b), what, __FILE__, __LINE__)) {
+        wnn_graph_builder_clear_error(b); /* the device refuses the operands' type first */
+        return;
+    }
     if (y != NULL || wnn_graph_builder_status(b) == WNN_OK)
         fprintf(stderr, "D3: %s built an operand past 2^31-1 elements\n", what);
     CHECK(y == NULL);

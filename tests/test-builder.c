@@ -52,9 +52,17 @@ static wnn_operand *in_desc(wnn_graph_builder *b, wnn_operand_desc d)
 #define IN(b, t, ...) in_desc(b, DESC(t, __VA_ARGS__))
 #define IN0(b, t) in_desc(b, DESC0(t))
 
+/* The builder the checks below run on: the last one new_builder made (a
+** skipped check clears its error, as a refusal check does). */
+static wnn_graph_builder *g_builder;
+
 static void check_desc_at(int line, const char *what, const wnn_operand *x, int t, uint32_t rank,
                           const uint32_t *shape)
 {
+    if (!x && g_builder && test_skip_unsupported(wnn_graph_builder_status(g_builder), what, __FILE__, line)) {
+        wnn_graph_builder_clear_error(g_builder);
+        return;
+    }
     if (!x) {
         test_failed++;
         fprintf(stderr, "%s:%d: %s is NULL (%s)\n", __FILE__, line, what, wnn_last_error_message());
@@ -91,7 +99,10 @@ static void check_op_err_at(int line, const char *what, wnn_graph_builder *b, co
 {
     wnn_status got = wnn_graph_builder_status(b);
     const char *m = wnn_graph_builder_error_message(b);
-    if (x != NULL || got != want || !m || (op && !strstr(m, op))) {
+    if (x == NULL && got == WNN_STATUS_UNSUPPORTED_DATA_TYPE && want != got &&
+        test_skip_unsupported(got, what, __FILE__, line)) {
+        /* the device refuses the operands' type before the rule under test */
+    } else if (x != NULL || got != want || !m || (op && !strstr(m, op))) {
         test_failed++;
         fprintf(stderr, "%s:%d: %s gave %s with %s (\"%s\"), want NULL with %s naming \"%s\"\n", __FILE__,
                 line, what, x ? "an operand" : "NULL", wnn_status_string(got), m ? m : "(null)",
@@ -123,6 +134,7 @@ static wnn_graph_builder *new_builder(wnn_context *ctx)
         fprintf(stderr, "cannot create a builder: %s\n", wnn_last_error_message());
         exit(1);
     }
+    g_builder = b;
     return b;
 }
 
@@ -559,7 +571,7 @@ static wnn_status run_scalar(wnn_context *ctx, wnn_data_type t, scalar_kind kind
                                            : wnn_graph_builder_constant_scalar_int64(b, t, iv);
     wnn_operand_desc d = DESC0(t);
     wnn_operand *x = wnn_graph_builder_input(b, "x", &d);
-    wnn_operand *y = wnn_add(b, c, x);
+    wnn_operand *y = wnn_sub(b, c, x); /* c - 0: sub takes every type on every device */
     wnn_graph *g = NULL;
     wnn_named_operand outs[] = {{"y", y}};
     wnn_status s = wnn_graph_builder_build(b, outs, 1, &g);

@@ -65,6 +65,10 @@ static inline bool run(wnn_graph_builder *b, wnn_operand *out, void *buf, size_t
     wnn_graph *g = NULL;
     wnn_tensor *t = NULL;
     bool ok = out != NULL;
+    if (!ok && SKIP_UNSUPPORTED(wnn_graph_builder_status(b), wnn_graph_builder_error_message(b))) {
+        wnn_graph_builder_release(b);
+        return false;
+    }
     if (!ok)
         fprintf(stderr, "  builder refused: %s\n", wnn_graph_builder_error_message(b));
     CHECK(ok);

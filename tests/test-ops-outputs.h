@@ -58,6 +58,10 @@ static inline bool run(wnn_graph_builder *b, wnn_operand *const *outs, size_t n,
         named[i] = (wnn_named_operand){names[i], outs[i]};
         ok = outs[i] != NULL;
     }
+    if (!ok && n <= 4 && SKIP_UNSUPPORTED(wnn_graph_builder_status(b), wnn_graph_builder_error_message(b))) {
+        wnn_graph_builder_release(b);
+        return false;
+    }
     CHECK(ok);
     if (ok)
         CHECK_OK(wnn_graph_builder_build(b, named, n, &g));
