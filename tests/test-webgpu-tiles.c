@@ -426,6 +426,14 @@ static void test_conv(void)
                             WNN_CONV2D_FILTER_LAYOUT_HWIO, false, h});
     check_conv(&(conv_case){3, 3, 12, 12, 128, 3, 3, 1, {1, 1, 1, 1}, {1, 1}, {1, 1}, WNN_INPUT_LAYOUT_NHWC,
                             WNN_CONV2D_FILTER_LAYOUT_IHWO, false, h});
+    /* nchw with an even pixel count: tiled without shader-f16 too (a word
+    ** holds two pixels of a plane), with bias, groups and 128x128 blocks */
+    check_conv(&(conv_case){2, 16, 10, 12, 20, 3, 3, 1, {1, 1, 1, 1}, {1, 1}, {1, 1}, WNN_INPUT_LAYOUT_NCHW,
+                            WNN_CONV2D_FILTER_LAYOUT_OIHW, true, h});
+    check_conv(&(conv_case){1, 8, 14, 13, 12, 3, 2, 2, {1, 1, 2, 1}, {2, 2}, {1, 1}, WNN_INPUT_LAYOUT_NCHW,
+                            WNN_CONV2D_FILTER_LAYOUT_HWIO, true, h});
+    check_conv(&(conv_case){4, 32, 16, 16, 128, 3, 3, 1, {1, 1, 1, 1}, {1, 1}, {1, 1}, WNN_INPUT_LAYOUT_NCHW,
+                            WNN_CONV2D_FILTER_LAYOUT_OIHW, true, h});
 }
 
 static bool listed(void)

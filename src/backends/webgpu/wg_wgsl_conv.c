@@ -107,9 +107,10 @@ static bool conv_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
 }
 
 /* conv2d as an implicit GEMM on the tiled product (wg_wgsl_tile.c), for
-** float32, and float16 where the device has shader-f16 (caps->f16: halves
-** bound as array<f16>, computed in f32), with at least 4 output channels a
-** group: per batch and group,
+** float32 and float16 (computed in f32; halves bound as array<f16> where
+** the device has shader-f16, caps->f16, else packed in words, then only
+** nchw with an even pixel count, so that a word holds two pixels of one
+** plane), with at least 4 output channels a group: per batch and group,
 ** out(m, p) = sum over r of filter(m, r) * x(r, p), m the group's output
 ** channel, p = oy * OW + ox the output pixel, r a (channel, ky, kx) tap,
 ** channel innermost where the input is nhwc (memory order, both operands).
@@ -121,10 +122,11 @@ static bool conv_tiled(const wnn__ir *ir, const wnn__node *n, const wg_caps *cap
     bool has_bias = n->n_in > 2 && n->in[2] != WNN__NONE;
     wnn_data_type dt = ir->values[n->out[0]].desc.data_type;
     bool native = dt == WNN_DATA_TYPE_FLOAT16 && caps && caps->f16;
+    bool half = dt == WNN_DATA_TYPE_FLOAT16 && !native; /* packed in u32 words */
     for (uint32_t i = 0; i < n->n_in; i++)
         if (n->in[i] != WNN__NONE && ir->values[n->in[i]].desc.data_type != dt)
             return false;
-    if (n->op != WNN__OP_CONV2D || (dt != WNN_DATA_TYPE_FLOAT32 && !native) || k->chunk_words)
+    if (n->op != WNN__OP_CONV2D || (dt != WNN_DATA_TYPE_FLOAT32 && dt != WNN_DATA_TYPE_FLOAT16) || k->chunk_words)
         return false;
     plane4 x = plane_of(&ir->values[n->in[0]].desc, a->conv.input_layout);
     plane4 o = plane_of(&ir->values[n->out[0]].desc, a->conv.input_layout);
@@ -137,9 +139,14 @@ static bool conv_tiled(const wnn__ir *ir, const wnn__node *n, const wg_caps *cap
     if (cg_out < 4)
         return false;
     bool inner = x.sc == 1;
+    /* packed float16 stores a word of two pixels: nchw, each (batch,
+    ** channel) plane a whole number of words */
+    if (half && (o.sw != 1 || (o.h * o.w) % 2 != 0))
+        return false;
     wg_tile p = {.M = cg_out, .N = o.h * o.w, .K = cg_in * kh * kw, .batch = x.n * groups};
     p.a_along_m = fo == 1;
     p.b_along_k = inner;
+    p.out_pairs = half;
     if (!wg_tile_plan(&p, 65535))
         return false;
     k->out_value = n->out[0];
@@ -148,7 +155,7 @@ static bool conv_tiled(const wnn__ir *ir, const wnn__node *n, const wg_caps *cap
         k->in_values[i] = n->in[i];
     k->words = wnn_operand_desc_element_count(&ir->values[n->out[0]].desc);
     memcpy(k->grid, p.grid, sizeof p.grid);
-    const char *et = native ? "f16" : "f32";
+    const char *et = native ? "f16" : half ? "u32" : "f32";
     if (native)
         P(WG_ENABLE_F16);
     P("@group(0) @binding(0) var<storage, read_write> b0: array<%s>;\n"
@@ -157,8 +164,13 @@ static bool conv_tiled(const wnn__ir *ir, const wnn__node *n, const wg_caps *cap
       et, et, et);
     if (has_bias)
         P("@group(0) @binding(3) var<storage, read> b3: array<%s>;\n", et);
-    if (native)
+    if (native || half)
         P("%s", wg_helpers);
+    /* element i of binding k as f32: e1 (input), e2 (filter), e3 (bias) */
+    for (uint32_t b = 1; b <= k->n_in; b++)
+        P(half ? "fn e%u(i: u32) -> f32 { return unpack2x16float(b%u[i >> 1u])[i & 1u]; }\n"
+               : "fn e%u(i: u32) -> f32 { return f32(b%u[i]); }\n",
+          b, b);
     P("var<private> xb: u32;\nvar<private> wb: u32;\nvar<private> yb: u32;\nvar<private> chb: u32;\n"
       "fn setup(z: u32) {\n"
       "  let nb = z / %uu; let g = z %% %uu;\n"
@@ -171,25 +183,31 @@ static bool conv_tiled(const wnn__ir *ir, const wnn__node *n, const wg_caps *cap
     else
         P("fn tap(r: u32) -> vec3<u32> { return vec3<u32>(r / %uu, (r / %uu) %% %uu, r %% %uu); }\n", kh * kw,
           kw, kh, kw);
-    P("fn la(m: u32, r: u32) -> f32 { let q = tap(r); return f32(b2[wb + m * %uu + q.x * %uu + q.y * %uu + q.z * %uu]); }\n",
+    P("fn la(m: u32, r: u32) -> f32 { let q = tap(r); return e2(wb + m * %uu + q.x * %uu + q.y * %uu + q.z * %uu); }\n",
       fo, fi, fh, fw);
     P("fn lb(r: u32, p: u32) -> f32 {\n"
       "  let q = tap(r);\n"
       "  let iy = i32((p / %uu) * %uu + q.y * %uu) - %d;\n"
       "  let ix = i32((p %% %uu) * %uu + q.z * %uu) - %d;\n"
       "  if (iy < 0 || iy >= %d || ix < 0 || ix >= %d) { return 0.0; }\n"
-      "  return f32(b1[xb + q.x * %uu + u32(iy) * %uu + u32(ix) * %uu]);\n}\n",
+      "  return e1(xb + q.x * %uu + u32(iy) * %uu + u32(ix) * %uu);\n}\n",
       o.w, a->conv.strides[0], a->conv.dilations[0], (int)a->conv.padding[0], o.w, a->conv.strides[1],
       a->conv.dilations[1], (int)a->conv.padding[2], (int)x.h, (int)x.w, x.sc, x.sh, x.sw);
-    char y[48];
-    snprintf(y, sizeof y, "v%s", has_bias ? " + f32(b3[chb + m])" : "");
-    char st[96];
-    if (native)
-        snprintf(st, sizeof st, WG_F16_STORE, y);
+    const char *bias = has_bias ? " + e3(chb + m)" : "";
+    if (half) /* pixels p and p + 1 (p even) of a plane: one word */
+        P("fn so2(m: u32, p: u32, v: vec2<f32>) {\n"
+          "  let w = v%s;\n  b0[(yb + m * %uu + p) >> 1u] = h16(w.x) | (h16(w.y) << 16u);\n}\n",
+          has_bias ? " + vec2<f32>(e3(chb + m))" : "", o.sc);
+    else if (native) {
+        char y[32];
+        snprintf(y, sizeof y, "v%s", bias);
+        P("fn so(m: u32, p: u32, v: f32) { b0[yb + m * %uu + (p / %uu) * %uu + (p %% %uu) * %uu] = " WG_F16_STORE
+          "; }\n",
+          o.sc, o.w, o.sh, o.w, o.sw, y);
+    }
     else
-        snprintf(st, sizeof st, "%s", y);
-    P("fn so(m: u32, p: u32, v: f32) { b0[yb + m * %uu + (p / %uu) * %uu + (p %% %uu) * %uu] = %s; }\n", o.sc,
-      o.w, o.sh, o.w, o.sw, st);
+        P("fn so(m: u32, p: u32, v: f32) { b0[yb + m * %uu + (p / %uu) * %uu + (p %% %uu) * %uu] = v%s; }\n", o.sc,
+          o.w, o.sh, o.w, o.sw, bias);
     wg_emit_tile(t, &p);
     return !t->failed;
 }
