@@ -703,20 +703,22 @@ static void split_axes(const wnn_operand_desc *in, uint32_t mask, split *sp)
     }
 }
 
-/* "var <var> = 0.0;" then <var> += term over j in [0, rc) (term an f32
-** expression of j), in blocks of 256 added one block sum at a time: a sum
-** of n floats in one running total loses about n/2 ulp at worst (a million
-** exponentials were 7e-4 off in log), in blocks about (256 + n/256)/2. */
+/* "var <var> = 0.0;" then <var> += term over j in [0, rc), term an f32
+** expression of v = at(j, base), in blocks of 256 added one block sum at a
+** time: a sum of n floats in one running total loses about n/2 ulp at worst
+** (a million exponentials were 7e-4 off in log), in blocks about
+** (256 + n/256)/2. */
 static void emit_float_sum(wg_text *t, const char *var, const char *term, uint32_t rc)
 {
     if (rc <= 256) {
-        P("  var %s = 0.0;\n  for (var j = 0u; j < %uu; j++) { %s += %s; }\n", var, rc, var, term);
+        P("  var %s = 0.0;\n  for (var j = 0u; j < %uu; j++) { let v = at(j, base); %s += %s; }\n", var, rc, var,
+          term);
         return;
     }
     P("  var %s = 0.0;\n"
       "  for (var j0 = 0u; j0 < %uu; j0 += 256u) {\n"
       "    var p = 0.0;\n"
-      "    for (var j = j0; j < min(j0 + 256u, %uu); j++) { p += %s; }\n"
+      "    for (var j = j0; j < min(j0 + 256u, %uu); j++) { let v = at(j, base); p += %s; }\n"
       "    %s += p;\n  }\n",
       var, rc, rc, term, var);
 }
@@ -756,7 +758,7 @@ static bool reduce_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
           "  var m = at(0u, base);\n"
           "  for (var j = 1u; j < %uu; j++) { m = max(m, at(j, base)); }\n",
           sp.rcount);
-        emit_float_sum(t, "s", "exp(at(j, base) - m)", sp.rcount);
+        emit_float_sum(t, "s", "exp(v - m)", sp.rcount);
         P("  return exp(ld1(e) - m) / s;\n}\n");
         wg_frame_end(&f, NULL);
         return !t->failed;
@@ -796,30 +798,21 @@ static bool reduce_kernel(const wnn__ir *ir, const wnn__node *n, wg_kernel *k)
           "  for (var j = 1u; j < %uu; j++) { m = max(m, at(j, base)); }\n"
           "  if (isinf_(m)) { return m; }\n",
           rc);
-        emit_float_sum(t, "s", "exp(at(j, base) - m)", rc);
+        emit_float_sum(t, "s", "exp(v - m)", rc);
         P("  return m + log(s);\n}\n");
         break;
     default: {
-        const char *init = n->op == WNN__OP_REDUCE_PRODUCT ? "1" : "0";
-        const char *step;
-        switch (n->op) {
-        case WNN__OP_REDUCE_L1: step = "a = a + abs(v);"; break;
-        case WNN__OP_REDUCE_L2:
-        case WNN__OP_REDUCE_SUM_SQUARE: step = "a = a + v * v;"; break;
-        case WNN__OP_REDUCE_PRODUCT: step = "a = a * v;"; break;
-        default: step = "a = a + v;"; break;
-        }
-        if (n->op != WNN__OP_REDUCE_PRODUCT && strcmp(ct, "f32") == 0) /* a float sum */
-            emit_float_sum(t, "a", n->op == WNN__OP_REDUCE_L1   ? "abs(at(j, base))"
-                                   : n->op == WNN__OP_REDUCE_L2 ||
-                                             n->op == WNN__OP_REDUCE_SUM_SQUARE
-                                       ? "at(j, base) * at(j, base)"
-                                       : "at(j, base)",
-                           rc);
-        else
-            P("  var a = %s(%s);\n"
-              "  for (var j = 0u; j < %uu; j++) { let v = at(j, base); %s }\n",
-              ct, init, rc, step);
+        /* the term each element adds (or multiplies, for the product) */
+        const char *term = n->op == WNN__OP_REDUCE_L1 ? "abs(v)"
+                           : n->op == WNN__OP_REDUCE_L2 || n->op == WNN__OP_REDUCE_SUM_SQUARE ? "v * v"
+                                                                                                : "v";
+        if (n->op == WNN__OP_REDUCE_PRODUCT)
+            P("  var a = %s(1);\n  for (var j = 0u; j < %uu; j++) { let v = at(j, base); a = a * v; }\n", ct, rc);
+        else if (strcmp(ct, "f32") == 0)
+            emit_float_sum(t, "a", term, rc);
+        else /* integers: exact, wrapping */
+            P("  var a = %s(0);\n  for (var j = 0u; j < %uu; j++) { let v = at(j, base); a = a + %s; }\n", ct, rc,
+              term);
         switch (n->op) {
         case WNN__OP_REDUCE_L2: P("  return sqrt(a);\n}\n"); break;
         case WNN__OP_REDUCE_MEAN: P("  return a / %u.0;\n}\n", rc); break;
