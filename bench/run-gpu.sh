@@ -32,7 +32,8 @@
 # with onnx.proto and the reader protoc-c generated from it here, which
 # bin/protoc-c copies into the build (the image has no protoc-c). The WPT vectors are the
 # repository's (data/wpt). Logs go to OUT (default ./gpu-out).
-# WNN_GPU_SANITIZERS=0 leaves compute-sanitizer out of the test stage.
+# WNN_GPU_SANITIZERS=0 leaves compute-sanitizer out of the test stage;
+# WNN_GPU_STAGING_SWEEP=0 leaves the staging sweep out of the webgpu stage.
 # WNN_CMAKE_FLAGS replaces the build stage's -DWNN_WITH_CUDA=ON (BUILD=build-cpu
 # WNN_CMAKE_FLAGS=-DWNN_WITH_CUDA=OFF for the cpu stage alone: a build folder keeps its cache).
 set -u
