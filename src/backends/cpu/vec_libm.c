@@ -127,10 +127,30 @@ bool wnn__libm_row(wnn__libm_fn fn, float *y, const float *x, size_t n)
     return false;
 }
 
+/* float16 sqrt and 1/x eight at a time in the registers (widen, the float32
+** operation, narrow: the bits the block path gives), the tail by that path;
+** the block's round trip through memory cost as much as the square roots. */
+WNN_AVX2 static size_t ieee_row_half(wnn__libm_fn fn, uint16_t *y, const uint16_t *x, size_t n)
+{
+    const __m256 one = _mm256_set1_ps(1.0f);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + i)));
+        v = fn == WNN__LIBM_SQRT ? _mm256_sqrt_ps(v) : _mm256_div_ps(one, v);
+        _mm_storeu_si128((__m128i *)(y + i), _mm256_cvtps_ph(v, WNN_HALF_RN));
+    }
+    _mm256_zeroupper(); /* the caller's tail is SSE code */
+    return i;
+}
+
 bool wnn__libm_row_half(wnn__libm_fn fn, uint16_t *y, const uint16_t *x, size_t n)
 {
     if (!wnn__libm_row(fn, NULL, NULL, 0))
         return false;
+    if (fn == WNN__LIBM_SQRT || fn == WNN__LIBM_RECIPROCAL) {
+        size_t done = ieee_row_half(fn, y, x, n);
+        y += done, x += done, n -= done;
+    }
     float block[512];
     for (size_t i = 0; i < n; i += 512) {
         size_t m = n - i < 512 ? n - i : 512;
