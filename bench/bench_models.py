@@ -28,8 +28,8 @@ exported models (default: /tmp/wnn-model-cache).
 --peer python times ONNX Runtime's Python package (onnxruntime, its CPU
 execution provider, intra-op threads = --threads, the same median of N runs)
 instead of onnxruntime-node, for machines with that package and no Node
-(the GPU machine's host); the npm models are then left out unless their
-files are installed.
+(the GPU machine's host), in a child process of its own (OrtPython says
+why); the npm models are then left out unless their files are installed.
 """
 import argparse
 import glob
@@ -82,23 +82,52 @@ def timed(run, n):
 
 
 class OrtPython:
-    """ONNX Runtime's Python package: one session, timed in blocks."""
+    """ONNX Runtime's Python package: one session in a child process, timed
+    in blocks on request. In this process its intra-op pool and wnn's
+    OpenMP team would share the cores between blocks (ONNX Runtime's threads
+    spin after each run), which slowed one side or the other by up to ten
+    times on the GPU machine's 16-core host; apart, each sees the machine as
+    it would alone, like onnxruntime-node's process per block."""
 
     def __init__(self, path, feeds, threads):
-        import onnxruntime as ort
-        so = ort.SessionOptions()
-        so.intra_op_num_threads = threads
-        so.inter_op_num_threads = 1
-        self.sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
-        names = {i.name for i in self.sess.get_inputs()}
-        self.feeds = {k: v for k, v in feeds.items() if k in names}
-        timed(self.run, 5)
+        self.tmp = tempfile.TemporaryDirectory()
+        npz = os.path.join(self.tmp.name, "feeds.npz")
+        np.savez(npz, **feeds)
+        self.child = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--ort-child", path, npz,
+                                       str(threads)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.ask(0)  # loaded and warmed up
 
-    def run(self):
-        self.sess.run(None, self.feeds)
+    def ask(self, n):
+        self.child.stdin.write(f"{n}\n")
+        self.child.stdin.flush()
+        line = self.child.stdout.readline()
+        if not line:
+            raise RuntimeError("bench_models: the ONNX Runtime child process ended")
+        return [float(t) for t in line.split()]
 
     def block(self, n):
-        return timed(self.run, n)
+        return self.ask(n)
+
+    def __del__(self):
+        if getattr(self, "child", None) and self.child.poll() is None:
+            self.child.stdin.close()
+            self.child.wait()
+
+
+def ort_child(path, npz, threads):
+    """The child of OrtPython: load, warm up, then time a block of n runs
+    for each n read from stdin, printing the times on one line."""
+    import onnxruntime as ort
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+    names = {i.name for i in sess.get_inputs()}
+    with np.load(npz) as z:
+        feeds = {k: z[k] for k in z.files if k in names}
+    timed(lambda: sess.run(None, feeds), 5)
+    for line in sys.stdin:
+        print(" ".join(f"{t:.6f}" for t in timed(lambda: sess.run(None, feeds), int(line))), flush=True)
 
 
 class OrtNode:
@@ -142,6 +171,9 @@ def cpu_name():
 
 
 def main():
+    if len(sys.argv) == 5 and sys.argv[1] == "--ort-child":
+        ort_child(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+        return
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--threads", type=int, default=0,
                     help="threads for both (default: wnn's default, the CPUs this process may use)")
