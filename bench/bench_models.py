@@ -83,11 +83,11 @@ def timed(run, n):
 
 class OrtPython:
     """ONNX Runtime's Python package: one session in a child process, timed
-    in blocks on request. In this process its intra-op pool and wnn's
-    OpenMP team would share the cores between blocks (ONNX Runtime's threads
-    spin after each run), which slowed one side or the other by up to ten
-    times on the GPU machine's 16-core host; apart, each sees the machine as
-    it would alone, like onnxruntime-node's process per block."""
+    in blocks on request. In one process its intra-op pool and wnn's OpenMP
+    team shared it: vit_small took 9.45 ms a run there on the GPU machine's
+    16-core host against 0.85 ms from `wnn bench` alone (the cause was not
+    pinned down); apart, each sees the machine as it would alone, like
+    onnxruntime-node's process per block."""
 
     def __init__(self, path, feeds, threads):
         self.tmp = tempfile.TemporaryDirectory()
