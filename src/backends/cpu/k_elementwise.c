@@ -405,8 +405,7 @@ wnn_status wnn__k_binary(const wnn__node *node, const wnn__view *in, const wnn__
 DEFINE_FLOAT_MAPS(f32, float)
 DEFINE_FLOAT_MAPS(f16, uint16_t)
 
-/* exp, sigmoid, tanh and log on vec.h's SIMD rows; float16 a block at a
-** time through float32. */
+/* exp, sigmoid, tanh and log on vec.h's SIMD rows, float32 and float16. */
 #define DEFINE_VEC_MAPS(OP)                                                    \
     static void map_##OP##_f32(const void *vi, void *vo, size_t n, const void *params) \
     {                                                                          \
@@ -415,14 +414,8 @@ DEFINE_FLOAT_MAPS(f16, uint16_t)
     }                                                                          \
     static void map_##OP##_f16(const void *vi, void *vo, size_t n, const void *params) \
     {                                                                          \
-        float block[512];                                                      \
         (void)params;                                                          \
-        for (size_t i = 0; i < n; i += 512) {                                  \
-            size_t m = n - i < 512 ? n - i : 512;                              \
-            wnn__half_to_float_n(block, (const uint16_t *)vi + i, m);          \
-            wnn__vec_##OP(block, block, m);                                    \
-            wnn__float_to_half_n((uint16_t *)vo + i, block, m);                \
-        }                                                                      \
+        wnn__vec_##OP##_half(vo, vi, n);                                       \
     }
 DEFINE_VEC_MAPS(exp)
 DEFINE_VEC_MAPS(sigmoid)

@@ -333,7 +333,10 @@ AVX2 static inline __m256 erf8(__m256 x)
     return _mm256_blendv_ps(big, small, _mm256_cmp_ps(z, _mm256_set1_ps(0.5f), _CMP_LT_OQ));
 }
 
-/* y = F(x) eight at a time, the tail through a zero-padded vector. */
+/* y = F(x) eight at a time, the tail through a zero-padded vector; and
+** the same for float16 rows, each vector widened and narrowed in the
+** registers (the bits of the float32 row rounded once, without a block's
+** round trip through memory). */
 #define DEFINE_MAP8(NAME, F)                                                   \
     AVX2 static void NAME##_avx2(float *y, const float *x, size_t n)          \
     {                                                                          \
@@ -344,6 +347,18 @@ AVX2 static inline __m256 erf8(__m256 x)
             float in[8] = {0}, out[8];                                         \
             memcpy(in, x + i, (n - i) * sizeof *in);                           \
             _mm256_storeu_ps(out, F(_mm256_loadu_ps(in)));                     \
+            memcpy(y + i, out, (n - i) * sizeof *out);                         \
+        }                                                                      \
+    }                                                                          \
+    AVX2 static void NAME##_half_avx2(uint16_t *y, const uint16_t *x, size_t n) \
+    {                                                                          \
+        size_t i = 0;                                                          \
+        for (; i + 8 <= n; i += 8)                                             \
+            _mm_storeu_si128((__m128i *)(y + i), _mm256_cvtps_ph(F(wnn__load8(x, i, true)), WNN_HALF_RN)); \
+        if (i < n) {                                                           \
+            uint16_t in[8] = {0}, out[8];                                      \
+            memcpy(in, x + i, (n - i) * sizeof *in);                           \
+            _mm_storeu_si128((__m128i *)out, _mm256_cvtps_ph(F(wnn__load8(in, 0, true)), WNN_HALF_RN)); \
             memcpy(y + i, out, (n - i) * sizeof *out);                         \
         }                                                                      \
     }
@@ -678,6 +693,34 @@ void wnn__vec_gelu(float *y, const float *x, size_t n)
 #endif
     PICK(gelu, y, x, n);
 }
+
+/* float16 rows: in the registers on AVX2 (DEFINE_MAP8's float16 forms);
+** where AVX-512 gives the float32 entry other rows, or without AVX2, a
+** block at a time through that entry. Either way the float32 entry's
+** result, rounded once. */
+static void half_blocks(void (*f)(float *, const float *, size_t), uint16_t *y, const uint16_t *x, size_t n)
+{
+    float block[512];
+    for (size_t i = 0; i < n; i += 512) {
+        size_t m = n - i < 512 ? n - i : 512;
+        wnn__half_to_float_n(block, x + i, m);
+        f(block, block, m);
+        wnn__float_to_half_n(y + i, block, m);
+    }
+}
+
+#if WNN_CPU_X86
+#define HALF_ROW(NAME)                                                         \
+    (wnn__cpu_has_avx2() && !wnn__cpu_has_avx512() ? NAME##_half_avx2(y, x, n) \
+                                                   : half_blocks(wnn__vec_##NAME, y, x, n))
+#else
+#define HALF_ROW(NAME) half_blocks(wnn__vec_##NAME, y, x, n)
+#endif
+void wnn__vec_exp_half(uint16_t *y, const uint16_t *x, size_t n) { HALF_ROW(exp); }
+void wnn__vec_sigmoid_half(uint16_t *y, const uint16_t *x, size_t n) { HALF_ROW(sigmoid); }
+void wnn__vec_erf_half(uint16_t *y, const uint16_t *x, size_t n) { HALF_ROW(erf); }
+void wnn__vec_tanh_half(uint16_t *y, const uint16_t *x, size_t n) { HALF_ROW(tanh); }
+void wnn__vec_log_half(uint16_t *y, const uint16_t *x, size_t n) { HALF_ROW(log); }
 
 /* Without AVX2: the float32 rows a block at a time. */
 static void gelu_half_c(uint16_t *y, const uint16_t *x, size_t n)

@@ -44,6 +44,14 @@ void wnn__vec_tanh(float *y, const float *x, size_t n);
 ** inf, negatives and NaN as logf has them. y may be x. */
 void wnn__vec_log(float *y, const float *x, size_t n);
 
+/* The same maps on float16 rows (computed in float32: the float32 entry's
+** result rounded once). y may be x. */
+void wnn__vec_exp_half(uint16_t *y, const uint16_t *x, size_t n);
+void wnn__vec_sigmoid_half(uint16_t *y, const uint16_t *x, size_t n);
+void wnn__vec_erf_half(uint16_t *y, const uint16_t *x, size_t n);
+void wnn__vec_tanh_half(uint16_t *y, const uint16_t *x, size_t n);
+void wnn__vec_log_half(uint16_t *y, const uint16_t *x, size_t n);
+
 /* y[i] *= s. */
 void wnn__vec_scale(float *y, float s, size_t n);
 
