@@ -391,12 +391,15 @@ static void ieee_half_rows(void)
     free(y);
 }
 
-/* float16 exp, sigmoid, erf, tanh and log on every one of the 65536
+/* float16 exp, sigmoid, erf, tanh, log and elu on every one of the 65536
 ** inputs (and a tail): the float32 graph's result on the widened inputs,
 ** rounded to float16 once (NaN where it is NaN). */
 static void vec_half_rows(void)
 {
-    static const char *names[] = {"exp", "sigmoid", "erf", "tanh", "log"};
+    static const char *names[] = {"exp", "sigmoid", "erf", "tanh", "log", "elu"};
+    static const double alpha = 0.7;
+    wnn_elu_options eo = WNN_ELU_OPTIONS_INIT;
+    eo.alpha = &alpha;
     size_t n = (1 << 16) + 5;
     uint16_t *x = malloc(n * 2), *y = malloc(n * 2);
     float *xf = malloc(n * 4), *yf = malloc(n * 4);
@@ -406,7 +409,7 @@ static void vec_half_rows(void)
     }
     wnn_operand_desc d = {WNN_DATA_TYPE_FLOAT16, 1, {(uint32_t)n}};
     wnn_operand_desc df = {WNN_DATA_TYPE_FLOAT32, 1, {(uint32_t)n}};
-    for (int k = 0; k < 5; k++) {
+    for (int k = 0; k < 6; k++) {
         bool ran = true;
         for (int half = 0; half < 2; half++) {
             wnn_graph_builder *b;
@@ -417,7 +420,8 @@ static void vec_half_rows(void)
             case 1: out = wnn_sigmoid(b, in); break;
             case 2: out = wnn_erf(b, in); break;
             case 3: out = wnn_tanh(b, in); break;
-            default: out = wnn_log(b, in); break;
+            case 4: out = wnn_log(b, in); break;
+            default: out = wnn_elu(b, in, &eo); break;
             }
             ran = ran && (half ? run1(b, out, &d, x, y, n * 2) : run1(b, out, &df, xf, yf, n * 4));
         }

@@ -57,7 +57,6 @@ static inline double op_round_even(double x, const act_params *p) { (void)p; ret
 /* +-0 and NaN come back as they are. */
 static inline double op_sign(double x, const act_params *p) { (void)p; return x > 0 ? 1.0 : x < 0 ? -1.0 : x; }
 
-static inline double op_elu(double x, const act_params *p) { return x >= 0 ? x : p->alpha * expm1(x); }
 /* The comparisons are written so that NaN falls through unchanged. */
 static inline double op_hard_sigmoid(double x, const act_params *p)
 {
@@ -85,7 +84,7 @@ static inline double op_softsign(double x, const act_params *p) { (void)p; retur
 
 #define FLOAT_OPS(X)                                                           \
     X(ceil) X(floor) X(cos) X(sin) X(tan) X(reciprocal) X(round_even) X(sign) \
-    X(elu) X(hard_sigmoid) X(hard_swish) X(leaky_relu) X(linear) X(softplus) X(softsign)
+    X(hard_sigmoid) X(hard_swish) X(leaky_relu) X(linear) X(softplus) X(softsign)
 
 #define DEFINE_FLOAT_MAPS(OP)                                                  \
     static void map_##OP##_f32(const void *vi, void *vo, size_t n, const act_params *p) \
@@ -239,14 +238,24 @@ CLONES static void softplus_rows(float *o, const float *x, size_t n)
 }
 
 /* sin, cos, tan and reciprocal on vec_libm.h's rows (1 ulp, where SLEEF and
-** AVX2 are there), softplus through its log1p, elu on vec.h's row. */
+** AVX2 are there), softplus through its log1p. */
 #define LIBM_THERE(FN) wnn__libm_row(FN, NULL, NULL, 0)
 DEFINE_ROW_MAPS(sin, LIBM_THERE(WNN__LIBM_SIN), wnn__libm_row(WNN__LIBM_SIN, o, x, n))
 DEFINE_ROW_MAPS(cos, LIBM_THERE(WNN__LIBM_COS), wnn__libm_row(WNN__LIBM_COS, o, x, n))
 DEFINE_ROW_MAPS(tan, LIBM_THERE(WNN__LIBM_TAN), wnn__libm_row(WNN__LIBM_TAN, o, x, n))
 DEFINE_ROW_MAPS(reciprocal, LIBM_THERE(WNN__LIBM_RECIPROCAL), wnn__libm_row(WNN__LIBM_RECIPROCAL, o, x, n))
 DEFINE_ROW_MAPS(softplus, LIBM_THERE(WNN__LIBM_LOG1P), softplus_rows(o, x, n))
-DEFINE_ROW_MAPS(elu, true, wnn__vec_elu(o, x, n, (float)p->alpha))
+
+/* elu on vec.h's rows, float32 and float16 (there on every processor). */
+static void map_elu_row_f32(const void *vi, void *vo, size_t n, const act_params *p)
+{
+    wnn__vec_elu(vo, vi, n, (float)p->alpha);
+}
+
+static void map_elu_row_f16(const void *vi, void *vo, size_t n, const act_params *p)
+{
+    wnn__vec_elu_half(vo, vi, n, (float)p->alpha);
+}
 
 static void map_gelu_vec_f32(const void *vi, void *vo, size_t n, const act_params *p)
 {

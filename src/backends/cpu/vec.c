@@ -458,6 +458,20 @@ AVX2 static void elu_avx2(float *y, const float *x, size_t n, float alpha)
     }
 }
 
+AVX2 static void elu_half_avx2(uint16_t *y, const uint16_t *x, size_t n, float alpha)
+{
+    __m256 a = _mm256_set1_ps(alpha);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm_storeu_si128((__m128i *)(y + i), _mm256_cvtps_ph(elu8(wnn__load8(x, i, true), a), WNN_HALF_RN));
+    if (i < n) {
+        uint16_t in[8] = {0}, out[8];
+        memcpy(in, x + i, (n - i) * sizeof *in);
+        _mm_storeu_si128((__m128i *)out, _mm256_cvtps_ph(elu8(wnn__load8(in, 0, true), a), WNN_HALF_RN));
+        memcpy(y + i, out, (n - i) * sizeof *out);
+    }
+}
+
 AVX2 static float max_avx2(const float *x, size_t n)
 {
     if (n < 8)
@@ -721,6 +735,23 @@ void wnn__vec_sigmoid_half(uint16_t *y, const uint16_t *x, size_t n) { HALF_ROW(
 void wnn__vec_erf_half(uint16_t *y, const uint16_t *x, size_t n) { HALF_ROW(erf); }
 void wnn__vec_tanh_half(uint16_t *y, const uint16_t *x, size_t n) { HALF_ROW(tanh); }
 void wnn__vec_log_half(uint16_t *y, const uint16_t *x, size_t n) { HALF_ROW(log); }
+
+void wnn__vec_elu_half(uint16_t *y, const uint16_t *x, size_t n, float alpha)
+{
+    float block[512];
+#if WNN_CPU_X86
+    if (wnn__cpu_has_avx2()) {
+        elu_half_avx2(y, x, n, alpha);
+        return;
+    }
+#endif
+    for (size_t i = 0; i < n; i += 512) {
+        size_t m = n - i < 512 ? n - i : 512;
+        wnn__half_to_float_n(block, x + i, m);
+        elu_c(block, block, m, alpha);
+        wnn__float_to_half_n(y + i, block, m);
+    }
+}
 
 /* Without AVX2: the float32 rows a block at a time. */
 static void gelu_half_c(uint16_t *y, const uint16_t *x, size_t n)

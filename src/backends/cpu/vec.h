@@ -51,6 +51,7 @@ void wnn__vec_sigmoid_half(uint16_t *y, const uint16_t *x, size_t n);
 void wnn__vec_erf_half(uint16_t *y, const uint16_t *x, size_t n);
 void wnn__vec_tanh_half(uint16_t *y, const uint16_t *x, size_t n);
 void wnn__vec_log_half(uint16_t *y, const uint16_t *x, size_t n);
+void wnn__vec_elu_half(uint16_t *y, const uint16_t *x, size_t n, float alpha);
 
 /* y[i] *= s. */
 void wnn__vec_scale(float *y, float s, size_t n);
