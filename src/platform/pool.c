@@ -154,17 +154,24 @@ static uint64_t now_ns(void)
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-/* Polls until *v differs from old (differ) or reaches at least old (!differ),
-** for up to the configured time; returns whether it did. */
-static bool spin_until(atomic_ulong *v, unsigned long old, bool differ)
+/* Whether the hand-off may poll: a core to spare beside the team and the
+** caller, and a poll time configured. */
+static bool may_poll(void)
 {
     static atomic_size_t cores; /* usable, read once */
     size_t have = atomic_load_explicit(&cores, memory_order_relaxed);
     if (!have)
         atomic_store_explicit(&cores, have = wnn__cpus_usable() ? wnn__cpus_usable() : 1, memory_order_relaxed);
-    uint64_t limit = (uint64_t)wnn__config_get()->cpu_spin_us * 1000u;
-    if (limit == 0 || wnn__pool_size() + 1 > have) /* no core to spare for the poll */
+    return wnn__config_get()->cpu_spin_us > 0 && wnn__pool_size() + 1 <= have;
+}
+
+/* Polls until *v differs from old (differ) or reaches at least old (!differ),
+** for up to the configured time; returns whether it did. */
+static bool spin_until(atomic_ulong *v, unsigned long old, bool differ)
+{
+    if (!may_poll())
         return false;
+    uint64_t limit = (uint64_t)wnn__config_get()->cpu_spin_us * 1000u;
     uint64_t start = now_ns();
     for (unsigned i = 1;; i++) {
         unsigned long x = atomic_load_explicit(v, memory_order_acquire);
@@ -477,6 +484,19 @@ void wnn__pool_call(void (*fn)(void *), void *arg)
     team_call c = {fn, arg};
     master_run(team_call_run, &c);
     atomic_flag_clear(&g_pool.in_use);
+}
+
+bool wnn__pool_handoff_sleeps(void)
+{
+    return wnn__pool_size() >= 2 && g_team.on && !may_poll();
+}
+
+void wnn__pool_run_alone(void (*fn)(void *), void *arg)
+{
+    bool was = t_is_worker;
+    t_is_worker = true; /* parallel_for and pool_call run inline; libraries get one thread */
+    fn(arg);
+    t_is_worker = was;
 }
 
 size_t wnn__pool_threads_here(void)

@@ -23,6 +23,16 @@ void wnn__parallel_for(size_t n, size_t grain, wnn__range_fn fn, void *arg);
 ** another thread's work. The cpu device runs whole graphs through it. */
 void wnn__pool_call(void (*fn)(void *), void *arg);
 
+/* Whether handing work to the OpenMP team's master costs two sleeps and
+** wake-ups (pool.c: the pool and the caller leave no core spare for the
+** hand-off's polls), tens of microseconds on a virtual machine: more than a
+** small graph gains from the other threads. */
+bool wnn__pool_handoff_sleeps(void);
+
+/* Runs fn(arg) on the calling thread with no other: its parallel_for and
+** pool_call run inline, and libraries called from it get one thread. */
+void wnn__pool_run_alone(void (*fn)(void *), void *arg);
+
 /* How many threads a library call made on this thread may use for its own
 ** parallel regions: the pool's count on the master (or with the pthread
 ** pool), 1 elsewhere when the pool runs on an OpenMP team, so that no second

@@ -81,12 +81,26 @@ struct wnn__cpu_graph {
     float **const32;       /* promoted: per value, the float32 copy of a float16 constant */
     void *const *widen_from; /* promoted: constants bound but not widened yet, or NULL */
     bool on_team;          /* runs through wnn__pool_call: large enough to use threads */
+    bool has_dnnl;         /* some node is a oneDNN primitive */
+    uint64_t touched;      /* elements the nodes read and write a run */
 };
 
 /* Below this many elements computed a run, no kernel splits its work over
 ** threads (their grains are 2^14 elements and more), so the graph runs on
 ** the caller's thread without handing it to the pool's master. */
 #define TEAM_MIN_ELEMENTS ((uint64_t)1 << 15)
+
+/* Where handing work to the team's master sleeps (wnn__pool_handoff_sleeps:
+** no core spare beside the threads and the caller), a graph with no oneDNN
+** node that reads and writes fewer elements than this, divided by the
+** threads beyond the first, runs on the caller's thread alone. The
+** hand-off's two wake-ups cost 35-50 us on this project's 2-core machine,
+** about what the second thread saves on 2^19 elements (bench_dispatch.py, 2
+** threads: relu [65536] 49.5 us, PyTorch 10.1; relu [2^20] alone 165-189
+** us, on the team 107-165); with more threads the others save more, so the
+** bound falls with their count (2^15 or so at 16, where the hand-off was
+** 15 us on the GPU machine's host). */
+#define ALONE_MAX_ELEMENTS ((uint64_t)1 << 19)
 
 static bool is_half(const wnn__ir *ir, uint32_t v)
 {
@@ -625,11 +639,16 @@ wnn_status wnn__cpu_graph_plan(const wnn__ir *ir, wnn__cpu_graph **out)
     }
     uint64_t computed = 0;
     for (uint32_t n = 0; n < ir->n_nodes; n++) {
-        g->on_team |= g->dnnl[n] != NULL;
-        for (uint32_t j = 0; j < ir->nodes[n].n_out; j++)
-            computed += wnn__shape_count(&ir->values[ir->nodes[n].out[j]].desc);
+        const wnn__node *node = &ir->nodes[n];
+        g->has_dnnl |= g->dnnl[n] != NULL;
+        for (uint32_t j = 0; j < node->n_out; j++)
+            computed += wnn__shape_count(&ir->values[node->out[j]].desc);
+        for (uint32_t j = 0; j < node->n_in; j++)
+            if (node->in[j] != WNN__NONE)
+                g->touched += wnn__shape_count(&ir->values[node->in[j]].desc);
     }
-    g->on_team |= computed >= TEAM_MIN_ELEMENTS;
+    g->touched += computed;
+    g->on_team = g->has_dnnl || computed >= TEAM_MIN_ELEMENTS;
     *out = g;
     return WNN_OK;
 }
@@ -875,11 +894,15 @@ static void graph_call_run(void *p)
 
 wnn_status wnn__cpu_graph_run(wnn__cpu_graph *g, void *const *inputs, void *const *outputs)
 {
+    graph_call c = {g, inputs, outputs, WNN_OK};
+    if (!g->has_dnnl && g->touched * (wnn__pool_size() - 1) < ALONE_MAX_ELEMENTS && wnn__pool_handoff_sleeps()) {
+        wnn__pool_run_alone(graph_call_run, &c);
+        return c.status;
+    }
     if (!g->on_team)
         return run_here(g, inputs, outputs);
     /* every parallel region of the run (wnn's and oneDNN's) from one thread,
     ** so that they share one team of threads (platform/pool.c) */
-    graph_call c = {g, inputs, outputs, WNN_OK};
     wnn__pool_call(graph_call_run, &c);
     return c.status;
 }
