@@ -6,7 +6,7 @@
 ** along the last axis and layerNormalization over trailing axes (float32
 ** and float16 rows, SIMD exp, extreme and subnormal results), gelu, exp and
 ** sigmoid against WebNN's 18, 32 and 34 ulp, erf, tanh, log, sin, cos,
-** tan, sqrt, reciprocal, softplus and elu, float32 maxPool2d with
+** tan, sqrt, reciprocal, softplus and elu, pow's square, float32 maxPool2d with
 ** NaN, the float reductions and argMin/argMax over random shapes and axes
 ** (both SIMD paths, their column and lane tails, NaN) against double, and a
 ** float16 graph computed in float32 (an output that later nodes read, a
@@ -442,6 +442,56 @@ static void vec_half_rows(void)
     free(yf);
 }
 
+/* pow with a scalar exponent of 2 is computed as x * x: the same bits as
+** powf's square on random float32 values and the special ones (signed
+** zeros, subnormals, overflow, infinities, NaN), in float32 and float16,
+** with the exponent a scalar constant and a [1] one, and 3 still through
+** powf; the float16 results are the float32 ones rounded once. */
+static void pow_squares(void)
+{
+    static const float special[] = {0.0f, -0.0f, 1e-40f, -1e-40f, 3e19f, -3e19f, INFINITY, -INFINITY, NAN, 1.0f, -1.5f};
+    size_t n = 4099;
+    float *x = malloc(n * 4), *y = malloc(n * 4);
+    uint16_t *xh = malloc(n * 2), *yh = malloc(n * 2);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t bits = (uint32_t)rnd(1u << 16) << 16 | rnd(1u << 16);
+        memcpy(&x[i], &bits, 4);
+        if (i < sizeof special / sizeof *special)
+            x[i] = special[i];
+        xh[i] = wnn__float_to_half(i % 2 ? x[i] : x[i] * 1e-36f);
+    }
+    static const float exponents[3] = {2.0f, 2.0f, 3.0f};
+    for (int k = 0; k < 3; k++) {
+        for (int half = 0; half < 2; half++) {
+            wnn_operand_desc d = {half ? WNN_DATA_TYPE_FLOAT16 : WNN_DATA_TYPE_FLOAT32, 1, {(uint32_t)n}};
+            wnn_operand_desc ed = {d.data_type, k == 1, {1}};
+            uint16_t eh = wnn__float_to_half(exponents[k]);
+            wnn_graph_builder *b;
+            CHECK_OK(wnn_graph_builder_create(ctx, &b));
+            wnn_operand *e = wnn_graph_builder_constant(b, &ed, half ? (const void *)&eh : &exponents[k], half ? 2 : 4);
+            wnn_operand *out = wnn_pow(b, wnn_graph_builder_input(b, "x", &d), e);
+            if (!(half ? run1(b, out, &d, xh, yh, n * 2) : run1(b, out, &d, x, y, n * 4)))
+                continue;
+            int wrong = 0;
+            for (size_t i = 0; i < n; i++) {
+                float in = half ? wnn__half_to_float(xh[i]) : x[i], want = powf(in, exponents[k]);
+                float got = half ? wnn__half_to_float(yh[i]) : y[i];
+                if (half)
+                    want = wnn__half_to_float(wnn__float_to_half(want));
+                bool ok = want != want ? got != got : memcmp(&got, &want, 4) == 0;
+                if (!ok && wrong++ < 3)
+                    fprintf(stderr, "%s pow(%.9g, %g) = %.9g, want %.9g\n", half ? "float16" : "float32", (double)in,
+                            (double)exponents[k], (double)got, (double)want);
+            }
+            CHECK(wrong == 0);
+        }
+    }
+    free(x);
+    free(y);
+    free(xh);
+    free(yh);
+}
+
 /* The functions whose rows are SLEEF's or the processor's where they are
 ** there (vec_libm.h), else scalar loops: tanh, log, sin, cos, tan, sqrt,
 ** reciprocal, softplus and elu over dense ranges and their special values,
@@ -849,6 +899,7 @@ int main(void)
     libm_rows();
     ieee_half_rows();
     vec_half_rows();
+    pow_squares();
     max_pools();
     reductions();
     half_chains();
