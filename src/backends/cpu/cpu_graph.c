@@ -33,6 +33,7 @@
 ** every operator's float32 kernel computes the same function are promoted:
 ** no casts, comparisons, arg-reductions, rounding or oneDNN nodes.
 */
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -81,8 +82,7 @@ struct wnn__cpu_graph {
     float **const32;       /* promoted: per value, the float32 copy of a float16 constant */
     void *const *widen_from; /* promoted: constants bound but not widened yet, or NULL */
     bool on_team;          /* runs through wnn__pool_call: large enough to use threads */
-    bool has_dnnl;         /* some node is a oneDNN primitive */
-    uint64_t touched;      /* elements the nodes read and write a run */
+    uint64_t work;         /* elements the nodes read and write a run, and multiply-adds / 8 */
 };
 
 /* Below this many elements computed a run, no kernel splits its work over
@@ -91,16 +91,53 @@ struct wnn__cpu_graph {
 #define TEAM_MIN_ELEMENTS ((uint64_t)1 << 15)
 
 /* Where handing work to the team's master sleeps (wnn__pool_handoff_sleeps:
-** no core spare beside the threads and the caller), a graph with no oneDNN
-** node that reads and writes fewer elements than this, divided by the
-** threads beyond the first, runs on the caller's thread alone. The
+** no core spare beside the threads and the caller), a graph whose work
+** (the elements its nodes read and write, and an eighth of the
+** multiply-adds of its products and convolutions: on one AVX2 core a
+** multiply-add costs about that share of an element's pass through a
+** kernel) is below this, divided by the threads beyond the first, runs on
+** the caller's thread alone, and the libraries it calls with it. The
 ** hand-off's two wake-ups cost 35-50 us on this project's 2-core machine,
-** about what the second thread saves on 2^19 elements (bench_dispatch.py, 2
-** threads: relu [65536] 49.5 us, PyTorch 10.1; relu [2^20] alone 165-189
-** us, on the team 107-165); with more threads the others save more, so the
-** bound falls with their count (2^15 or so at 16, where the hand-off was
-** 15 us on the GPU machine's host). */
-#define ALONE_MAX_ELEMENTS ((uint64_t)1 << 19)
+** about what the second thread saves on an operator that reads and writes
+** 2^19 elements each (bench_dispatch.py, 2 threads: relu [65536] 49.5 us,
+** PyTorch 10.1; relu [2^20] alone 165-189 us, on the team 107-165); with
+** more threads the others save more, so the bound falls with their count
+** (2^16 or so at 16, where the hand-off was 15 us on the GPU machine's
+** host). A model called now and then gains most: after 50 ms of idle the
+** first run on the team took 3-7 ms there, the caller alone 0.5-0.7
+** (silero_vad_v5 from Python, work 2^19.5: back to back 0.19-0.27 ms on
+** the team, 0.13-0.19 alone), as libgomp's threads sleep 10-40 ms after
+** their last region and the virtual machine's idle cores are slow to come
+** back. */
+#define ALONE_MAX_WORK ((uint64_t)1 << 20)
+
+/* The multiply-adds of a product or a convolution, 0 for other nodes:
+** each output element of a matmul takes the inner dimension's, a gemm's
+** (out = A B, A [M,K] and B [K,N] either way round) K = sqrt(|A| |B| /
+** |out|), a conv2d's output element filter / C_out of them and a
+** convTranspose2d's input element filter / C_in. */
+static uint64_t node_macs(const wnn__ir *ir, const wnn__node *node)
+{
+    const wnn_operand_desc *a = &ir->values[node->in[0]].desc, *y = &ir->values[node->out[0]].desc;
+    double out = (double)wnn__shape_count(y);
+    switch (node->op) {
+    case WNN__OP_MATMUL:
+        return (uint64_t)(out * (double)a->shape[a->rank - 1]);
+    case WNN__OP_GEMM:
+        return (uint64_t)(out * sqrt((double)wnn__shape_count(a) *
+                                     (double)wnn__shape_count(&ir->values[node->in[1]].desc) / (out > 0 ? out : 1)));
+    case WNN__OP_CONV2D:
+    case WNN__OP_CONV_TRANSPOSE2D: {
+        bool nhwc = node->attrs.conv.input_layout == WNN_INPUT_LAYOUT_NHWC;
+        const wnn_operand_desc *per = node->op == WNN__OP_CONV2D ? y : a; /* its channels divide */
+        double channels = (double)per->shape[nhwc ? 3 : 1];
+        double filter = (double)wnn__shape_count(&ir->values[node->in[1]].desc);
+        return channels > 0 ? (uint64_t)((double)wnn__shape_count(per) / channels * filter) : 0;
+    }
+    default:
+        return 0;
+    }
+}
 
 static bool is_half(const wnn__ir *ir, uint32_t v)
 {
@@ -638,17 +675,19 @@ wnn_status wnn__cpu_graph_plan(const wnn__ir *ir, wnn__cpu_graph **out)
         return s;
     }
     uint64_t computed = 0;
+    bool has_dnnl = false;
     for (uint32_t n = 0; n < ir->n_nodes; n++) {
         const wnn__node *node = &ir->nodes[n];
-        g->has_dnnl |= g->dnnl[n] != NULL;
+        has_dnnl |= g->dnnl[n] != NULL;
         for (uint32_t j = 0; j < node->n_out; j++)
             computed += wnn__shape_count(&ir->values[node->out[j]].desc);
         for (uint32_t j = 0; j < node->n_in; j++)
             if (node->in[j] != WNN__NONE)
-                g->touched += wnn__shape_count(&ir->values[node->in[j]].desc);
+                g->work += wnn__shape_count(&ir->values[node->in[j]].desc);
+        g->work += node_macs(ir, node) / 8;
     }
-    g->touched += computed;
-    g->on_team = g->has_dnnl || computed >= TEAM_MIN_ELEMENTS;
+    g->work += computed;
+    g->on_team = has_dnnl || computed >= TEAM_MIN_ELEMENTS;
     *out = g;
     return WNN_OK;
 }
@@ -895,7 +934,7 @@ static void graph_call_run(void *p)
 wnn_status wnn__cpu_graph_run(wnn__cpu_graph *g, void *const *inputs, void *const *outputs)
 {
     graph_call c = {g, inputs, outputs, WNN_OK};
-    if (!g->has_dnnl && g->touched * (wnn__pool_size() - 1) < ALONE_MAX_ELEMENTS && wnn__pool_handoff_sleeps()) {
+    if (g->work * (wnn__pool_size() - 1) < ALONE_MAX_WORK && wnn__pool_handoff_sleeps()) {
         wnn__pool_run_alone(graph_call_run, &c);
         return c.status;
     }
