@@ -582,7 +582,7 @@ static wnn_status compile_dnnl(wnn__cpu_graph *g)
         wnn__ir_count_uses(ir, uses, is_output);
     for (uint32_t n = 0; s == WNN_OK && n < ir->n_nodes; n++)
         if (!g->fused[n])
-            s = wnn__dnnl_compile(ir, n, uses, is_output, g->fused, &g->dnnl[n]);
+            s = wnn__dnnl_compile(ir, n, uses, is_output, g->fused, g->dnnl, &g->dnnl[n]);
     if (s == WNN_OK)
         wnn__dnnl_link(ir, g->dnnl, g->bytes);
     free(uses);

@@ -278,7 +278,18 @@ static bool blocked_pays(const wnn__node *conv, const wnn_operand_desc *xd, cons
 #endif
 }
 
-static dnnl_status_t build(const wnn__ir *ir, const wnn__node *conv, const chain *c, wnn__dnnl_node *d)
+/* Whether a value comes out of an earlier primitive in oneDNN's blocked
+** layout (one that reorders its result back to the graph's). */
+static bool from_blocked(wnn__dnnl_node *const *earlier, uint32_t n, uint32_t v)
+{
+    for (uint32_t m = 0; v != WNN__NONE && m < n; m++)
+        if (earlier[m] && earlier[m]->y == v && !earlier[m]->half && !earlier[m]->xnn && earlier[m]->dst_reorder)
+            return true;
+    return false;
+}
+
+static dnnl_status_t build(const wnn__ir *ir, const wnn__node *conv, const chain *c, bool near_blocked,
+                           wnn__dnnl_node *d)
 {
     const wnn_operand_desc *xd = &ir->values[conv->in[0]].desc, *yd = &ir->values[conv->out[0]].desc;
     const wnn_operand_desc *fd = &ir->values[conv->in[1]].desc;
@@ -310,7 +321,11 @@ static dnnl_status_t build(const wnn__ir *ir, const wnn__node *conv, const chain
     dnnl_status_t s = conv_desc(conv, xd, fd, &xa, &wa, &bmd, &ya, &cd);
     if (s != dnnl_success)
         return s;
-    bool plain = nhwc && !blocked_pays(conv, xd, yd, kh * kw) &&
+    /* an ungrouped convolution whose source or addend comes blocked from
+    ** an earlier one takes the blocked layout too, so that wnn__dnnl_link
+    ** can drop the reorders between them (ResNet's 1x1 downsampling
+    ** convolutions, at each stage's start) */
+    bool plain = nhwc && !blocked_pays(conv, xd, yd, kh * kw) && !(near_blocked && g == 1) &&
                  conv_desc(conv, xd, fd, &xu, &wa, &bmd, &yu, &cd_plain) == dnnl_success;
 
     dnnl_post_ops_t po;
@@ -541,7 +556,7 @@ bool wnn__dnnl_takes(const wnn__ir *ir, uint32_t n)
 }
 
 wnn_status wnn__dnnl_compile(const wnn__ir *ir, uint32_t n, const uint32_t *uses, const bool *is_output, bool *fused,
-                             wnn__dnnl_node **out)
+                             wnn__dnnl_node *const *earlier, wnn__dnnl_node **out)
 {
     *out = NULL;
     if (!wnn__dnnl_takes(ir, n))
@@ -575,7 +590,7 @@ wnn_status wnn__dnnl_compile(const wnn__ir *ir, uint32_t n, const uint32_t *uses
     int threads = use_threads(d->threads);
     dnnl_status_t s = L.dnnl_stream_create(&d->stream, L.engine, dnnl_stream_default_flags);
     if (s == dnnl_success)
-        s = build(ir, conv, &c, d);
+        s = build(ir, conv, &c, from_blocked(earlier, n, d->x) || from_blocked(earlier, n, d->res), d);
     restore_threads(threads);
     if (s == dnnl_success && d->half) {
         d->x32 = malloc(d->x_count * sizeof *d->x32);
@@ -762,7 +777,7 @@ bool wnn__dnnl_sgemm(bool ta, bool tb, size_t m, size_t n, size_t k, float alpha
 }
 
 wnn_status wnn__dnnl_compile(const wnn__ir *ir, uint32_t n, const uint32_t *uses, const bool *is_output, bool *fused,
-                             wnn__dnnl_node **out)
+                             wnn__dnnl_node *const *earlier, wnn__dnnl_node **out)
 {
     *out = NULL;
     return WNN_OK;

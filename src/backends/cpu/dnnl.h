@@ -38,12 +38,14 @@ typedef struct wnn__dnnl_node wnn__dnnl_node;
 
 /* Compiles node n of ir, with the nodes after it that fold into it, into a
 ** oneDNN primitive. uses[v] counts the node inputs that read value v, and
-** is_output[v] says whether v is a graph output. On success *out is the
+** is_output[v] says whether v is a graph output; earlier[m] for m < n are
+** the nodes compiled before it (NULL where none), whose layouts it may
+** follow. On success *out is the
 ** compiled node and fused[] marks (true) the later nodes it computes; its
 ** result is written to the value wnn__dnnl_node_output() names. *out is NULL
 ** (and WNN_OK returned) when oneDNN is absent or does not take the node. */
 wnn_status wnn__dnnl_compile(const wnn__ir *ir, uint32_t n, const uint32_t *uses, const bool *is_output,
-                             bool *fused, wnn__dnnl_node **out);
+                             bool *fused, wnn__dnnl_node *const *earlier, wnn__dnnl_node **out);
 
 /* Whether wnn__dnnl_compile would make node n of ir a primitive: a float32 or
 ** float16 conv2d with constant filter and bias and a shape oneDNN 2.6 computes
