@@ -34,14 +34,12 @@
 ** no casts, comparisons, arg-reductions, rounding or oneDNN nodes.
 */
 #include <math.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "backends/cpu/cpu_graph.h"
+#include "backends/cpu/cpu_profile.h"
 #include "backends/cpu/dnnl.h"
 #include "backends/cpu/ew_chain.h"
 #include "backends/gelu.h"
@@ -760,65 +758,6 @@ void wnn__cpu_graph_free(wnn__cpu_graph *g)
     free(g);
 }
 
-/* WNN_CPU_PROFILE: each operator's calls and time over the process (a
-** oneDNN convolution counts as conv2d with what it fused), printed to stderr
-** at exit, the costliest first. */
-/* the profile's row for fused attention chains, after the operators' */
-#define WNN__PROF_ATTENTION WNN__OP_COUNT
-/* and for the convolutions XNNPACK runs (backends/cpu/xnnpack.h) */
-#define WNN__PROF_XNNPACK (WNN__OP_COUNT + 1)
-/* the profile's row for element-wise chains (ew_chain.h) */
-#define WNN__PROF_CHAIN (WNN__OP_COUNT + 2)
-#define PROF_ROWS (WNN__OP_COUNT + 3)
-
-static struct {
-    pthread_once_t once;
-    atomic_ulong calls[PROF_ROWS];
-    atomic_ulong ns[PROF_ROWS];
-} g_prof = {.once = PTHREAD_ONCE_INIT};
-
-static void prof_print(void)
-{
-    unsigned long total = 0;
-    for (int op = 0; op < PROF_ROWS; op++)
-        total += atomic_load(&g_prof.ns[op]);
-    fprintf(stderr, "wnn cpu profile (WNN_CPU_PROFILE): %.3f ms in operators, %u threads\n", total / 1e6,
-            (unsigned)wnn__pool_size());
-    fprintf(stderr, "%-24s %10s %12s %10s %6s\n", "operator", "calls", "total ms", "mean us", "share");
-    bool shown[PROF_ROWS] = {false};
-    for (;;) {
-        int best = -1;
-        for (int op = 0; op < PROF_ROWS; op++)
-            if (!shown[op] && atomic_load(&g_prof.calls[op]) &&
-                (best < 0 || atomic_load(&g_prof.ns[op]) > atomic_load(&g_prof.ns[best])))
-                best = op;
-        if (best < 0)
-            break;
-        shown[best] = true;
-        unsigned long calls = atomic_load(&g_prof.calls[best]), ns = atomic_load(&g_prof.ns[best]);
-        fprintf(stderr, "%-24s %10lu %12.3f %10.2f %5.1f%%\n", best == WNN__PROF_ATTENTION ? "attention (fused)"
-                                : best == WNN__PROF_XNNPACK ? "conv2d (xnnpack)"
-                                : best == WNN__PROF_CHAIN   ? "element-wise chain"
-                                                            : wnn__op_name((wnn__op)best), calls, ns / 1e6,
-                ns / 1e3 / (double)calls, total ? 100.0 * ns / total : 0.0);
-    }
-}
-
-static void prof_start(void) { atexit(prof_print); }
-
-static uint64_t now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-static void prof_add(int op, uint64_t since)
-{
-    atomic_fetch_add_explicit(&g_prof.calls[op], 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&g_prof.ns[op], now_ns() - since, memory_order_relaxed);
-}
-
 static wnn_status run_here(wnn__cpu_graph *g, void *const *inputs, void *const *outputs)
 {
     const wnn__ir *ir = g->ir;
@@ -839,20 +778,18 @@ static wnn_status run_here(wnn__cpu_graph *g, void *const *inputs, void *const *
         else /* promoted */
             wnn__half_to_float_n(g->views[v].data, inputs[i], wnn__shape_count(&ir->values[v].desc));
     }
-    bool profile = wnn__config_get()->cpu_profile;
-    if (profile)
-        pthread_once(&g_prof.once, prof_start);
+    bool profile = wnn__cpu_profile_on();
     for (uint32_t n = 0; n < ir->n_nodes; n++) {
         const wnn__node *node = &ir->nodes[n];
         if (g->fused[n])
             continue;
-        uint64_t t0 = profile ? now_ns() : 0;
+        uint64_t t0 = profile ? wnn__cpu_profile_now() : 0;
         if (g->dnnl[n]) {
             wnn_status s = wnn__dnnl_run(g->dnnl[n], g->views);
             if (s != WNN_OK)
                 return s;
             if (profile)
-                prof_add(wnn__dnnl_node_xnnpack(g->dnnl[n]) ? WNN__PROF_XNNPACK : (int)node->op, t0);
+                wnn__cpu_profile_add(wnn__dnnl_node_xnnpack(g->dnnl[n]) ? WNN__CPU_PROFILE_XNNPACK : (int)node->op, t0);
             continue;
         }
         wnn__view *in = g->scratch, *out = g->scratch + node->n_in;
@@ -870,7 +807,7 @@ static wnn_status run_here(wnn__cpu_graph *g, void *const *inputs, void *const *
             if (s != WNN_OK)
                 return s;
             if (profile)
-                prof_add(node->op, t0); /* the product's row, with its bias */
+                wnn__cpu_profile_add(node->op, t0); /* the product's row, with its bias */
             continue;
         }
         if (g->chain_at[n] != WNN__NONE) {
@@ -878,7 +815,7 @@ static wnn_status run_here(wnn__cpu_graph *g, void *const *inputs, void *const *
             if (s != WNN_OK)
                 return s;
             if (profile)
-                prof_add(WNN__PROF_CHAIN, t0);
+                wnn__cpu_profile_add(WNN__CPU_PROFILE_CHAIN, t0);
             continue;
         }
         if (g->attn_at[n] != WNN__NONE) {
@@ -886,7 +823,7 @@ static wnn_status run_here(wnn__cpu_graph *g, void *const *inputs, void *const *
             if (s != WNN_OK)
                 return s;
             if (profile)
-                prof_add(WNN__PROF_ATTENTION, t0);
+                wnn__cpu_profile_add(WNN__CPU_PROFILE_ATTENTION, t0);
             continue;
         }
         if (g->gelu_of[n] != WNN__NONE) {
@@ -896,14 +833,14 @@ static wnn_status run_here(wnn__cpu_graph *g, void *const *inputs, void *const *
             if (s != WNN_OK)
                 return s;
             if (profile)
-                prof_add(WNN__OP_GELU, t0);
+                wnn__cpu_profile_add(WNN__OP_GELU, t0);
             continue;
         }
         wnn_status s = wnn__cpu_kernel_for(node->op)(node, in, out);
         if (s != WNN_OK)
             return s;
         if (profile)
-            prof_add(node->op, t0);
+            wnn__cpu_profile_add(node->op, t0);
     }
     for (uint32_t i = 0; i < ir->n_outputs; i++) {
         uint32_t v = ir->output_values[i];
