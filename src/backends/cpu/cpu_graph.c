@@ -120,7 +120,7 @@ static uint64_t node_macs(const wnn__ir *ir, const wnn__node *node)
     double out = (double)wnn__shape_count(y);
     switch (node->op) {
     case WNN__OP_MATMUL:
-        return (uint64_t)(out * (double)a->shape[a->rank - 1]);
+        return a->rank ? (uint64_t)(out * (double)a->shape[a->rank - 1]) : 0;
     case WNN__OP_GEMM:
         return (uint64_t)(out * sqrt((double)wnn__shape_count(a) *
                                      (double)wnn__shape_count(&ir->values[node->in[1]].desc) / (out > 0 ? out : 1)));
