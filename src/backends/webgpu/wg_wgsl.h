@@ -158,6 +158,9 @@ void wg_emit_tile(wg_text *t, const wg_tile *p);
 /* The WGSL helper functions every kernel may call (WGSL drops the unused
 ** ones), for a kernel that writes its own preamble. */
 extern const char *const wg_helpers;
+/* reductions, argMin/argMax, softmax (wg_wgsl_reduce.c): true with one
+** kernel written. */
+bool wg_wgsl_reduce(const wnn__ir *ir, const wnn__node *n, wg_kernel *k);
 /* matmul and gemm (wg_wgsl_matmul.c): true with one kernel written. */
 bool wg_wgsl_matmul(const wnn__ir *ir, const wnn__node *n, const wg_caps *caps, wg_kernel *k);
 uint32_t wg_wgsl_conv(const wnn__ir *ir, const wnn__node *n, const wg_caps *caps, wg_kernel *k, char *why,
