@@ -6,7 +6,8 @@
 ** along the last axis and layerNormalization over trailing axes (float32
 ** and float16 rows, SIMD exp, extreme and subnormal results), gelu, exp and
 ** sigmoid against WebNN's 18, 32 and 34 ulp, erf, tanh, log, sin, cos,
-** tan, sqrt, reciprocal, softplus and elu, pow's square, float32 maxPool2d with
+** tan, sqrt, reciprocal, softplus and elu, pow's square, products with a
+** padded copy of their constant B, float32 maxPool2d with
 ** NaN, the float reductions and argMin/argMax over random shapes and axes
 ** (both SIMD paths, their column and lane tails, NaN) against double, and a
 ** float16 graph computed in float32 (an output that later nodes read, a
@@ -492,6 +493,74 @@ static void pow_squares(void)
     free(yh);
 }
 
+/* Products whose constant B has rows a multiple of 512 floats long, which
+** the cpu device multiplies from a copy with padded rows (kernels.h,
+** wnn__padded_b), against double: matmul of a [2,3,K] input (six rows of A
+** against one B), with a [N] bias added after it (folded into the
+** product), gemm with c, alpha and beta, and gemm of a transposed A; and
+** one row of A, which takes no copy. */
+static void padded_products(void)
+{
+    enum { K = 40, N = 1024 };
+    float *bw = malloc(sizeof(float) * K * N), *bias = malloc(sizeof(float) * N), *a = malloc(sizeof(float) * 6 * K);
+    float *y = malloc(sizeof(float) * 6 * N);
+    for (size_t i = 0; i < (size_t)K * N; i++)
+        bw[i] = (float)rnd(2001) / 1000.0f - 1.0f;
+    for (size_t i = 0; i < N; i++)
+        bias[i] = (float)rnd(2001) / 1000.0f - 1.0f;
+    for (size_t i = 0; i < 6 * K; i++)
+        a[i] = (float)rnd(2001) / 1000.0f - 1.0f;
+    const double alpha = 0.5, beta = 2.0;
+    for (int k = 0; k < 5; k++) {
+        /* rows of A, and whether A is stored [K, rows] */
+        uint32_t rows = k == 4 ? 1 : k < 2 ? 6 : 5;
+        bool at = k == 3;
+        wnn_operand_desc ad = {WNN_DATA_TYPE_FLOAT32, k < 2 ? 3 : 2, {0}};
+        if (k < 2)
+            ad.shape[0] = 2, ad.shape[1] = 3, ad.shape[2] = K;
+        else if (at)
+            ad.shape[0] = K, ad.shape[1] = rows;
+        else
+            ad.shape[0] = rows, ad.shape[1] = K;
+        wnn_operand_desc bd = {WNN_DATA_TYPE_FLOAT32, 2, {K, N}}, cd = {WNN_DATA_TYPE_FLOAT32, 1, {N}};
+        wnn_graph_builder *b;
+        CHECK_OK(wnn_graph_builder_create(ctx, &b));
+        wnn_operand *x = wnn_graph_builder_input(b, "x", &ad);
+        wnn_operand *w = wnn_graph_builder_constant(b, &bd, bw, sizeof(float) * K * N), *out;
+        wnn_operand *c = wnn_graph_builder_constant(b, &cd, bias, sizeof(float) * N);
+        if (k < 2) {
+            out = wnn_matmul(b, x, w);
+            if (k == 1)
+                out = wnn_add(b, out, c);
+        } else {
+            wnn_gemm_options go = WNN_GEMM_OPTIONS_INIT;
+            go.c = c, go.alpha = &alpha, go.beta = &beta, go.a_transpose = at;
+            out = wnn_gemm(b, x, w, &go);
+        }
+        if (!run1(b, out, &ad, a, y, sizeof(float) * rows * N))
+            continue;
+        int wrong = 0;
+        for (uint32_t i = 0; i < rows; i++)
+            for (uint32_t j = 0; j < N; j++) {
+                double sum = 0, mag = 0;
+                for (uint32_t p = 0; p < K; p++) {
+                    double t = (double)(at ? a[p * rows + i] : a[i * K + p]) * bw[p * N + j];
+                    sum += t, mag += fabs(t);
+                }
+                double scale = k >= 2 ? alpha : 1;
+                double want = scale * sum + (k == 1 ? bias[j] : k >= 2 ? beta * bias[j] : 0);
+                double got = y[i * N + j];
+                if (!(fabs(got - want) <= 1e-5 * (scale * mag + fabs(want) + 1)) && wrong++ < 3)
+                    fprintf(stderr, "product %d: y[%u,%u] = %.9g, want %.9g\n", k, i, j, got, want);
+            }
+        CHECK(wrong == 0);
+    }
+    free(bw);
+    free(bias);
+    free(a);
+    free(y);
+}
+
 /* The functions whose rows are SLEEF's or the processor's where they are
 ** there (vec_libm.h), else scalar loops: tanh, log, sin, cos, tan, sqrt,
 ** reciprocal, softplus and elu over dense ranges and their special values,
@@ -900,6 +969,7 @@ int main(void)
     ieee_half_rows();
     vec_half_rows();
     pow_squares();
+    padded_products();
     max_pools();
     reductions();
     half_chains();

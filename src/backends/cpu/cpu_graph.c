@@ -81,6 +81,8 @@ struct wnn__cpu_graph {
     void *const *widen_from; /* promoted: constants bound but not widened yet, or NULL */
     bool on_team;          /* runs through wnn__pool_call: large enough to use threads */
     uint64_t work;         /* elements the nodes read and write a run, and multiply-adds / 8 */
+    wnn__padded_b *padded; /* per node: its constant B's copy with padded rows (kernels.h) */
+    bool pad_pending;      /* some copy is still to make (at the first run, as constants are widened) */
 };
 
 /* Below this many elements computed a run, no kernel splits its work over
@@ -135,6 +137,62 @@ static uint64_t node_macs(const wnn__ir *ir, const wnn__node *node)
     default:
         return 0;
     }
+}
+
+/* Rows of a constant B this many floats apart or a multiple of it get the
+** padded copy (kernels.h, wnn__padded_b): 2 KiB, where the level-1 cache's
+** 64 sets of 64 bytes leave a column's reads two sets. */
+#define PAD_ROWS_EVERY 512
+#define PAD_FLOATS 16
+
+/* Marks the matmul and gemm nodes whose B is a constant float32 [K, N] (not
+** transposed) with N a multiple of PAD_ROWS_EVERY, multiplied by two rows
+** of A or more (a single row is a matrix-vector product: nothing packed). */
+static void plan_padding(wnn__cpu_graph *g)
+{
+    const wnn__ir *ir = g->ir;
+    for (uint32_t n = 0; n < ir->n_nodes; n++) {
+        const wnn__node *node = &ir->nodes[n];
+        if (g->fused[n] || g->dnnl[n] || g->attn_at[n] != WNN__NONE || g->chain_at[n] != WNN__NONE ||
+            g->gelu_of[n] != WNN__NONE || node->n_in < 2 ||
+            !(node->op == WNN__OP_MATMUL || (node->op == WNN__OP_GEMM && !node->attrs.gemm.b_transpose)))
+            continue;
+        const wnn__value *b = &ir->values[node->in[1]];
+        const wnn_operand_desc *ad = &ir->values[node->in[0]].desc;
+        if (b->kind != WNN__VALUE_CONSTANT || b->desc.data_type != WNN_DATA_TYPE_FLOAT32 || b->desc.rank != 2 ||
+            b->desc.shape[1] % PAD_ROWS_EVERY != 0 || ad->data_type != WNN_DATA_TYPE_FLOAT32)
+            continue;
+        uint64_t rows = node->op == WNN__OP_GEMM ? ad->shape[node->attrs.gemm.a_transpose ? 1 : 0]
+                                                 : wnn__shape_count(ad) / b->desc.shape[0];
+        if (rows < 2)
+            continue;
+        g->padded[n].ld = b->desc.shape[1] + PAD_FLOATS;
+        g->pad_pending = true;
+    }
+}
+
+/* Makes the padded copies from the constants' bytes (a copy that cannot be
+** allocated is not made: the node reads B as it is). */
+static void pad_constants(wnn__cpu_graph *g)
+{
+    for (uint32_t n = 0; n < g->ir->n_nodes; n++) {
+        wnn__padded_b *p = &g->padded[n];
+        if (!p->ld || p->data)
+            continue;
+        const wnn__view *b = &g->views[g->ir->nodes[n].in[1]];
+        size_t k = b->desc.shape[0], cols = b->desc.shape[1];
+        float *copy = malloc(k * p->ld * sizeof *copy);
+        if (!copy) {
+            p->ld = 0;
+            continue;
+        }
+        for (size_t r = 0; r < k; r++) {
+            memcpy(copy + r * p->ld, (const float *)b->data + r * cols, cols * sizeof *copy);
+            memset(copy + r * p->ld + cols, 0, (p->ld - cols) * sizeof *copy);
+        }
+        p->data = copy;
+    }
+    g->pad_pending = false;
 }
 
 static bool is_half(const wnn__ir *ir, uint32_t v)
@@ -632,8 +690,9 @@ wnn_status wnn__cpu_graph_plan(const wnn__ir *ir, wnn__cpu_graph **out)
     g->gelu_of = malloc((ir->n_nodes ? ir->n_nodes : 1) * sizeof *g->gelu_of);
     g->same_as = malloc(nv * sizeof *g->same_as);
     g->attn_at = malloc((ir->n_nodes ? ir->n_nodes : 1) * sizeof *g->attn_at);
+    g->padded = calloc(ir->n_nodes ? ir->n_nodes : 1, sizeof *g->padded);
     g->chain_at = malloc((ir->n_nodes ? ir->n_nodes : 1) * sizeof *g->chain_at);
-    if (!g->attn_at || !g->chain_at || !g->offset || !g->output_of || !g->views || !g->scratch || !g->dnnl || !g->fused || !g->bytes || !g->alias ||
+    if (!g->attn_at || !g->padded || !g->chain_at || !g->offset || !g->output_of || !g->views || !g->scratch || !g->dnnl || !g->fused || !g->bytes || !g->alias ||
         !g->bias_of || !g->bias_out || !g->gelu_of || !g->same_as) {
         wnn__cpu_graph_free(g);
         return WNN_STATUS_OUT_OF_MEMORY;
@@ -668,6 +727,8 @@ wnn_status wnn__cpu_graph_plan(const wnn__ir *ir, wnn__cpu_graph **out)
         alias_reshapes(g);
     if (s == WNN_OK)
         s = plan(g);
+    if (s == WNN_OK)
+        plan_padding(g);
     if (s != WNN_OK) {
         wnn__cpu_graph_free(g);
         return s;
@@ -748,6 +809,9 @@ void wnn__cpu_graph_free(wnn__cpu_graph *g)
     free(g->same_as);
     free(g->attn);
     free(g->attn_at);
+    for (uint32_t n = 0; g->padded && n < g->ir->n_nodes; n++)
+        free((void *)g->padded[n].data);
+    free(g->padded);
     free(g->chains);
     free(g->chain_at);
     free(g->bias_out);
@@ -765,6 +829,8 @@ static wnn_status run_here(wnn__cpu_graph *g, void *const *inputs, void *const *
         widen_constants(g, g->widen_from);
         g->widen_from = NULL;
     }
+    if (g->pad_pending)
+        pad_constants(g);
     for (uint32_t v = 0; v < ir->n_values; v++) {
         if (g->offset[v] != SIZE_MAX)
             g->views[v].data = (char *)g->arena + g->offset[v];
@@ -801,9 +867,18 @@ static wnn_status run_here(wnn__cpu_graph *g, void *const *inputs, void *const *
         }
         for (uint32_t j = 0; j < node->n_out; j++)
             out[j] = g->views[node->out[j]];
+        if (g->padded[n].data && g->bias_of[n] == WNN__NONE) {
+            wnn_status s = node->op == WNN__OP_GEMM ? wnn__k_gemm_padded(node, in, &g->padded[n], out)
+                                                    : wnn__k_matmul_padded(node, in, NULL, &g->padded[n], out);
+            if (s != WNN_OK)
+                return s;
+            if (profile)
+                wnn__cpu_profile_add(node->op, t0);
+            continue;
+        }
         if (g->bias_of[n] != WNN__NONE) {
             out[0] = g->views[g->bias_out[n]];
-            wnn_status s = wnn__k_matmul_bias(node, in, &g->views[g->bias_of[n]], out);
+            wnn_status s = wnn__k_matmul_padded(node, in, &g->views[g->bias_of[n]], &g->padded[n], out);
             if (s != WNN_OK)
                 return s;
             if (profile)

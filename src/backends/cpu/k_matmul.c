@@ -225,8 +225,9 @@ static size_t batch_strides(const wnn_operand_desc *d, uint32_t batch_rank, size
 }
 
 /* matmul, with bias (a float32 row of N, or NULL) added to every row of the
-** result by starting C as the bias and multiplying with beta 1. */
-static wnn_status matmul(const wnn__view *in, const wnn__view *out, const float *bias)
+** result by starting C as the bias and multiplying with beta 1; B from pb
+** where it is not NULL (a [K, N] B shared by every batch). */
+static wnn_status matmul(const wnn__view *in, const wnn__view *out, const float *bias, const wnn__padded_b *pb)
 {
     wnn_status st = check_type(out);
     if (st != WNN_OK)
@@ -246,6 +247,10 @@ static wnn_status matmul(const wnn__view *in, const wnn__view *out, const float 
     j.g.lda = j.g.k;
     j.g.ldb = j.g.n;
     j.g.ldc = j.g.n;
+    if (pb && pb->data && bd->rank == 2) {
+        j.b = pb->data;
+        j.g.ldb = pb->ld;
+    }
 
     size_t batches = 1;
     for (uint32_t i = 0; i < j.batch_rank; i++)
@@ -278,13 +283,20 @@ static wnn_status matmul(const wnn__view *in, const wnn__view *out, const float 
 wnn_status wnn__k_matmul(const wnn__node *node, const wnn__view *in, const wnn__view *out)
 {
     (void)node;
-    return matmul(in, out, NULL);
+    return matmul(in, out, NULL, NULL);
 }
 
 wnn_status wnn__k_matmul_bias(const wnn__node *node, const wnn__view *in, const wnn__view *bias, const wnn__view *out)
 {
     (void)node;
-    return matmul(in, out, bias->data);
+    return matmul(in, out, bias->data, NULL);
+}
+
+wnn_status wnn__k_matmul_padded(const wnn__node *node, const wnn__view *in, const wnn__view *bias,
+                                const wnn__padded_b *b, const wnn__view *out)
+{
+    (void)node;
+    return matmul(in, out, bias ? bias->data : NULL, b);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -308,7 +320,7 @@ static void fill_scaled_c(float *out, size_t m, size_t n, const float *c, const 
         }
 }
 
-wnn_status wnn__k_gemm(const wnn__node *node, const wnn__view *in, const wnn__view *out)
+static wnn_status gemm(const wnn__node *node, const wnn__view *in, const wnn__view *out, const wnn__padded_b *pb)
 {
     wnn_status st = check_type(out);
     if (st != WNN_OK)
@@ -335,10 +347,25 @@ wnn_status wnn__k_gemm(const wnn__node *node, const wnn__view *in, const wnn__vi
     g.k = g.ta ? ad->shape[0] : ad->shape[1];
     g.n = g.tb ? bd->shape[0] : bd->shape[1];
     g.ldc = g.n;
+    if (pb && pb->data && !g.tb) {
+        g.b = pb->data;
+        g.ldb = pb->ld;
+    }
     if (has_c) {
         fill_scaled_c(s.out, g.m, g.n, s.in[2], &in[2].desc, (float)node->attrs.gemm.beta);
         g.beta = 1.0f;
     }
     sgemm(&g);
     return unstage(&s, out);
+}
+
+wnn_status wnn__k_gemm(const wnn__node *node, const wnn__view *in, const wnn__view *out)
+{
+    return gemm(node, in, out, NULL);
+}
+
+wnn_status wnn__k_gemm_padded(const wnn__node *node, const wnn__view *in, const wnn__padded_b *b,
+                              const wnn__view *out)
+{
+    return gemm(node, in, out, b);
 }

@@ -72,6 +72,22 @@ wnn_status wnn__k_matmul(const wnn__node *node, const wnn__view *in, const wnn__
 ** it. */
 wnn_status wnn__k_matmul_bias(const wnn__node *node, const wnn__view *in, const wnn__view *bias, const wnn__view *out);
 wnn_status wnn__k_gemm(const wnn__node *node, const wnn__view *in, const wnn__view *out);
+/* A copy of a constant float32 B operand of matmul (rank 2) or gemm (not
+** transposed), [K, N] with its rows ld floats apart (ld > N), which the
+** planner makes once (cpu_graph.c): oneDNN's sgemm packs B at every call,
+** and rows a multiple of 2 KiB apart fall in the same few sets of the
+** level-1 cache as it reads down a column (with 64-byte aligned operands,
+** M=128 K=256 N=1024 took 890 us on 2 threads with ld 1024 and 475 with
+** 1040; M=128 K=768 N=3072: 8.0 ms and 3.9). */
+typedef struct wnn__padded_b {
+    const float *data; /* NULL: none made (yet) */
+    size_t ld;         /* 0: the node takes none */
+} wnn__padded_b;
+/* matmul (with bias, or NULL) and gemm reading B from b instead of in[1]. */
+wnn_status wnn__k_matmul_padded(const wnn__node *node, const wnn__view *in, const wnn__view *bias,
+                                const wnn__padded_b *b, const wnn__view *out);
+wnn_status wnn__k_gemm_padded(const wnn__node *node, const wnn__view *in, const wnn__padded_b *b,
+                              const wnn__view *out);
 /* k_softmax.c */
 /* An attention chain (backends/attention.h) over views indexed by value
 ** id, all float32 (k_attention.c). */
