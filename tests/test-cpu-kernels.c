@@ -7,7 +7,8 @@
 ** and float16 rows, SIMD exp, extreme and subnormal results), gelu, exp and
 ** sigmoid against WebNN's 18, 32 and 34 ulp, erf, tanh, log, sin, cos,
 ** tan, sqrt, reciprocal, softplus and elu, pow's square, products with a
-** padded copy of their constant B, float32 maxPool2d with
+** padded copy of their constant B, casts between float32 and float16,
+** float32 maxPool2d with
 ** NaN, the float reductions and argMin/argMax over random shapes and axes
 ** (both SIMD paths, their column and lane tails, NaN) against double, and a
 ** float16 graph computed in float32 (an output that later nodes read, a
@@ -493,6 +494,55 @@ static void pow_squares(void)
     free(yh);
 }
 
+/* cast between float32 and float16 (whole arrays through F16C where the
+** processor has it): every float16 value widened, and random float32 bit
+** patterns with the special values narrowed, against core/half.h's
+** per-element conversions (a NaN only needs to stay a NaN). */
+static void half_casts(void)
+{
+    size_t n = (1 << 16) + 3;
+    uint16_t *h = malloc(n * 2), *hy = malloc(n * 2);
+    float *f = malloc(n * 4), *fy = malloc(n * 4);
+    static const float special[] = {0.0f, -0.0f, 65504.0f, 65520.0f, -65520.0f, 5.96e-8f, 2.98e-8f, 2.99e-8f,
+                                    1e-40f, INFINITY, -INFINITY, NAN, 6.1035156e-5f, 6.1032e-5f};
+    for (size_t i = 0; i < n; i++) {
+        h[i] = (uint16_t)i;
+        uint32_t bits = (uint32_t)rnd(1u << 16) << 16 | rnd(1u << 16);
+        memcpy(&f[i], &bits, 4);
+        if (i % 3 == 0) /* most of the range a float16 holds */
+            f[i] = ldexpf((float)rnd(1u << 20) / (1u << 20) - 0.5f, (int)rnd(40) - 26);
+        if (i < sizeof special / sizeof *special)
+            f[i] = special[i];
+    }
+    for (int to_half = 0; to_half < 2; to_half++) {
+        wnn_operand_desc d = {to_half ? WNN_DATA_TYPE_FLOAT32 : WNN_DATA_TYPE_FLOAT16, 1, {(uint32_t)n}};
+        wnn_graph_builder *b;
+        CHECK_OK(wnn_graph_builder_create(ctx, &b));
+        wnn_operand *out = wnn_cast(b, wnn_graph_builder_input(b, "x", &d),
+                                    to_half ? WNN_DATA_TYPE_FLOAT16 : WNN_DATA_TYPE_FLOAT32);
+        if (!(to_half ? run1(b, out, &d, f, hy, n * 2) : run1(b, out, &d, h, fy, n * 4)))
+            continue;
+        int wrong = 0;
+        for (size_t i = 0; i < n; i++) {
+            bool ok;
+            if (to_half) {
+                uint16_t want = wnn__float_to_half(f[i]);
+                ok = f[i] != f[i] ? (hy[i] & 0x7c00) == 0x7c00 && (hy[i] & 0x3ff) : hy[i] == want;
+            } else {
+                float want = wnn__half_to_float(h[i]);
+                ok = want != want ? fy[i] != fy[i] : memcmp(&fy[i], &want, 4) == 0;
+            }
+            if (!ok && wrong++ < 3)
+                fprintf(stderr, "cast %s of element %zu wrong\n", to_half ? "to float16" : "to float32", i);
+        }
+        CHECK(wrong == 0);
+    }
+    free(h);
+    free(hy);
+    free(f);
+    free(fy);
+}
+
 /* Products whose constant B has rows a multiple of 512 floats long, which
 ** the cpu device multiplies from a copy with padded rows (kernels.h,
 ** wnn__padded_b), against double: matmul of a [2,3,K] input (six rows of A
@@ -970,6 +1020,7 @@ int main(void)
     vec_half_rows();
     pow_squares();
     padded_products();
+    half_casts();
     max_pools();
     reductions();
     half_chains();

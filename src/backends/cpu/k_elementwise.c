@@ -612,6 +612,19 @@ wnn_status wnn__k_cast(const wnn__node *node, const wnn__view *in, const wnn__vi
             memcpy(out[0].data, in[0].data, wnn__view_count(&out[0]) * wnn_data_type_size(to));
         return WNN_OK;
     }
+    /* float32 <-> float16: the whole arrays' conversions (F16C, on the pool),
+    ** the same values as the per-element ones (round to nearest even; a NaN
+    ** stays a NaN); cast float32 -> float16 of 2^25 elements took 136 ms
+    ** one element at a time on this project's 2-core machine, 12 in
+    ** PyTorch */
+    if (from == WNN_DATA_TYPE_FLOAT32 && to == WNN_DATA_TYPE_FLOAT16) {
+        wnn__float_to_half_n(out[0].data, in[0].data, wnn__view_count(&out[0]));
+        return WNN_OK;
+    }
+    if (from == WNN_DATA_TYPE_FLOAT16 && to == WNN_DATA_TYPE_FLOAT32) {
+        wnn__half_to_float_n(out[0].data, in[0].data, wnn__view_count(&out[0]));
+        return WNN_OK;
+    }
     run_map(cast_maps[from][to], &in[0], &out[0], NULL);
     return WNN_OK;
 }
