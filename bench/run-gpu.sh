@@ -12,7 +12,7 @@
 #                                the models (bench_models_gpu.py) beside PyTorch
 #   sh bench/run-gpu.sh cpu      the cpu device on the host's cores beside
 #                                PyTorch and ONNX Runtime's Python package
-#                                (bench_dispatch.py, bench_cpu.py,
+#                                (bench_dispatch.py, bench_bandwidth.py, bench_cpu.py,
 #                                bench_models.py --peer python),
 #                                with wnn's threads on the OpenMP team and on
 #                                its own pool (WNN_CPU_OPENMP=0) in the same run
@@ -143,6 +143,7 @@ cpu)
     n=$(nproc)
     # what a dispatch costs, beside PyTorch, by thread count
     python3 bench/bench_dispatch.py --threads "1,4,$n" 2>&1 | tee "$OUT/cpu-dispatch.txt"
+    python3 bench/bench_bandwidth.py --threads "$n" 2>&1 | tee "$OUT/cpu-bandwidth.txt"
     for omp in 1 0; do
         echo "== WNN_CPU_OPENMP=$omp, $n threads"
         WNN_CPU_OPENMP=$omp python3 bench/bench_cpu.py --threads "$n" 2>&1 | tee "$OUT/cpu-omp$omp.txt"
