@@ -384,7 +384,7 @@ static void alias_constants(wnn__cpu_graph *g)
 
 /* A float32 matmul whose result only an add of a constant row [N] (any
 ** leading 1s) reads computes both: its result starts as the bias and sgemm
-** adds into it (wnn__k_matmul_bias), so the add's pass and sgemm's zeroing
+** adds into it (wnn__k_matmul_padded), so the add's pass and sgemm's zeroing
 ** of C go away. The add is skipped; the matmul writes the add's result. */
 static void fuse_matmul_bias(wnn__cpu_graph *g)
 {

@@ -286,12 +286,6 @@ wnn_status wnn__k_matmul(const wnn__node *node, const wnn__view *in, const wnn__
     return matmul(in, out, NULL, NULL);
 }
 
-wnn_status wnn__k_matmul_bias(const wnn__node *node, const wnn__view *in, const wnn__view *bias, const wnn__view *out)
-{
-    (void)node;
-    return matmul(in, out, bias->data, NULL);
-}
-
 wnn_status wnn__k_matmul_padded(const wnn__node *node, const wnn__view *in, const wnn__view *bias,
                                 const wnn__padded_b *b, const wnn__view *out)
 {

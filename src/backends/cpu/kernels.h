@@ -67,10 +67,6 @@ wnn_status wnn__k_scatter_elements(const wnn__node *node, const wnn__view *in, c
 wnn_status wnn__k_scatter_nd(const wnn__node *node, const wnn__view *in, const wnn__view *out);
 /* k_matmul.c */
 wnn_status wnn__k_matmul(const wnn__node *node, const wnn__view *in, const wnn__view *out);
-/* matmul, then add of bias (float32, N values broadcast along the rows) in
-** the same pass: out (the add's result) starts as the bias, sgemm adds into
-** it. */
-wnn_status wnn__k_matmul_bias(const wnn__node *node, const wnn__view *in, const wnn__view *bias, const wnn__view *out);
 wnn_status wnn__k_gemm(const wnn__node *node, const wnn__view *in, const wnn__view *out);
 /* A copy of a constant float32 B operand of matmul (rank 2) or gemm (not
 ** transposed), [K, N] with its rows ld floats apart (ld > N), which the
@@ -83,7 +79,10 @@ typedef struct wnn__padded_b {
     const float *data; /* NULL: none made (yet) */
     size_t ld;         /* 0: the node takes none */
 } wnn__padded_b;
-/* matmul (with bias, or NULL) and gemm reading B from b instead of in[1]. */
+/* matmul and gemm reading B from b instead of in[1] where b->data is set.
+** matmul's bias (float32, N values broadcast along the rows, or NULL) is
+** added in the same pass: out (the add's result) starts as the bias, sgemm
+** adds into it. */
 wnn_status wnn__k_matmul_padded(const wnn__node *node, const wnn__view *in, const wnn__view *bias,
                                 const wnn__padded_b *b, const wnn__view *out);
 wnn_status wnn__k_gemm_padded(const wnn__node *node, const wnn__view *in, const wnn__padded_b *b,
