@@ -60,6 +60,7 @@ static void read_all(void)
     config.cpu_profile = text("WNN_CPU_PROFILE") != NULL;
     config.cpu_fuse = on_unless_zero("WNN_CPU_FUSE");
     config.cpu_sleef = on_unless_zero("WNN_CPU_SLEEF");
+    config.cpu_pad_b = on_unless_zero("WNN_CPU_PAD_B");
     const char *conv = text("WNN_CPU_CONV");
     config.cpu_conv = !conv                        ? WNN__CONV_AUTO
                       : strcmp(conv, "gemm") == 0   ? WNN__CONV_GEMM

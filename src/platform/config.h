@@ -31,6 +31,7 @@ typedef struct wnn__config {
     bool cpu_profile;            /* WNN_CPU_PROFILE set: time per operator, printed at exit */
     bool cpu_sleef;              /* WNN_CPU_SLEEF=0: sin, cos, tan, sqrt, reciprocal, softplus without vector rows (backends/cpu/vec_libm.h) */
     bool cpu_fuse;               /* WNN_CPU_FUSE=0 keeps element-wise chains apart (backends/cpu/ew_chain.h) */
+    bool cpu_pad_b;              /* WNN_CPU_PAD_B=0: no padded copies of constant matmul B operands (backends/cpu/kernels.h) */
     wnn__conv_path cpu_conv;     /* WNN_CPU_CONV: gemm or direct */
     bool cuda_graphs;            /* WNN_CUDA_GRAPHS=0 turns CUDA-graph replay off */
     bool cuda_fusion;            /* WNN_CUDA_FUSION=0 turns element-wise fusion off */

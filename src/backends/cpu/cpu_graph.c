@@ -156,7 +156,7 @@ static uint64_t node_macs(const wnn__ir *ir, const wnn__node *node)
 static void plan_padding(wnn__cpu_graph *g)
 {
     const wnn__ir *ir = g->ir;
-    for (uint32_t n = 0; n < ir->n_nodes; n++) {
+    for (uint32_t n = 0; wnn__config_get()->cpu_pad_b && n < ir->n_nodes; n++) {
         const wnn__node *node = &ir->nodes[n];
         if (g->fused[n] || g->dnnl[n] || g->attn_at[n] != WNN__NONE || g->chain_at[n] != WNN__NONE ||
             g->gelu_of[n] != WNN__NONE || node->n_in < 2 ||
