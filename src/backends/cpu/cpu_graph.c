@@ -33,7 +33,6 @@
 ** every operator's float32 kernel computes the same function are promoted:
 ** no casts, comparisons, arg-reductions, rounding or oneDNN nodes.
 */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +45,7 @@
 #include "backends/cpu/half_simd.h"
 #include "backends/cpu/kernels.h"
 #include "backends/cpu/layout.h"
+#include "backends/cpu/products.h"
 #include "memory/arena.h"
 #include "platform/config.h"
 #include "platform/pool.h"
@@ -111,92 +111,25 @@ struct wnn__cpu_graph {
 ** back. */
 #define ALONE_MAX_WORK ((uint64_t)1 << 20)
 
-/* The multiply-adds of a product or a convolution, 0 for other nodes:
-** each output element of a matmul takes the inner dimension's, a gemm's
-** (out = A B, A [M,K] and B [K,N] either way round) K = sqrt(|A| |B| /
-** |out|), a conv2d's output element filter / C_out of them and a
-** convTranspose2d's input element filter / C_in. */
-static uint64_t node_macs(const wnn__ir *ir, const wnn__node *node)
-{
-    const wnn_operand_desc *a = &ir->values[node->in[0]].desc, *y = &ir->values[node->out[0]].desc;
-    double out = (double)wnn__shape_count(y);
-    switch (node->op) {
-    case WNN__OP_MATMUL:
-        return a->rank ? (uint64_t)(out * (double)a->shape[a->rank - 1]) : 0;
-    case WNN__OP_GEMM:
-        return (uint64_t)(out * sqrt((double)wnn__shape_count(a) *
-                                     (double)wnn__shape_count(&ir->values[node->in[1]].desc) / (out > 0 ? out : 1)));
-    case WNN__OP_CONV2D:
-    case WNN__OP_CONV_TRANSPOSE2D: {
-        bool nhwc = node->attrs.conv.input_layout == WNN_INPUT_LAYOUT_NHWC;
-        const wnn_operand_desc *per = node->op == WNN__OP_CONV2D ? y : a; /* its channels divide */
-        double channels = (double)per->shape[nhwc ? 3 : 1];
-        double filter = (double)wnn__shape_count(&ir->values[node->in[1]].desc);
-        return channels > 0 ? (uint64_t)((double)wnn__shape_count(per) / channels * filter) : 0;
-    }
-    default:
-        return 0;
-    }
-}
-
-/* Rows of a constant B this many floats apart or a multiple of it get the
-** padded copy (kernels.h, wnn__padded_b): 2 KiB, where the level-1 cache's
-** 64 sets of 64 bytes leave a column's reads two sets. At 1 KiB (four sets)
-** padding gained 10-20% with oneDNN's sgemm on this project's 2-core
-** machine (M=128, K=256: N=256 178 -> 155 us, 768 611 -> 518, 1536 1048 ->
-** 823; [128,3072]x[3072,768] 5.8 / 6.2 -> 5.5 / 4.7 ms), too little for a
-** second copy of most of a transformer's weights; at 2 KiB it halves the
-** time (N=1024 891 -> 475 us). */
-#define PAD_ROWS_EVERY 512
-#define PAD_FLOATS 16
-
-/* Marks the matmul and gemm nodes whose B is a constant float32 [K, N] (not
-** transposed) with N a multiple of PAD_ROWS_EVERY, multiplied by two rows
-** of A or more (a single row is a matrix-vector product: nothing packed). */
+/* Marks the nodes that multiply from a padded copy of their B (products.h),
+** among those no other path takes. */
 static void plan_padding(wnn__cpu_graph *g)
 {
-    const wnn__ir *ir = g->ir;
-    for (uint32_t n = 0; wnn__config_get()->cpu_pad_b && n < ir->n_nodes; n++) {
-        const wnn__node *node = &ir->nodes[n];
+    for (uint32_t n = 0; n < g->ir->n_nodes; n++) {
         if (g->fused[n] || g->dnnl[n] || g->attn_at[n] != WNN__NONE || g->chain_at[n] != WNN__NONE ||
-            g->gelu_of[n] != WNN__NONE || node->n_in < 2 ||
-            !(node->op == WNN__OP_MATMUL || (node->op == WNN__OP_GEMM && !node->attrs.gemm.b_transpose)))
+            g->gelu_of[n] != WNN__NONE)
             continue;
-        const wnn__value *b = &ir->values[node->in[1]];
-        const wnn_operand_desc *ad = &ir->values[node->in[0]].desc;
-        if (b->kind != WNN__VALUE_CONSTANT || b->desc.data_type != WNN_DATA_TYPE_FLOAT32 || b->desc.rank != 2 ||
-            b->desc.shape[1] % PAD_ROWS_EVERY != 0 || ad->data_type != WNN_DATA_TYPE_FLOAT32)
-            continue;
-        uint64_t rows = node->op == WNN__OP_GEMM ? ad->shape[node->attrs.gemm.a_transpose ? 1 : 0]
-                                                 : wnn__shape_count(ad) / b->desc.shape[0];
-        if (rows < 2)
-            continue;
-        g->padded[n].ld = b->desc.shape[1] + PAD_FLOATS;
-        g->pad_pending = true;
+        g->padded[n].ld = wnn__cpu_pad_ld(g->ir, &g->ir->nodes[n]);
+        g->pad_pending |= g->padded[n].ld != 0;
     }
 }
 
-/* Makes the padded copies from the constants' bytes (a copy that cannot be
-** allocated is not made: the node reads B as it is). */
+/* Makes the padded copies from the constants' bytes, at the first run. */
 static void pad_constants(wnn__cpu_graph *g)
 {
-    for (uint32_t n = 0; n < g->ir->n_nodes; n++) {
-        wnn__padded_b *p = &g->padded[n];
-        if (!p->ld || p->data)
-            continue;
-        const wnn__view *b = &g->views[g->ir->nodes[n].in[1]];
-        size_t k = b->desc.shape[0], cols = b->desc.shape[1];
-        float *copy = malloc(k * p->ld * sizeof *copy);
-        if (!copy) {
-            p->ld = 0;
-            continue;
-        }
-        for (size_t r = 0; r < k; r++) {
-            memcpy(copy + r * p->ld, (const float *)b->data + r * cols, cols * sizeof *copy);
-            memset(copy + r * p->ld + cols, 0, (p->ld - cols) * sizeof *copy);
-        }
-        p->data = copy;
-    }
+    for (uint32_t n = 0; n < g->ir->n_nodes; n++)
+        if (g->padded[n].ld && !g->padded[n].data)
+            wnn__cpu_pad_make(&g->padded[n], &g->views[g->ir->nodes[n].in[1]]);
     g->pad_pending = false;
 }
 
@@ -748,7 +681,7 @@ wnn_status wnn__cpu_graph_plan(const wnn__ir *ir, wnn__cpu_graph **out)
         for (uint32_t j = 0; j < node->n_in; j++)
             if (node->in[j] != WNN__NONE)
                 g->work += wnn__shape_count(&ir->values[node->in[j]].desc);
-        g->work += node_macs(ir, node) / 8;
+        g->work += wnn__cpu_node_macs(ir, node) / 8;
     }
     g->work += computed;
     g->on_team = has_dnnl || computed >= TEAM_MIN_ELEMENTS;

@@ -754,16 +754,7 @@ void wnn__vec_elu_half(uint16_t *y, const uint16_t *x, size_t n, float alpha)
 }
 
 /* Without AVX2: the float32 rows a block at a time. */
-static void gelu_half_c(uint16_t *y, const uint16_t *x, size_t n)
-{
-    float block[512];
-    for (size_t i = 0; i < n; i += 512) {
-        size_t m = n - i < 512 ? n - i : 512;
-        wnn__half_to_float_n(block, x + i, m);
-        wnn__vec_gelu(block, block, m);
-        wnn__float_to_half_n(y + i, block, m);
-    }
-}
+static void gelu_half_c(uint16_t *y, const uint16_t *x, size_t n) { half_blocks(wnn__vec_gelu, y, x, n); }
 
 void wnn__vec_gelu_half(uint16_t *y, const uint16_t *x, size_t n)
 {
