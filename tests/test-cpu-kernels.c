@@ -543,6 +543,85 @@ static void half_casts(void)
     free(fy);
 }
 
+/* cast between float32 and the integer types that convert in float
+** (k_elementwise.c): float32 -> int32, int8 and uint8 truncate toward zero
+** and saturate, NaN gives 0, as a reference through double says; int32 ->
+** float32 rounds to nearest even, as (float)(double)x does. Random bit
+** patterns, values near each bound and the special ones. */
+static double ref_trunc_sat(double d, double lo, double hi)
+{
+    if (d != d)
+        return 0.0;
+    d = trunc(d);
+    return d < lo ? lo : d > hi ? hi : d;
+}
+
+static void int_casts(void)
+{
+    size_t n = (1 << 16) + 5;
+    float *f = malloc(n * 4), *fy = malloc(n * 4);
+    int32_t *iy = malloc(n * 4), *iv = malloc(n * 4);
+    uint8_t *by = malloc(n);
+    static const float special[] = {0.0f, -0.0f, 0.5f, -0.5f, -0.99f, 127.0f, 127.9f, 128.0f, -128.0f, -128.9f,
+                                    -129.0f, 255.0f, 255.5f, 256.0f, 2147483520.0f, 2147483648.0f, -2147483648.0f,
+                                    -2147483904.0f, 3e9f, -3e9f, 1e-40f, INFINITY, -INFINITY, NAN};
+    for (size_t i = 0; i < n; i++) {
+        uint32_t bits = (uint32_t)rnd(1u << 16) << 16 | rnd(1u << 16);
+        memcpy(&f[i], &bits, 4);
+        if (i % 3 == 0) /* values the integers hold, and some beyond */
+            f[i] = ldexpf((float)rnd(1u << 20) / (1u << 20) - 0.5f, (int)rnd(36) - 2);
+        if (i < sizeof special / sizeof *special)
+            f[i] = special[i];
+        iv[i] = (int32_t)((uint32_t)rnd(1u << 16) << 16 | rnd(1u << 16));
+        if (i % 5 == 0)
+            iv[i] = (int32_t)rnd(1u << 26) - (1 << 25); /* some that float holds exactly */
+    }
+    iv[0] = INT32_MIN;
+    iv[1] = INT32_MAX;
+    iv[2] = 16777217; /* halfway: rounds to even, 16777216 */
+    static const struct {
+        wnn_data_type to;
+        double lo, hi;
+    } to_int[] = {{WNN_DATA_TYPE_INT32, -2147483648.0, 2147483647.0},
+                  {WNN_DATA_TYPE_INT8, -128.0, 127.0},
+                  {WNN_DATA_TYPE_UINT8, 0.0, 255.0}};
+    wnn_operand_desc df = {WNN_DATA_TYPE_FLOAT32, 1, {(uint32_t)n}};
+    for (size_t t = 0; t < sizeof to_int / sizeof *to_int; t++) {
+        bool is32 = to_int[t].to == WNN_DATA_TYPE_INT32;
+        wnn_graph_builder *b;
+        CHECK_OK(wnn_graph_builder_create(ctx, &b));
+        wnn_operand *out = wnn_cast(b, wnn_graph_builder_input(b, "x", &df), to_int[t].to);
+        if (!run1(b, out, &df, f, is32 ? (void *)iy : (void *)by, n * (is32 ? 4 : 1)))
+            continue;
+        int wrong = 0;
+        for (size_t i = 0; i < n; i++) {
+            double want = ref_trunc_sat(f[i], to_int[t].lo, to_int[t].hi);
+            double got = is32 ? (double)iy[i] : to_int[t].to == WNN_DATA_TYPE_INT8 ? (double)(int8_t)by[i] : by[i];
+            if (got != want && wrong++ < 3)
+                fprintf(stderr, "cast of %g to type %d: %g, want %g\n", f[i], (int)to_int[t].to, got, want);
+        }
+        CHECK(wrong == 0);
+    }
+    wnn_operand_desc di = {WNN_DATA_TYPE_INT32, 1, {(uint32_t)n}};
+    wnn_graph_builder *b;
+    CHECK_OK(wnn_graph_builder_create(ctx, &b));
+    wnn_operand *out = wnn_cast(b, wnn_graph_builder_input(b, "x", &di), WNN_DATA_TYPE_FLOAT32);
+    if (run1(b, out, &di, iv, fy, n * 4)) {
+        int wrong = 0;
+        for (size_t i = 0; i < n; i++) {
+            float want = (float)(double)iv[i];
+            if (memcmp(&fy[i], &want, 4) != 0 && wrong++ < 3)
+                fprintf(stderr, "cast of %d to float32: %.9g, want %.9g\n", (int)iv[i], fy[i], want);
+        }
+        CHECK(wrong == 0);
+    }
+    free(f);
+    free(fy);
+    free(iy);
+    free(iv);
+    free(by);
+}
+
 /* Products whose constant B has rows a multiple of 512 floats long, which
 ** the cpu device multiplies from a copy with padded rows (kernels.h,
 ** wnn__padded_b), against double: matmul of a [2,3,K] input (six rows of A
@@ -1021,6 +1100,7 @@ int main(void)
     pow_squares();
     padded_products();
     half_casts();
+    int_casts();
     max_pools();
     reductions();
     half_chains();

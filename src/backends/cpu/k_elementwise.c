@@ -97,6 +97,46 @@ static inline uint16_t from_double_f16(double d) { return wnn__float_to_half((fl
 SIGNED_TYPES(DEFINE_INT_CONVERSIONS)
 UNSIGNED_TYPES(DEFINE_INT_CONVERSIONS)
 
+/* The same conversions from and to float, for cast, in forms GCC
+** vectorizes: through double, float32 -> int32 ran at 7 GB/s against 13-23
+** for the other casts on this project's 2-core machine. An integer of 32
+** bits or fewer is exact in double, so (float)x rounds once as
+** (float)(double)x does; 64-bit integers keep double (its rounding then
+** float's is what JavaScript's Number(BigInt) gives). A float bound into
+** [MIN, MAX] in float converts exactly; the values at or beyond MAX, which
+** float cannot hold below it (2^31 - 1), and NaN are chosen after. The
+** 32-bit unsigned and 64-bit types keep the double forms. */
+static inline int32_t from_float_i32(float f)
+{
+    float c = f > -2147483648.0f ? f : -2147483648.0f; /* NaN: the bound, replaced below */
+    c = c < 2147483520.0f ? c : 2147483520.0f;         /* the largest float below 2^31 */
+    int32_t r = (int32_t)c;
+    r = f >= 2147483648.0f ? INT32_MAX : r;
+    return f != f ? 0 : r;
+}
+#define DEFINE_SMALL_FROM_FLOAT(S, T, MINV, MAXV)                              \
+    static inline T from_float_##S(float f)                                    \
+    {                                                                          \
+        float c = f > (float)(MINV) ? f : (float)(MINV);                       \
+        c = c < (float)(MAXV) ? c : (float)(MAXV);                             \
+        return f != f ? 0 : (T)(int32_t)c;                                     \
+    }
+DEFINE_SMALL_FROM_FLOAT(i8, int8_t, INT8_MIN, INT8_MAX)
+DEFINE_SMALL_FROM_FLOAT(u8, uint8_t, 0, UINT8_MAX)
+static inline uint32_t from_float_u32(float f) { return from_double_u32(f); }
+static inline int64_t from_float_i64(float f) { return from_double_i64(f); }
+static inline uint64_t from_float_u64(float f) { return from_double_u64(f); }
+static inline float from_float_f32(float f) { return f; }
+static inline uint16_t from_float_f16(float f) { return wnn__float_to_half(f); }
+static inline float to_float_f32(float x) { return x; }
+static inline float to_float_f16(uint16_t x) { return wnn__half_to_float(x); }
+static inline float to_float_i32(int32_t x) { return (float)x; }
+static inline float to_float_u32(uint32_t x) { return (float)x; }
+static inline float to_float_i8(int8_t x) { return (float)x; }
+static inline float to_float_u8(uint8_t x) { return (float)x; }
+static inline float to_float_i64(int64_t x) { return (float)(double)x; }
+static inline float to_float_u64(uint64_t x) { return (float)(double)x; }
+
 /* ------------------------------------------------------------------------ */
 /* Scalar operators                                                          */
 /* ------------------------------------------------------------------------ */
@@ -566,10 +606,9 @@ wnn_status wnn__k_clamp(const wnn__node *node, const wnn__view *in, const wnn__v
 /* cast                                                                      */
 /* ------------------------------------------------------------------------ */
 
-/* Each type belongs to a domain, float or int. A conversion touching a float
-** goes through double (exact for all but 64-bit integers, whose rounding to
-** double then float matches JavaScript's Number(BigInt)); int to int keeps
-** the low bits. The indirection expands DOMAIN_x before pasting. */
+/* Each type belongs to a domain, float or int. Float to float goes through
+** double, float to or from int through float (above: the same values); int
+** to int keeps the low bits. The indirection expands DOMAIN_x before pasting. */
 #define DOMAIN_f32 float
 #define DOMAIN_f16 float
 #define DOMAIN_i32 int
@@ -582,8 +621,8 @@ wnn_status wnn__k_clamp(const wnn__node *node, const wnn__view *in, const wnn__v
 #define CONVERT_IN(DS, DD, SS, SD, x) CONVERT_PASTE(DS, DD, SS, SD, x)
 #define CONVERT_PASTE(DS, DD, SS, SD, x) CONVERT_##DS##_##DD(SS, SD, x)
 #define CONVERT_float_float(SS, SD, x) from_double_##SD(to_double_##SS(x))
-#define CONVERT_float_int(SS, SD, x) from_double_##SD(to_double_##SS(x))
-#define CONVERT_int_float(SS, SD, x) from_double_##SD(to_double_##SS(x))
+#define CONVERT_float_int(SS, SD, x) from_float_##SD(to_float_##SS(x))
+#define CONVERT_int_float(SS, SD, x) from_float_##SD(to_float_##SS(x))
 #define CONVERT_int_int(SS, SD, x) wrap_##SD((uint64_t)(x))
 
 #define DEFINE_CAST_MAP(SD, TD, ED, SS, TS)                                    \
