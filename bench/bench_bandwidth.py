@@ -10,7 +10,8 @@ on N threads (a slice each, NumPy lets go of the GIL while it copies), and
 PyTorch's Tensor.copy_ on N threads. A copy moves 2 M MiB (read and write).
 
 Each operator runs on device tensors of M MiB of float32 per operand (the
-float16 cast's result is half that), dispatch and finish timed from Python,
+float16 cast's result is half that; the int32 cast's, float32 -> int32, as
+much), dispatch and finish timed from Python,
 the median of R measurements; its bytes are those it must read and write
 (relu: 2 M, add: 3 M, cast to float16: 1.5 M), and its bandwidth is bytes
 over time. The table prints wnn's and PyTorch's bandwidth (PyTorch timed in
@@ -26,7 +27,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OPS = ["relu", "add", "mul 1.5", "clamp [0,6]", "neg", "exp", "sigmoid", "cast f16"]
+OPS = ["relu", "add", "mul 1.5", "clamp [0,6]", "neg", "exp", "sigmoid", "cast f16", "cast i32"]
 
 
 def parse_args():
@@ -68,13 +69,13 @@ def torch_side():
     import torch
     torch.set_num_threads(ARGS.threads)
     x, y = torch.rand(N) - 0.5, torch.rand(N)
-    out, half = torch.empty(N), torch.empty(N, dtype=torch.float16)
+    out, half, i32 = torch.empty(N), torch.empty(N, dtype=torch.float16), torch.empty(N, dtype=torch.int32)
     with torch.no_grad():
         fns = {"relu": lambda: torch.clamp(x, min=0, out=out),  # torch.relu has no out=
                "add": lambda: torch.add(x, y, out=out), "mul 1.5": lambda: torch.mul(x, 1.5, out=out),
                "clamp [0,6]": lambda: torch.clamp(x, 0, 6, out=out), "neg": lambda: torch.neg(x, out=out),
                "exp": lambda: torch.exp(x, out=out), "sigmoid": lambda: torch.sigmoid(x, out=out),
-               "cast f16": lambda: half.copy_(x)}
+               "cast f16": lambda: half.copy_(x), "cast i32": lambda: i32.copy_(x)}
         result = {op: median_s(fn) for op, fn in fns.items()}
         result["copy"] = median_s(lambda: out.copy_(x))
     print(json.dumps(result))
@@ -104,10 +105,12 @@ def wnn_side():
             y = b.clamp(x, min_value=0.0, max_value=6.0)
         elif op == "cast f16":
             y = b.cast(x, "float16")
+        elif op == "cast i32":
+            y = b.cast(x, "int32")
         else:
             y = getattr(b, op)(x)
         g = b.build({"y": y})
-        out = ctx.tensor((N,), "float16" if op == "cast f16" else "float32", readable=True)
+        out = ctx.tensor((N,), {"cast f16": "float16", "cast i32": "int32"}.get(op, "float32"), readable=True)
 
         def run():
             ctx.dispatch(g, feeds, {"y": out})
