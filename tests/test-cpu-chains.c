@@ -4,7 +4,9 @@
 ** computes in one pass (backends/cpu/ew_chain.h): random runs of the
 ** binary, unary and activation operators over random shapes, their other
 ** operands broadcast every way (same shape, scalars, rows, columns, any
-** dimensions of 1), float32 and float16 (computed in float32), with values
+** dimensions of 1), float32 and float16 (a graph computed in float32, or
+** chains that keep each block in float32 and round each node's result: a
+** graph that is only chains), with values
 ** between them that are also graph outputs or read twice (where a run must
 ** break), are computed once fused and once with WNN_CPU_FUSE=0, node by
 ** node: the results must be the same bits (sin, cos and tan, whose SLEEF

@@ -141,74 +141,29 @@ static bool is_half(const wnn__ir *ir, uint32_t v)
 /* Operators whose float32 kernel, given float16 values widened, computes the
 ** float16 operator with more precision and nothing else changed. */
 static const bool keeps_meaning_in_float32[WNN__OP_COUNT] = {
-    [WNN__OP_ADD] = true,
-    [WNN__OP_SUB] = true,
-    [WNN__OP_MUL] = true,
-    [WNN__OP_DIV] = true,
-    [WNN__OP_MAX] = true,
-    [WNN__OP_MIN] = true,
-    [WNN__OP_POW] = true,
-    [WNN__OP_ABS] = true,
-    [WNN__OP_NEG] = true,
-    [WNN__OP_EXP] = true,
-    [WNN__OP_LOG] = true,
-    [WNN__OP_SQRT] = true,
-    [WNN__OP_RELU] = true,
-    [WNN__OP_SIGMOID] = true,
-    [WNN__OP_TANH] = true,
-    [WNN__OP_CLAMP] = true,
-    [WNN__OP_RESHAPE] = true,
-    [WNN__OP_TRANSPOSE] = true,
-    [WNN__OP_CONCAT] = true,
-    [WNN__OP_SLICE] = true,
-    [WNN__OP_SOFTMAX] = true,
-    [WNN__OP_MATMUL] = true,
-    [WNN__OP_GEMM] = true,
-    [WNN__OP_COS] = true,
-    [WNN__OP_SIN] = true,
-    [WNN__OP_TAN] = true,
-    [WNN__OP_ERF] = true,
-    [WNN__OP_RECIPROCAL] = true,
-    [WNN__OP_IDENTITY] = true,
-    [WNN__OP_ELU] = true,
-    [WNN__OP_GELU] = true,
-    [WNN__OP_HARD_SIGMOID] = true,
-    [WNN__OP_HARD_SWISH] = true,
-    [WNN__OP_LEAKY_RELU] = true,
-    [WNN__OP_LINEAR] = true,
-    [WNN__OP_SOFTPLUS] = true,
-    [WNN__OP_SOFTSIGN] = true,
-    [WNN__OP_PRELU] = true,
-    [WNN__OP_WHERE] = true,
-    [WNN__OP_REDUCE_L1] = true,
-    [WNN__OP_REDUCE_L2] = true,
-    [WNN__OP_REDUCE_LOG_SUM] = true,
-    [WNN__OP_REDUCE_LOG_SUM_EXP] = true,
-    [WNN__OP_REDUCE_MAX] = true,
-    [WNN__OP_REDUCE_MEAN] = true,
-    [WNN__OP_REDUCE_MIN] = true,
-    [WNN__OP_REDUCE_PRODUCT] = true,
-    [WNN__OP_REDUCE_SUM] = true,
-    [WNN__OP_REDUCE_SUM_SQUARE] = true,
-    [WNN__OP_CUMULATIVE_SUM] = true,
-    [WNN__OP_CONV2D] = true,
-    [WNN__OP_CONV_TRANSPOSE2D] = true,
-    [WNN__OP_AVERAGE_POOL2D] = true,
-    [WNN__OP_L2_POOL2D] = true,
-    [WNN__OP_MAX_POOL2D] = true,
-    [WNN__OP_RESAMPLE2D] = true,
-    [WNN__OP_BATCH_NORMALIZATION] = true,
-    [WNN__OP_INSTANCE_NORMALIZATION] = true,
-    [WNN__OP_LAYER_NORMALIZATION] = true,
-    [WNN__OP_EXPAND] = true,
-    [WNN__OP_PAD] = true,
-    [WNN__OP_SPLIT] = true,
-    [WNN__OP_TILE] = true,
-    [WNN__OP_REVERSE] = true,
-    [WNN__OP_TRIANGULAR] = true,
-    [WNN__OP_GATHER] = true,
-    [WNN__OP_GATHER_ELEMENTS] = true,
-    [WNN__OP_GATHER_ND] = true,
+    [WNN__OP_ADD] = true, [WNN__OP_SUB] = true, [WNN__OP_MUL] = true,
+    [WNN__OP_DIV] = true, [WNN__OP_MAX] = true, [WNN__OP_MIN] = true,
+    [WNN__OP_POW] = true, [WNN__OP_ABS] = true, [WNN__OP_NEG] = true,
+    [WNN__OP_EXP] = true, [WNN__OP_LOG] = true, [WNN__OP_SQRT] = true,
+    [WNN__OP_RELU] = true, [WNN__OP_SIGMOID] = true, [WNN__OP_TANH] = true,
+    [WNN__OP_CLAMP] = true, [WNN__OP_RESHAPE] = true, [WNN__OP_TRANSPOSE] = true,
+    [WNN__OP_CONCAT] = true, [WNN__OP_SLICE] = true, [WNN__OP_SOFTMAX] = true,
+    [WNN__OP_MATMUL] = true, [WNN__OP_GEMM] = true, [WNN__OP_COS] = true,
+    [WNN__OP_SIN] = true, [WNN__OP_TAN] = true, [WNN__OP_ERF] = true,
+    [WNN__OP_RECIPROCAL] = true, [WNN__OP_IDENTITY] = true, [WNN__OP_ELU] = true,
+    [WNN__OP_GELU] = true, [WNN__OP_HARD_SIGMOID] = true, [WNN__OP_HARD_SWISH] = true,
+    [WNN__OP_LEAKY_RELU] = true, [WNN__OP_LINEAR] = true, [WNN__OP_SOFTPLUS] = true,
+    [WNN__OP_SOFTSIGN] = true, [WNN__OP_PRELU] = true, [WNN__OP_WHERE] = true,
+    [WNN__OP_REDUCE_L1] = true, [WNN__OP_REDUCE_L2] = true, [WNN__OP_REDUCE_LOG_SUM] = true,
+    [WNN__OP_REDUCE_LOG_SUM_EXP] = true, [WNN__OP_REDUCE_MAX] = true, [WNN__OP_REDUCE_MEAN] = true,
+    [WNN__OP_REDUCE_MIN] = true, [WNN__OP_REDUCE_PRODUCT] = true, [WNN__OP_REDUCE_SUM] = true,
+    [WNN__OP_REDUCE_SUM_SQUARE] = true, [WNN__OP_CUMULATIVE_SUM] = true, [WNN__OP_CONV2D] = true,
+    [WNN__OP_CONV_TRANSPOSE2D] = true, [WNN__OP_AVERAGE_POOL2D] = true, [WNN__OP_L2_POOL2D] = true,
+    [WNN__OP_MAX_POOL2D] = true, [WNN__OP_RESAMPLE2D] = true, [WNN__OP_BATCH_NORMALIZATION] = true,
+    [WNN__OP_INSTANCE_NORMALIZATION] = true, [WNN__OP_LAYER_NORMALIZATION] = true, [WNN__OP_EXPAND] = true,
+    [WNN__OP_PAD] = true, [WNN__OP_SPLIT] = true, [WNN__OP_TILE] = true,
+    [WNN__OP_REVERSE] = true, [WNN__OP_TRIANGULAR] = true, [WNN__OP_GATHER] = true,
+    [WNN__OP_GATHER_ELEMENTS] = true, [WNN__OP_GATHER_ND] = true,
 };
 
 /* Operators whose float16 kernel widens whole operands into buffers it
@@ -220,18 +175,25 @@ static const bool stages_float16[WNN__OP_COUNT] = {
 };
 
 /* Decides whether g computes its float16 values in float32: worth it when a
-** float16 value passes between two nodes, or comes from a constant as large
-** as the node's result (a small one, a scale or a bias, costs its kernel
-** little each run, where promoting costs a pass over each of the graph's
-** float16 inputs and outputs: layerNormalization's ran 2x its float32 time),
-** or a node would stage its float16 operands (stages_float16), allowed
-** when every node with a float16 operand keeps its meaning in float32 and
-** runs its own kernel, and no graph output is an input or a constant. */
+** float16 value passes between two nodes (not from one element-wise node to
+** the next: a float16 chain keeps its block in float32, ew_chain.h), or
+** comes from a constant as large as the node's result (a small one, a scale
+** or a bias, costs its kernel little each run, where promoting costs a pass
+** over each float16 input and output: layerNormalization's ran 2x its
+** float32 time), or a node would stage its float16 operands
+** (stages_float16); allowed when every node with a float16 operand keeps its
+** meaning in float32 and runs its own kernel, and no output is an input or a
+** constant. */
 static bool promote(const wnn__cpu_graph *g)
 {
     const wnn__ir *ir = g->ir;
-    bool worth = false;
-    for (uint32_t n = 0; n < ir->n_nodes; n++) {
+    bool worth = false, allowed = true;
+    uint32_t *readers = calloc(ir->n_values ? ir->n_values : 1, sizeof *readers); /* NULL: every value counts */
+    for (uint32_t n = 0; readers && n < ir->n_nodes; n++)
+        for (uint32_t j = 0; j < ir->nodes[n].n_in; j++)
+            if (ir->nodes[n].in[j] != WNN__NONE)
+                readers[ir->nodes[n].in[j]]++;
+    for (uint32_t n = 0; allowed && n < ir->n_nodes; n++) {
         const wnn__node *node = &ir->nodes[n];
         bool half = false;
         for (uint32_t j = 0; j < node->n_in + node->n_out; j++) {
@@ -239,21 +201,21 @@ static bool promote(const wnn__cpu_graph *g)
             if (v == WNN__NONE || !is_half(ir, v))
                 continue;
             half = true;
-            if (j < node->n_in && ir->values[v].kind == WNN__VALUE_NODE)
+            if (j < node->n_in && ir->values[v].kind == WNN__VALUE_NODE &&
+                !(readers && readers[v] == 1 && g->output_of[v] < 0 &&
+                  wnn__ew_chain_may_link(ir, g->views, ir->values[v].index, n)))
                 worth = true;
             if (j < node->n_in && ir->values[v].kind == WNN__VALUE_CONSTANT && node->n_out &&
                 wnn__shape_count(&ir->values[v].desc) >= wnn__shape_count(&ir->values[node->out[0]].desc))
                 worth = true;
         }
-        if (half && stages_float16[node->op])
-            worth = true;
-        if (half && (!keeps_meaning_in_float32[node->op] || g->dnnl[n] || g->fused[n]))
-            return false;
+        worth |= half && stages_float16[node->op];
+        allowed = !(half && (!keeps_meaning_in_float32[node->op] || g->dnnl[n] || g->fused[n]));
     }
+    free(readers);
     for (uint32_t i = 0; i < ir->n_outputs; i++)
-        if (ir->values[ir->output_values[i]].kind != WNN__VALUE_NODE)
-            return false;
-    return worth;
+        allowed &= ir->values[ir->output_values[i]].kind == WNN__VALUE_NODE;
+    return allowed && worth;
 }
 
 /* Widens the float16 constants into g->const32 (from the IR's bytes, or

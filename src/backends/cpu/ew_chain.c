@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "backends/cpu/half_simd.h"
 #include "platform/pool.h"
 
 /* Elements a block of rows holds at most (a block is one row where a row is
@@ -37,6 +38,11 @@ static const bool chainable[WNN__OP_COUNT] = {
     [WNN__OP_LEAKY_RELU] = true,  [WNN__OP_LINEAR] = true,      [WNN__OP_SOFTPLUS] = true,
     [WNN__OP_SOFTSIGN] = true,
 };
+
+/* Unary operators whose float16 kernel is its own, not the float32 one
+** rounded (gelu's shorter float16 form, vec.h): a float16 chain runs that
+** kernel for them, so that its bits stay those of the nodes one by one. */
+static const bool own_half_kernel[WNN__OP_COUNT] = {[WNN__OP_GELU] = true};
 
 /* Dimension i of d seen at rank r (right-aligned, as broadcasting aligns). */
 static uint32_t dim_at(const wnn_operand_desc *d, uint32_t r, uint32_t i)
@@ -94,6 +100,12 @@ static bool node_fits(const wnn__ir *ir, const wnn__view *views, uint32_t n)
             return false;
     }
     return true;
+}
+
+bool wnn__ew_chain_may_link(const wnn__ir *ir, const wnn__view *views, uint32_t from, uint32_t to)
+{
+    return node_fits(ir, views, from) && node_fits(ir, views, to) &&
+           same_shape(&views[ir->nodes[to].out[0]].desc, &views[ir->nodes[from].out[0]].desc);
 }
 
 uint32_t wnn__ew_chain_reads(const wnn__ir *ir, const wnn__ew_chain *c, uint32_t *v, uint32_t max)
@@ -236,28 +248,90 @@ static wnn__view rows_of(const wnn__view *v, const wnn_operand_desc *od, uint32_
     return n;
 }
 
+/* v as float32 at buf: the same shape, its elements widened (exactly). */
+static wnn__view widened(const wnn__view *v, float *buf)
+{
+    wnn__view w = *v;
+    w.desc.data_type = WNN_DATA_TYPE_FLOAT32;
+    w.data = buf;
+    wnn__half_to_float_n(buf, v->data, wnn_operand_desc_byte_length(&v->desc) / 2);
+    return w;
+}
+
+static void fail(chain_job *j, wnn_status s)
+{
+    int ok = WNN_OK;
+    atomic_compare_exchange_strong(&j->status, &ok, (int)s);
+}
+
 static void chain_range(void *arg, size_t begin, size_t end)
 {
     chain_job *j = arg;
     const wnn__ew_chain *c = j->c;
     const wnn_operand_desc *od = &j->views[c->out].desc;
+    /* a float16 chain runs the nodes' float32 kernels: each block's other
+    ** operands widened into buf (exactly), each node's result rounded to
+    ** float16 in place (narrowed and widened: what its float16 kernel
+    ** returns, so the bits are those of the nodes one by one), the last
+    ** narrowed into the output; the float16 kernels widened and narrowed
+    ** their operands into buffers of their own at every node */
+    bool half = od->data_type == WNN_DATA_TYPE_FLOAT16;
+    size_t block = j->block_rows * c->inner;
+    float *buf = half ? malloc(3 * block * sizeof *buf) : NULL;
+    if (half && !buf) {
+        fail(j, WNN_STATUS_OUT_OF_MEMORY);
+        return;
+    }
     for (size_t r0 = begin; r0 < end; r0 += j->block_rows) {
         size_t r1 = end - r0 < j->block_rows ? end : r0 + j->block_rows;
-        wnn__view out = rows_of(&j->views[c->out], od, c->axis, r0, r1);
+        wnn__view out = rows_of(&j->views[c->out], od, c->axis, r0, r1), acc = out;
+        if (half)
+            acc.desc.data_type = WNN_DATA_TYPE_FLOAT32, acc.data = buf;
         for (uint32_t i = 0; i < c->n_nodes; i++) {
             const wnn__node *node = &j->ir->nodes[c->nodes[i]];
             uint32_t prev = i ? j->ir->nodes[c->nodes[i - 1]].out[0] : WNN__NONE;
-            wnn__view in[2], o = out;
-            for (uint32_t k = 0; k < node->n_in; k++)
-                in[k] = node->in[k] == prev ? out : rows_of(&j->views[node->in[k]], od, c->axis, r0, r1);
+            wnn__view in[2], o = acc;
+            if (half && own_half_kernel[node->op] && node->n_in == 1) {
+                /* in float16 through buf's second third: the block narrowed
+                ** (or the operand's rows as they are), the kernel, widened */
+                wnn__view h = out;
+                h.data = buf + block;
+                wnn__view x = h;
+                if (node->in[0] == prev)
+                    wnn__float_to_half_n(h.data, acc.data, wnn_operand_desc_byte_length(&out.desc) / 2);
+                else
+                    x = rows_of(&j->views[node->in[0]], od, c->axis, r0, r1);
+                wnn_status s = wnn__cpu_kernel_for(node->op)(node, &x, &h);
+                if (s != WNN_OK) {
+                    fail(j, s);
+                    free(buf);
+                    return;
+                }
+                wnn__half_to_float_n(acc.data, h.data, wnn_operand_desc_byte_length(&out.desc) / 2);
+                continue;
+            }
+            for (uint32_t k = 0; k < node->n_in; k++) {
+                if (node->in[k] == prev) {
+                    in[k] = acc;
+                    continue;
+                }
+                in[k] = rows_of(&j->views[node->in[k]], od, c->axis, r0, r1);
+                if (half)
+                    in[k] = widened(&in[k], buf + (1 + k) * block);
+            }
             wnn_status s = wnn__cpu_kernel_for(node->op)(node, in, &o);
             if (s != WNN_OK) {
-                int ok = WNN_OK;
-                atomic_compare_exchange_strong(&j->status, &ok, (int)s);
+                fail(j, s);
+                free(buf);
                 return;
             }
+            if (half && i + 1 < c->n_nodes)
+                wnn__round_to_half_n(acc.data, wnn_operand_desc_byte_length(&out.desc) / 2);
         }
+        if (half)
+            wnn__float_to_half_n(out.data, acc.data, wnn_operand_desc_byte_length(&out.desc) / 2);
     }
+    free(buf);
 }
 
 wnn_status wnn__k_ew_chain(const wnn__ir *ir, const wnn__ew_chain *c, const wnn__view *views)

@@ -12,7 +12,11 @@
 ** per node. The result is the same, bit for bit, as running the nodes one
 ** after the other: each element goes through the same kernels. Every value
 ** of a chain has one type, float32 or float16 (a float16 graph computed in
-** float32 has float32 chains).
+** float32 has float32 chains). A float16 chain keeps its block in float32:
+** the other operands widened, each node's float32 kernel, its result rounded
+** to float16 in place (what the node's float16 kernel returns; gelu, whose
+** float16 kernel is a form of its own, runs that one), the last narrowed
+** into the output.
 **
 ** The other operands of the chain's nodes (its inputs) broadcast to the
 ** output's shape; the output is split at the axis before which each of them
@@ -50,6 +54,12 @@ typedef struct wnn__ew_chain {
 wnn_status wnn__ew_chain_find(const wnn__ir *ir, const wnn__view *views, const int32_t *output_of,
                               const bool *eligible, bool *fused, uint32_t *at, wnn__ew_chain **out,
                               uint32_t *count);
+
+/* Whether node `to`, reading node `from`'s result, may follow it in a chain:
+** both fit one (as views[] has their types) and their results have one
+** shape. Whether it does depends also on the value's other readers and the
+** chain's length and rows (wnn__ew_chain_find). */
+bool wnn__ew_chain_may_link(const wnn__ir *ir, const wnn__view *views, uint32_t from, uint32_t to);
 
 /* The values chain c reads (its nodes' operands from outside it), at most
 ** max of them, into v; returns how many. They must stay alive until the

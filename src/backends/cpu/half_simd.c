@@ -42,6 +42,16 @@ __attribute__((target("avx,f16c"))) static void narrow_f16c(uint16_t *dst, const
         dst[i] = wnn__float_to_half(src[i]);
 }
 
+__attribute__((target("avx,f16c"))) static void round_f16c(float *v, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(v + i, _mm256_cvtph_ps(_mm256_cvtps_ph(_mm256_loadu_ps(v + i),
+                                                                 _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)));
+    for (; i < n; i++)
+        v[i] = wnn__half_to_float(wnn__float_to_half(v[i]));
+}
+
 static int has_f16c(void)
 {
     static int known; /* 0: not asked yet, 1: no, 2: yes; races store the same value */
@@ -59,6 +69,7 @@ static int has_f16c(void)
 static int has_f16c(void) { return 0; }
 #define widen_f16c(d, s, n) ((void)0)
 #define narrow_f16c(d, s, n) ((void)0)
+#define round_f16c(v, n) ((void)0)
 #endif
 
 static void widen(float *dst, const uint16_t *src, size_t n)
@@ -112,4 +123,14 @@ void wnn__float_to_half_n(uint16_t *dst, const float *src, size_t n)
         wnn__parallel_for(n, PARALLEL_GRAIN, convert_range, &j);
     else
         narrow(dst, src, n);
+}
+
+void wnn__round_to_half_n(float *v, size_t n)
+{
+    if (has_f16c()) {
+        round_f16c(v, n);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        v[i] = wnn__half_to_float(wnn__float_to_half(v[i]));
 }

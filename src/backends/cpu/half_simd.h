@@ -14,4 +14,8 @@
 void wnn__half_to_float_n(float *dst, const uint16_t *src, size_t n);
 void wnn__float_to_half_n(uint16_t *dst, const float *src, size_t n);
 
+/* v[i] = the float16 nearest v[i], as float32 (narrowed and widened), on
+** the calling thread: for blocks already in the cache. */
+void wnn__round_to_half_n(float *v, size_t n);
+
 #endif
