@@ -448,9 +448,14 @@ static void vec_half_rows(void)
 ** powf's square on random float32 values and the special ones (signed
 ** zeros, subnormals, overflow, infinities, NaN), in float32 and float16,
 ** with the exponent a scalar constant and a [1] one, and 3 still through
-** powf; the float16 results are the float32 ones rounded once. */
+** powf; the float16 results are the float32 ones rounded once. Those are
+** the cpu kernels' (cpu and null); another test device computes pow its own
+** way (CUDA's powf is 1 ulp from glibc's at times): there within 32 float32
+** ulps and 1 float16 ulp, the same infinities, NaN where NaN is wanted. */
 static void pow_squares(void)
 {
+    const char *dev = test_device();
+    bool own = strcmp(dev, "cpu") == 0 || strcmp(dev, "null") == 0;
     static const float special[] = {0.0f, -0.0f, 1e-40f, -1e-40f, 3e19f, -3e19f, INFINITY, -INFINITY, NAN, 1.0f, -1.5f};
     size_t n = 4099;
     float *x = malloc(n * 4), *y = malloc(n * 4);
@@ -481,6 +486,9 @@ static void pow_squares(void)
                 if (half)
                     want = wnn__half_to_float(wnn__float_to_half(want));
                 bool ok = want != want ? got != got : memcmp(&got, &want, 4) == 0;
+                if (!ok && !own && want == want && got == got && isfinite(want) == isfinite(got))
+                    ok = half ? half_ulps(wnn__float_to_half(got), wnn__float_to_half(want)) <= 1
+                              : !isfinite(want) ? got == want : ulps(got, want) <= 32;
                 if (!ok && wrong++ < 3)
                     fprintf(stderr, "%s pow(%.9g, %g) = %.9g, want %.9g\n", half ? "float16" : "float32", (double)in,
                             (double)exponents[k], (double)got, (double)want);
