@@ -37,11 +37,13 @@
 bool wnn__cpu_has_avx2(void);
 
 /* Whether it runs AVX-512F as well, and vec_avx512.c's rows (the same
-** contracts as vec.h's exp, sigmoid, gelu and exp_sum), to call only after
+** contracts as vec.h's exp, sigmoid, tanh, log, gelu and exp_sum), to call only after
 ** a yes. */
 bool wnn__cpu_has_avx512(void);
 void wnn__exp_avx512(float *y, const float *x, size_t n);
 void wnn__sigmoid_avx512(float *y, const float *x, size_t n);
+void wnn__tanh_avx512(float *y, const float *x, size_t n);
+void wnn__log_avx512(float *y, const float *x, size_t n);
 void wnn__gelu_avx512(float *y, const float *x, size_t n);
 void wnn__gelu_half_avx512(uint16_t *y, const uint16_t *x, size_t n);
 /* layerNormalization's rows: each does the whole vectors of a row and says
@@ -53,6 +55,8 @@ size_t wnn__norm_avx512(void *y, const void *x, bool half, size_t n, float mean,
 /* gelu's polynomial G(t) (vec.c), shared by both widths; and the float16
 ** kernel's shorter G and exp polynomials. */
 extern const float wnn__gelu_g[9];
+/* tanh's series and logf's polynomial (vec.c), shared the same way. */
+extern const float wnn__tanh_t[8], wnn__log_p[9];
 extern const float wnn__gelu_h[5], wnn__gelu_hq[3];
 float wnn__exp_sum_avx512(float *y, const float *x, float sub, size_t n);
 

@@ -367,10 +367,10 @@ DEFINE_MAP8(sigmoid, sigmoid8)
 DEFINE_MAP8(erf, erf8)
 
 /* tanh's Taylor series after x: the coefficients of x^3, x^5, ..., x^17. */
-static const float tanh_t[8] = {-1.0f / 3, 2.0f / 15, -17.0f / 315, 62.0f / 2835, -1382.0f / 155925,
+const float wnn__tanh_t[8] = {-1.0f / 3, 2.0f / 15, -17.0f / 315, 62.0f / 2835, -1382.0f / 155925,
                               21844.0f / 6081075, -929569.0f / 638512875, 6404582.0f / 10854718875};
 
-/* tanh(x): x + x^3 T(x^2) (tanh_t) below |x| = 0.4, where the series'
+/* tanh(x): x + x^3 T(x^2) (wnn__tanh_t) below |x| = 0.4, where the series'
 ** next term is under 1e-10; above, sign(x) (1 - 2 / (exp(2|x|) + 1)), whose
 ** result is over 0.37 there, so the subtraction cancels little: a few ulp.
 ** Past 44, exp overflows and the result is 1; NaN stays NaN. */
@@ -378,9 +378,9 @@ AVX2 static inline __m256 tanh8(__m256 x)
 {
     __m256 sign = _mm256_set1_ps(-0.0f), one = _mm256_set1_ps(1.0f);
     __m256 a = _mm256_andnot_ps(sign, x), xx = _mm256_mul_ps(x, x);
-    __m256 p = _mm256_set1_ps(tanh_t[7]);
+    __m256 p = _mm256_set1_ps(wnn__tanh_t[7]);
     for (int k = 6; k >= 0; k--)
-        p = _mm256_fmadd_ps(p, xx, _mm256_set1_ps(tanh_t[k]));
+        p = _mm256_fmadd_ps(p, xx, _mm256_set1_ps(wnn__tanh_t[k]));
     __m256 small = _mm256_fmadd_ps(_mm256_mul_ps(a, xx), p, a);
     __m256 e = wnn__exp8(_mm256_add_ps(a, a));
     __m256 big = _mm256_sub_ps(one, _mm256_div_ps(_mm256_set1_ps(2.0f), _mm256_add_ps(e, one)));
@@ -392,12 +392,12 @@ DEFINE_MAP8(tanh, tanh8)
 
 /* Cephes' logf polynomial: log(1 + f) = f - f^2 / 2 + f^3 P(f) for f in
 ** [sqrt(1/2) - 1, sqrt(2) - 1]. */
-static const float log_p[9] = {7.0376836292E-2f,  -1.1514610310E-1f, 1.1676998740E-1f,
+const float wnn__log_p[9] = {7.0376836292E-2f,  -1.1514610310E-1f, 1.1676998740E-1f,
                              -1.2420140846E-1f, 1.4249322787E-1f,  -1.6668057665E-1f,
                              2.0000714765E-1f,  -2.4999993993E-1f, 3.3333331174E-1f};
 
 /* log(x): x = m 2^e with m in [sqrt(1/2), sqrt(2)) (subnormals scaled by
-** 2^23 first), log(m) by log_p, e ln 2 added in two parts (Cephes'
+** 2^23 first), log(m) by wnn__log_p, e ln 2 added in two parts (Cephes'
 ** logf, about 1 ulp). 0 gives -inf, inf inf, below 0 and NaN NaN. */
 AVX2 static inline __m256 log8(__m256 x)
 {
@@ -413,9 +413,9 @@ AVX2 static inline __m256 log8(__m256 x)
     m = _mm256_blendv_ps(m, _mm256_mul_ps(m, _mm256_set1_ps(0.5f)), big);
     __m256 e = _mm256_add_ps(_mm256_cvtepi32_ps(ei), _mm256_and_ps(big, one));
     __m256 f = _mm256_sub_ps(m, one), z = _mm256_mul_ps(f, f);
-    __m256 p = _mm256_set1_ps(log_p[0]);
+    __m256 p = _mm256_set1_ps(wnn__log_p[0]);
     for (int k = 1; k < 9; k++)
-        p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(log_p[k]));
+        p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(wnn__log_p[k]));
     __m256 y = _mm256_mul_ps(_mm256_mul_ps(p, f), z);
     y = _mm256_fmadd_ps(e, _mm256_set1_ps(-2.12194440e-4f), y);
     y = _mm256_fnmadd_ps(z, _mm256_set1_ps(0.5f), y);
@@ -679,12 +679,27 @@ void wnn__vec_erf(float *y, const float *x, size_t n) { PICK(erf, y, x, n); }
 
 void wnn__vec_elu(float *y, const float *x, size_t n, float alpha) { PICK(elu, y, x, n, alpha); }
 
-/* tanh and log on AVX2 also where the processor has AVX-512: their
-** sixteen-lane forms were not run on such a processor before they would
-** have shipped. */
-void wnn__vec_log(float *y, const float *x, size_t n) { PICK(log, y, x, n); }
+void wnn__vec_log(float *y, const float *x, size_t n)
+{
+#if WNN_CPU_X86
+    if (wnn__cpu_has_avx512()) {
+        wnn__log_avx512(y, x, n);
+        return;
+    }
+#endif
+    PICK(log, y, x, n);
+}
 
-void wnn__vec_tanh(float *y, const float *x, size_t n) { PICK(tanh, y, x, n); }
+void wnn__vec_tanh(float *y, const float *x, size_t n)
+{
+#if WNN_CPU_X86
+    if (wnn__cpu_has_avx512()) {
+        wnn__tanh_avx512(y, x, n);
+        return;
+    }
+#endif
+    PICK(tanh, y, x, n);
+}
 
 void wnn__vec_sigmoid(float *y, const float *x, size_t n)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
 ** vec_avx512.c -- rows of vec.c on AVX-512 (sixteen floats a vector): exp,
-** sigmoid, gelu (float32, and float16 in and out), softmax's exp-and-sum,
+** sigmoid, tanh, log, gelu (float32, and float16 in and out), softmax's exp-and-sum,
 ** and layerNormalization's sum, squared deviations and normalize, for
 ** processors that have AVX-512F; vec.c picks them at run time before its
 ** AVX2 ones.
@@ -266,6 +266,53 @@ AVX512_INLINE __m512 sigmoid16(__m512 x)
     return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GE_OQ), _mm512_mul_ps(e, s), s);
 }
 
+/* tanh as vec.c's tanh8: the series below |x| = 0.4, 1 - 2 / (exp(2|x|) + 1)
+** above (exp's argument is at least 0.8, so scalef's rounding into the
+** subnormals never comes in), then x's sign. */
+AVX512_INLINE __m512 tanh16(__m512 x)
+{
+    __m512 one = _mm512_set1_ps(1.0f);
+    __m512 a = _mm512_abs_ps(x), xx = _mm512_mul_ps(x, x);
+    __m512 p = _mm512_set1_ps(wnn__tanh_t[7]);
+    for (int k = 6; k >= 0; k--)
+        p = _mm512_fmadd_ps(p, xx, _mm512_set1_ps(wnn__tanh_t[k]));
+    __m512 small = _mm512_fmadd_ps(_mm512_mul_ps(a, xx), p, a);
+    __m512 e = exp16(_mm512_add_ps(a, a));
+    __m512 big = _mm512_sub_ps(one, _mm512_div_ps(_mm512_set1_ps(2.0f), _mm512_add_ps(e, one)));
+    __m512 r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, _mm512_set1_ps(0.4f), _CMP_LT_OQ), big, small);
+    __m512i sign = _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(INT32_MIN));
+    return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(r), sign));
+}
+
+/* log as vec.c's log8: x = m 2^e (subnormals scaled by 2^23 first),
+** Cephes' polynomial for log(m), e ln 2 in two parts; 0 gives -inf, inf
+** inf, below 0 and NaN NaN. */
+AVX512_INLINE __m512 log16(__m512 x)
+{
+    const __m512 one = _mm512_set1_ps(1.0f);
+    __mmask16 tiny = _mm512_cmp_ps_mask(x, _mm512_set1_ps(1.17549435e-38f), _CMP_LT_OQ);
+    __m512 xs = _mm512_mask_mul_ps(x, tiny, x, _mm512_set1_ps(8388608.0f));
+    __m512i bits = _mm512_castps_si512(xs);
+    __m512i ei = _mm512_sub_epi32(_mm512_srli_epi32(bits, 23), _mm512_set1_epi32(127));
+    ei = _mm512_mask_sub_epi32(ei, tiny, ei, _mm512_set1_epi32(23));
+    __m512 m = _mm512_castsi512_ps(
+        _mm512_or_si512(_mm512_and_si512(bits, _mm512_set1_epi32(0x007fffff)), _mm512_set1_epi32(0x3f800000)));
+    __mmask16 big = _mm512_cmp_ps_mask(m, _mm512_set1_ps(1.41421356f), _CMP_GT_OQ);
+    m = _mm512_mask_mul_ps(m, big, m, _mm512_set1_ps(0.5f));
+    __m512 e = _mm512_mask_add_ps(_mm512_cvtepi32_ps(ei), big, _mm512_cvtepi32_ps(ei), one);
+    __m512 f = _mm512_sub_ps(m, one), z = _mm512_mul_ps(f, f);
+    __m512 p = _mm512_set1_ps(wnn__log_p[0]);
+    for (int k = 1; k < 9; k++)
+        p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(wnn__log_p[k]));
+    __m512 y = _mm512_mul_ps(_mm512_mul_ps(p, f), z);
+    y = _mm512_fmadd_ps(e, _mm512_set1_ps(-2.12194440e-4f), y);
+    y = _mm512_fnmadd_ps(z, _mm512_set1_ps(0.5f), y);
+    __m512 r = _mm512_fmadd_ps(e, _mm512_set1_ps(0.693359375f), _mm512_add_ps(f, y));
+    r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_EQ_OQ), r, _mm512_set1_ps(-INFINITY));
+    r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_set1_ps(INFINITY), _CMP_EQ_OQ), r, x);
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_NGE_UQ), r, _mm512_set1_ps(NAN));
+}
+
 /* y = F(x) sixteen at a time, the tail masked. */
 #define DEFINE_MAP16(NAME, F)                                                  \
     AVX512 void wnn__##NAME##_avx512(float *y, const float *x, size_t n)      \
@@ -277,6 +324,8 @@ AVX512_INLINE __m512 sigmoid16(__m512 x)
     }
 DEFINE_MAP16(exp, exp16)
 DEFINE_MAP16(sigmoid, sigmoid16)
+DEFINE_MAP16(tanh, tanh16)
+DEFINE_MAP16(log, log16)
 
 AVX512 float wnn__exp_sum_avx512(float *y, const float *x, float sub, size_t n)
 {
